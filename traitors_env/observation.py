@@ -1,0 +1,271 @@
+"""The observation of one agent: a fixed-length ``float32`` vector built from what it may know.
+
+The layout is declared once in :data:`LAYOUT` (OpenSpiel's observer style); the
+documentation table (:func:`layout_table`), the offsets the encoder writes to and the
+``Box`` bounds all come from that declaration. Seats are *relative* to the observer
+(row 0 is the observer, row 1 the next seat to the left, R02), padded to 8.
+
+What an agent may know is decided in :func:`encode` alone: the public record kept by
+the engine (announcements, Planks, revealed roles, action cards shown, claims,
+pile sizes, which chest positions are still attributable, R07) plus its own private
+knowledge (role, hand, chest cards it placed or saw through Spyglass while it can
+still place them, draw-pile cards it returned with Miraculous Catch). It never reads
+another seat's hand or role, a chest card's value it has not seen, or the draw-pile
+order beyond what it put there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import actions as A
+from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, Role
+from .engine import NUM_PHASES, GameState, Phase
+
+MAX_CHEST = 42  # every loot card of the deck (rulebook "Contents")
+DRAW_KNOWN_SLOTS = 4  # top draw-pile positions whose card an agent may know (R09 returns)
+_MAX_DECK = 76
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One named block of the observation vector."""
+
+    name: str
+    shape: tuple[int, ...]
+    low: float
+    high: float
+    meaning: str
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+
+SEAT_FEATURES = (
+    "present (seat exists at this table)",
+    "aboard",
+    "0 Planks in front",
+    "1 Plank in front",
+    "2 Planks in front",
+    "revealed Pirate",
+    "revealed Mutineer",
+    "loot cards placed",
+    "announced total of those loot cards",
+    "Planks played",
+    "Good Riddance played",
+    "Spyglass played",
+    "Miraculous Catch played",
+    "Empty Your Pockets played",
+    "times their pockets were emptied",
+)
+CLAIM_FEATURES = 8 + 8 + NUM_CARD_KINDS + 1 + 3 + 1
+CHEST_FEATURES = 1 + 3 + MAX_PLAYERS + 1 + 3
+
+LAYOUT: tuple[Piece, ...] = (
+    Piece("role", (2,), 0, 1, "own role, one-hot: Pirate, Mutineer"),
+    Piece("hand", (NUM_CARD_KINDS,), 0, 5, "own hand: cards of each CardKind (+1, 0, −2, Plank, GR, SG, MC, EYP)"),
+    Piece("phase", (NUM_PHASES,), 0, 1, "decision asked, one-hot: main, Spyglass order, Catch return 1, Catch return 2, claim"),
+    Piece("num_players", (MAX_PLAYERS - MIN_PLAYERS + 1,), 0, 1, "table size 3–8, one-hot"),
+    Piece("target", (1,), 0, 12, "target value of the chest"),
+    Piece("draw_pile_size", (1,), 0, _MAX_DECK, "cards in the draw pile"),
+    Piece("discard_size", (1,), 0, _MAX_DECK, "cards in the discard pile"),
+    Piece("chest_size", (1,), 0, MAX_CHEST, "cards in the chest"),
+    Piece("spyglass_taken", (4,), 0, 1, "cards taken with Spyglass this turn (0–3), one-hot; sizes the chest claim (R15)"),
+    Piece("spyglass_view", (3, 3), 0, 1, "phase Spyglass order only: true value (+1, 0, −2) one-hot of each taken card, in the shuffled order seen (R07)"),
+    Piece("seats", (MAX_PLAYERS, len(SEAT_FEATURES)), -2 * MAX_CHEST, _MAX_DECK, "per relative seat (row 0 = me): " + "; ".join(SEAT_FEATURES)),
+    Piece(
+        "claims",
+        (MAX_PLAYERS, CLAIM_FEATURES),
+        0,
+        3,
+        "per relative seat, its latest claim of each kind (R16): accused seat (relative to me) one-hot 8; "
+        "vouched seat one-hot 8; claimed hand as counts per CardKind (8) + made flag; claimed chest top as counts of +1, 0, −2 (3) + made flag",
+    ),
+    Piece(
+        "chest_cards",
+        (MAX_CHEST, CHEST_FEATURES),
+        0,
+        1,
+        "per chest card from the top: present; announced value one-hot (+1, 0, −2) and placer seat relative to me one-hot 8, "
+        "while attributable (R07); scrambled by a Spyglass; true value one-hot if I know it (my own placement, my Spyglass)",
+    ),
+    Piece(
+        "chest_summary",
+        (6,),
+        -2 * MAX_CHEST,
+        MAX_CHEST,
+        "announced total of attributable chest cards; number of scrambled cards; announcement counts (+1, 0, −2) of "
+        "the scrambled cards; 1 if those counts are publicly known (R07), else 0 and the counts are 0",
+    ),
+    Piece("draw_pile_known", (DRAW_KNOWN_SLOTS, NUM_CARD_KINDS), 0, 1, "top draw-pile cards I know (returned by my Miraculous Catch), one-hot per position from the top"),
+)
+
+OFFSETS: dict[str, int] = {}
+_offset = 0
+for _piece in LAYOUT:
+    OFFSETS[_piece.name] = _offset
+    _offset += _piece.size
+OBS_SIZE = _offset
+del _offset, _piece
+
+OBS_LOW = np.concatenate([np.full(p.size, p.low, dtype=np.float32) for p in LAYOUT])
+OBS_HIGH = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in LAYOUT])
+
+
+def layout_table() -> str:
+    """The observation layout as a markdown table: slice, name, shape, meaning."""
+    rows = ["| slice | name | shape | meaning |", "|---|---|---|---|"]
+    for piece in LAYOUT:
+        start = OFFSETS[piece.name]
+        rows.append(f"| {start}:{start + piece.size} | `{piece.name}` | {piece.shape} | {piece.meaning} |")
+    return "\n".join(rows)
+
+
+def piece(observation: np.ndarray, name: str) -> np.ndarray:
+    """The view of block ``name`` of a flat observation, in its declared shape."""
+    spec = next(p for p in LAYOUT if p.name == name)
+    start = OFFSETS[name]
+    return observation[start : start + spec.size].reshape(spec.shape)
+
+
+# Precomputed per-claim counts (hand multisets) so encode() only indexes.
+_HAND_CLAIM_COUNTS = [[m.count(k) for k in range(NUM_CARD_KINDS)] for m in A.HAND_MULTISETS]
+_CHEST_CLAIM_COUNTS = [[m.count(v) for v in range(3)] for m in A.CHEST_MULTISETS]
+
+_O_ROLE = OFFSETS["role"]
+_O_HAND = OFFSETS["hand"]
+_O_PHASE = OFFSETS["phase"]
+_O_NP = OFFSETS["num_players"]
+_O_TARGET = OFFSETS["target"]
+_O_DRAW = OFFSETS["draw_pile_size"]
+_O_DISCARD = OFFSETS["discard_size"]
+_O_CHEST_SIZE = OFFSETS["chest_size"]
+_O_SG_TAKEN = OFFSETS["spyglass_taken"]
+_O_SG_VIEW = OFFSETS["spyglass_view"]
+_O_SEATS = OFFSETS["seats"]
+_F_SEAT = len(SEAT_FEATURES)
+_O_CLAIMS = OFFSETS["claims"]
+_O_CHEST = OFFSETS["chest_cards"]
+_O_CHEST_SUM = OFFSETS["chest_summary"]
+_O_DRAW_KNOWN = OFFSETS["draw_pile_known"]
+
+
+def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation of ``seat``, shape ``(OBS_SIZE,)``, dtype ``float32``.
+
+    Reads only public information and ``seat``'s own private knowledge (see module doc).
+    Writes into ``out`` if given (it is zeroed first) and returns it.
+    """
+    if out is None:
+        out = np.zeros(OBS_SIZE, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    n = state.num_players
+    ones: list[int] = []  # flat indices set to 1
+    idx: list[int] = []  # flat indices set to vals
+    vals: list[float] = []
+
+    ones.append(_O_ROLE + state.roles[seat])
+    hand = state.hands[seat]
+    for kind in range(NUM_CARD_KINDS):
+        if hand[kind]:
+            idx.append(_O_HAND + kind)
+            vals.append(hand[kind])
+    acting = state.current_player == seat and not state.is_terminal
+    if acting:
+        ones.append(_O_PHASE + state.phase)
+        ones.append(_O_SG_TAKEN + state.spyglass_taken)
+        if state.phase is Phase.SPYGLASS_ORDER:
+            for i, card in enumerate(state.spyglass_seen):
+                ones.append(_O_SG_VIEW + 3 * i + card.kind)
+    ones.append(_O_NP + n - MIN_PLAYERS)
+    idx += (_O_TARGET, _O_DRAW, _O_DISCARD, _O_CHEST_SIZE)
+    vals += (state.setup.target, len(state.draw_pile), sum(state.discard), len(state.chest))
+
+    for other in range(n):
+        rel = (other - seat) % n
+        base = _O_SEATS + rel * _F_SEAT
+        ones.append(base)
+        if state.aboard[other]:
+            ones.append(base + 1)
+            ones.append(base + 2 + state.planks[other])
+        if state.revealed[other]:
+            ones.append(base + 5 + state.roles[other])
+        if state.loot_placed[other]:
+            idx += (base + 7, base + 8)
+            vals += (state.loot_placed[other], state.announced_sum[other])
+        played = state.actions_played[other]
+        for k in range(5):
+            if played[k]:
+                idx.append(base + 9 + k)
+                vals.append(played[k])
+        if state.pockets_emptied[other]:
+            idx.append(base + 14)
+            vals.append(state.pockets_emptied[other])
+
+        cbase = _O_CLAIMS + rel * CLAIM_FEATURES
+        if state.claim_accuse[other] >= 0:
+            ones.append(cbase + (state.claim_accuse[other] - seat) % n)
+        if state.claim_vouch[other] >= 0:
+            ones.append(cbase + 8 + (state.claim_vouch[other] - seat) % n)
+        if state.claim_hand[other] >= 0:
+            counts = _HAND_CLAIM_COUNTS[state.claim_hand[other]]
+            for k in range(NUM_CARD_KINDS):
+                if counts[k]:
+                    idx.append(cbase + 16 + k)
+                    vals.append(counts[k])
+            ones.append(cbase + 24)
+        if state.claim_chest[other] >= 0:
+            counts = _CHEST_CLAIM_COUNTS[state.claim_chest[other]]
+            for v in range(3):
+                if counts[v]:
+                    idx.append(cbase + 25 + v)
+                    vals.append(counts[v])
+            ones.append(cbase + 28)
+
+    bit = 1 << seat
+    attributed_sum = 0
+    scrambled = 0
+    groups = {}
+    base = _O_CHEST
+    for card in reversed(state.chest):
+        ones.append(base)
+        group = card.group
+        if group is None:
+            ones.append(base + 1 + card.announced)
+            ones.append(base + 4 + (card.placer - seat) % n)
+            attributed_sum += LOOT_VALUES[card.announced]
+        else:
+            ones.append(base + 12)
+            scrambled += 1
+            groups[id(group)] = group
+        if card.known_by & bit:
+            ones.append(base + 13 + card.kind)
+        base += CHEST_FEATURES
+    idx += (_O_CHEST_SUM, _O_CHEST_SUM + 1)
+    vals += (attributed_sum, scrambled)
+    if all(g.counts is not None for g in groups.values()):
+        ones.append(_O_CHEST_SUM + 5)
+        totals = [0, 0, 0]
+        for group in groups.values():
+            for v in range(3):
+                totals[v] += group.counts[v]
+        idx += (_O_CHEST_SUM + 2, _O_CHEST_SUM + 3, _O_CHEST_SUM + 4)
+        vals += totals
+
+    known = state.draw_known
+    for i in range(min(DRAW_KNOWN_SLOTS, len(known))):
+        if known[-1 - i] & bit:
+            ones.append(_O_DRAW_KNOWN + i * NUM_CARD_KINDS + state.draw_pile[-1 - i])
+
+    out[ones] = 1.0
+    out[idx] = vals  # every index in idx is distinct
+    return out
+
+
+def role_of_observation(observation: np.ndarray) -> Role:
+    """The observer's own role read back from an observation."""
+    return Role.PIRATE if observation[_O_ROLE] > 0.5 else Role.MUTINEER

@@ -1,0 +1,203 @@
+"""# Traitors Aboard
+
+| Import | `from traitors_env import traitors_aboard_v0` |
+|---|---|
+| Actions | Discrete |
+| Parallel API | No |
+| Manual control | No |
+| Agents | `agents = ['player_0', …, 'player_{n-1}']`, n = 3–8 |
+| Agents count | 3–8 (default 5) |
+| Action shape | Discrete(196) |
+| Action values | 0–195 |
+| Observation shape | `{"observation": (1100,) float32, "action_mask": (196,) int8}` |
+| Observation values | see the layout table (`traitors_env.observation.layout_table()`) |
+
+A hidden-role bluffing card game for 3–8 players. Pirates fill a shared chest to the
+target value; secret Mutineers sabotage it, lying about the loot they put in.
+
+**Observation.** A dict with ``"observation"``, a ``float32`` vector of fixed length
+1100 for every table size (seats relative to the observer, padded to 8), and
+``"action_mask"``, an ``int8`` vector over the 196 actions (all zeros for an agent
+that is not asked to act). The layout table is in the README and in
+``traitors_env.observation.layout_table()``; it is derived from public information and
+the observer's own knowledge only.
+
+**Actions.** One ``Discrete(196)`` covers every decision of a turn: open the chest,
+loot with its announced value, action cards with relative targets, the Spyglass order,
+the two Miraculous Catch returns and the claim (R14–R16). The table is in
+:mod:`traitors_env.actions`; ``env.unwrapped.action_to_string(a)`` describes an action
+in the current state.
+
+**Rewards.** +1 to every player of the winning team, −1 to the others, overboard
+players included, when the game ends (R17); 0 otherwise.
+
+**Episode.** Ends with one of the four end conditions; every agent's ``info`` then
+holds the result (``winner``, ``end_condition``, ``roles``, ``chest`` revealed, …).
+Overboard agents stay in ``agents`` until the end but are never selected (R11).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import actions as A
+from .engine import GameConfig, GameState
+from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
+from .render import render_text
+
+RENDER_MODES = ("ansi", "human")
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment with PettingZoo's classic wrappers.
+
+    Illegal moves end the game with reward −1 for the offender
+    (``TerminateIllegalWrapper``); out-of-range actions raise (``AssertOutOfBoundsWrapper``);
+    calls out of order raise (``OrderEnforcingWrapper``). Keyword arguments as :class:`raw_env`.
+    """
+    environment = raw_env(**kwargs)
+    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    environment = wrappers.OrderEnforcingWrapper(environment)
+    return environment
+
+
+class raw_env(AECEnv):
+    """PettingZoo AEC environment of *Traitors Aboard* over :class:`traitors_env.engine.GameState`.
+
+    Args:
+        num_players: 3–8 (default 5).
+        claims: the structured claim step after each turn (R14; default ``True``).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
+        render_hidden: also render hidden state (roles, hands, chest values); debugging only.
+        first_player: ``None`` (drawn from the seed, R01) or a fixed seat.
+
+    Raises:
+        ValueError: for a ``num_players`` outside 3–8, an unknown ``render_mode``, a bad
+            ``first_player``; :class:`traitors_env.engine.IllegalActionError` (a ``ValueError``)
+            from :meth:`step` for an action that is not legal.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "name": "traitors_aboard_v0", "is_parallelizable": False}
+
+    def __init__(
+        self,
+        num_players: int = 5,
+        claims: bool = True,
+        render_mode: str | None = None,
+        render_hidden: bool = False,
+        first_player: int | None = None,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode={render_mode!r} is not supported; expected None, 'ansi' or 'human'")
+        self.config = GameConfig(num_players=num_players, claims=bool(claims), first_player=first_player)
+        self.render_mode = render_mode
+        self.render_hidden = render_hidden
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents = self.possible_agents[:]
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        action_space = spaces.Discrete(A.NUM_ACTIONS)
+        # One space object each, built once (PettingZoo asks for the same object every call).
+        self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
+        self.action_spaces = {agent: action_space for agent in self.possible_agents}
+        self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._rng: np.random.Generator | None = None
+        self.game: GameState | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``seed`` seeds the one RNG of the game; ``None`` continues the previous RNG."""
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self._start(GameState.new(self.config, seed=self._rng))
+
+    def reset_to_position(self, state: GameState) -> None:
+        """Start from an explicit position (see :meth:`GameState.from_position`).
+
+        Raises:
+            ValueError: if the position's table size or claim setting differs from this env's.
+        """
+        if state.num_players != self.config.num_players or state.config.claims != self.config.claims:
+            raise ValueError(
+                f"position has {state.num_players} players, claims={state.config.claims}; this env has "
+                f"{self.config.num_players} players, claims={self.config.claims}"
+            )
+        self._start(state)
+
+    def _start(self, state: GameState) -> None:
+        self.game = state
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[state.current_player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation: only public information and its own knowledge."""
+        seat = self._agent_index[agent]
+        game = self.game
+        if game.current_player == seat and not game.is_terminal:
+            mask = game.legal_mask().copy()
+        else:
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        return {"observation": encode(game, seat), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Apply ``action`` for ``agent_selection``; ``None`` for an agent that is done.
+
+        Raises:
+            IllegalActionError: if ``action`` is not legal (a ``ValueError`` naming the legal set).
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        game.apply_action(action)
+        self._cumulative_rewards[agent] = 0
+        if game.is_terminal:
+            returns = game.returns()
+            result = game.result()
+            for i, name in enumerate(self.agents):
+                self.rewards[name] = returns[i]
+                self.terminations[name] = True
+                self.infos[name] = dict(result)
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def action_to_string(self, action: int) -> str:
+        """Readable text for ``action`` of the agent to act, in the current state."""
+        return self.game.action_to_string(action)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_text(self.game, show_hidden=self.render_hidden)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
