@@ -16,9 +16,9 @@ position (:meth:`GameState.from_position`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Sequence
 
 import numpy as np
 
@@ -185,7 +185,7 @@ class GameState:
         self.spyglass_seen: list[ChestCard] = []  # those cards in the shuffled order the player saw them (R07)
 
     @classmethod
-    def new(cls, config: GameConfig | None = None, seed: int | np.random.Generator | None = None) -> "GameState":
+    def new(cls, config: GameConfig | None = None, seed: int | np.random.Generator | None = None) -> GameState:
         """A new game: roles dealt, deck shuffled, 3 cards each, first seat drawn (R01).
 
         Args:
@@ -222,7 +222,7 @@ class GameState:
         current_player: int = 0,
         claims: bool = True,
         seed: int | np.random.Generator | None = None,
-    ) -> "GameState":
+    ) -> GameState:
         """A game set up at an explicit position, at the start of ``current_player``'s turn.
 
         Args:
@@ -582,7 +582,7 @@ class GameState:
             return
         for card in seen:
             card.known_by = 1 << seat  # the others lose track of where their own card went
-        _scramble(self.chest, top)
+        _scramble(top)
         self.spyglass_seen = seen
         self.phase = Phase.SPYGLASS_ORDER
 
@@ -675,38 +675,35 @@ class GameState:
 
 
 # ---------------------------------------------------------------- helpers
-def _scramble(chest: list[ChestCard], top: list[ChestCard]) -> None:
-    """R07: the cards in ``top`` become one group whose public knowledge is their announcement multiset."""
-    counts: list[int] | None = [0, 0, 0]
-    partial_groups = set()
-    whole_groups = {}
+def _scramble(top: list[ChestCard]) -> None:
+    """R07: the cards in ``top`` become one group whose public knowledge is their announcement multiset.
+
+    Attributable cards add their announcement. A group taken whole adds its multiset; a group
+    taken in part adds what the public can still tell (all of it if the group was uniform,
+    else nothing is known any more, for the new group and the rest of the old one).
+    """
+    counts = [0, 0, 0]
+    known = True
+    taken_from: dict[int, list] = {}
     for card in top:
-        group = card.group
-        if group is None:
-            counts[card.announced] += 1  # type: ignore[index]
+        if card.group is None:
+            counts[card.announced] += 1
         else:
-            whole_groups[id(group)] = group
-    for group in whole_groups.values():
-        inside = sum(1 for card in top if card.group is group)
-        if inside < group.size:
-            partial_groups.add(id(group))
-            group.size -= inside
-            if not _uniform(group.counts):
-                group.counts = None  # the public cannot tell which announcements stayed below
-            elif group.counts is not None:
-                value = next(i for i, c in enumerate(group.counts) if c)
-                group.counts[value] -= inside
-                if counts is not None:
-                    counts[value] += inside
-            continue
-        if group.counts is None or counts is None:
-            counts = None
-        else:
+            taken_from.setdefault(id(card.group), [card.group, 0])[1] += 1
+    for group, inside in taken_from.values():
+        group.size -= inside
+        if group.counts is None:
+            known = False
+        elif group.size == 0:
             counts = [a + b for a, b in zip(counts, group.counts)]
-    for group in whole_groups.values():
-        if id(group) in partial_groups and group.counts is None:
-            counts = None
-    new_group = ScrambledGroup(counts, len(top))
+        elif _uniform(group.counts):
+            value = next(i for i, c in enumerate(group.counts) if c)
+            counts[value] += inside
+            group.counts[value] -= inside
+        else:
+            known = False
+            group.counts = None
+    new_group = ScrambledGroup(counts if known else None, len(top))
     for card in top:
         card.group = new_group
 
