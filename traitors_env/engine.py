@@ -259,7 +259,7 @@ class GameState:
             fail(f"roles has {len(roles)} entries; expected one per seat ({n})")
         try:
             state.roles = [Role(int(r)) for r in roles]
-        except ValueError:
+        except (TypeError, ValueError):  # TypeError: e.g. None
             fail(f"roles={list(roles)!r} holds a value that is not a Role (0 = Pirate, 1 = Mutineer)")
         if state.roles.count(Role.MUTINEER) != setup.mutineers:
             fail(
@@ -454,7 +454,11 @@ class GameState:
                 names the action, the player, the phase and the legal set).
         """
         legal = self._legal()
-        if action not in legal.set:
+        try:
+            is_legal = action in legal.set
+        except TypeError:  # unhashable, e.g. a list: still an IllegalActionError naming it
+            is_legal = False
+        if not is_legal:
             self._raise_illegal(action, legal)
         action = int(action)
         seat = self.current_player

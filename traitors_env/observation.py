@@ -67,15 +67,35 @@ CHEST_FEATURES = 1 + 3 + MAX_PLAYERS + 1 + 3
 LAYOUT: tuple[Piece, ...] = (
     Piece("role", (2,), 0, 1, "own role, one-hot: Pirate, Mutineer"),
     Piece("hand", (NUM_CARD_KINDS,), 0, 5, "own hand: cards of each CardKind (+1, 0, −2, Plank, GR, SG, MC, EYP)"),
-    Piece("phase", (NUM_PHASES,), 0, 1, "decision asked, one-hot: main, Spyglass order, Catch return 1, Catch return 2, claim"),
+    Piece(
+        "phase",
+        (NUM_PHASES,),
+        0,
+        1,
+        "decision asked, one-hot: main, Spyglass order, Catch return 1, Catch return 2, claim",
+    ),
     Piece("num_players", (MAX_PLAYERS - MIN_PLAYERS + 1,), 0, 1, "table size 3–8, one-hot"),
     Piece("target", (1,), 0, 12, "target value of the chest"),
     Piece("draw_pile_size", (1,), 0, _MAX_DECK, "cards in the draw pile"),
     Piece("discard_size", (1,), 0, _MAX_DECK, "cards in the discard pile"),
     Piece("chest_size", (1,), 0, MAX_CHEST, "cards in the chest"),
-    Piece("spyglass_taken", (4,), 0, 1, "cards taken with Spyglass this turn (0–3), one-hot; sizes the chest claim (R15)"),
-    Piece("spyglass_view", (3, 3), 0, 1, "phase Spyglass order only: true value (+1, 0, −2) one-hot of each taken card, in the shuffled order seen (R07)"),
-    Piece("seats", (MAX_PLAYERS, len(SEAT_FEATURES)), -2 * MAX_CHEST, _MAX_DECK, "per relative seat (row 0 = me): " + "; ".join(SEAT_FEATURES)),
+    Piece(
+        "spyglass_taken", (4,), 0, 1, "cards taken with Spyglass this turn (0–3), one-hot; sizes the chest claim (R15)"
+    ),
+    Piece(
+        "spyglass_view",
+        (3, 3),
+        0,
+        1,
+        "phase Spyglass order only: true value (+1, 0, −2) one-hot of each taken card, in the shuffled order seen (R07)",
+    ),
+    Piece(
+        "seats",
+        (MAX_PLAYERS, len(SEAT_FEATURES)),
+        -2 * MAX_CHEST,
+        _MAX_DECK,
+        "per relative seat (row 0 = me): " + "; ".join(SEAT_FEATURES),
+    ),
     Piece(
         "claims",
         (MAX_PLAYERS, CLAIM_FEATURES),
@@ -100,7 +120,13 @@ LAYOUT: tuple[Piece, ...] = (
         "announced total of attributable chest cards; number of scrambled cards; announcement counts (+1, 0, −2) of "
         "the scrambled cards; 1 if those counts are publicly known (R07), else 0 and the counts are 0",
     ),
-    Piece("draw_pile_known", (DRAW_KNOWN_SLOTS, NUM_CARD_KINDS), 0, 1, "top draw-pile cards I know (returned by my Miraculous Catch), one-hot per position from the top"),
+    Piece(
+        "draw_pile_known",
+        (DRAW_KNOWN_SLOTS, NUM_CARD_KINDS),
+        0,
+        1,
+        "top draw-pile cards I know (returned by my Miraculous Catch), one-hot per position from the top",
+    ),
 )
 
 OFFSETS: dict[str, int] = {}
@@ -131,9 +157,12 @@ def piece(observation: np.ndarray, name: str) -> np.ndarray:
     return observation[start : start + spec.size].reshape(spec.shape)
 
 
-# Precomputed per-claim counts (hand multisets) so encode() only indexes.
-_HAND_CLAIM_COUNTS = [[m.count(k) for k in range(NUM_CARD_KINDS)] for m in A.HAND_MULTISETS]
-_CHEST_CLAIM_COUNTS = [[m.count(v) for v in range(3)] for m in A.CHEST_MULTISETS]
+# Precomputed claim rows so encode() only indexes: per hand claim (8 kinds) and chest-top claim
+# (3 values), the (offset in the seat's claim row, count) of each kind it names.
+_HAND_CLAIM_ITEMS = tuple(
+    tuple((16 + k, m.count(k)) for k in range(NUM_CARD_KINDS) if m.count(k)) for m in A.HAND_MULTISETS
+)
+_CHEST_CLAIM_ITEMS = tuple(tuple((25 + v, m.count(v)) for v in range(3) if m.count(v)) for m in A.CHEST_MULTISETS)
 
 _O_ROLE = OFFSETS["role"]
 _O_HAND = OFFSETS["hand"]
@@ -153,116 +182,136 @@ _O_CHEST_SUM = OFFSETS["chest_summary"]
 _O_DRAW_KNOWN = OFFSETS["draw_pile_known"]
 
 
+def _seat_table(n: int, seat: int) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """For observer ``seat`` at an ``n``-seat table: the relative seat of every absolute seat, and per
+    absolute seat ``(seat, offset of its row in "seats", offset of its row in "claims")``."""
+    rel = tuple((other - seat) % n for other in range(n))
+    rows = tuple(
+        (other, _O_SEATS + rel[other] * _F_SEAT, _O_CLAIMS + rel[other] * CLAIM_FEATURES) for other in range(n)
+    )
+    return rel, rows
+
+
+_SEAT_TABLES = {(n, seat): _seat_table(n, seat) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) for seat in range(n)}
+
+
 def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """The observation of ``seat``, shape ``(OBS_SIZE,)``, dtype ``float32``.
 
     Reads only public information and ``seat``'s own private knowledge (see module doc).
     Writes into ``out`` if given (it is zeroed first) and returns it.
     """
+    # Speed: this runs at every decision. Single items are written through a memoryview of
+    # ``out`` (far cheaper than numpy item or fancy assignment from Python lists), and the
+    # per-seat offsets come from precomputed tables.
     if out is None:
         out = np.zeros(OBS_SIZE, dtype=np.float32)
     else:
         out.fill(0.0)
     n = state.num_players
-    ones: list[int] = []  # flat indices set to 1
-    idx: list[int] = []  # flat indices set to vals
-    vals: list[float] = []
+    rel, rows = _SEAT_TABLES[n, seat]
+    chest = state.chest
+    mv = memoryview(out)  # 1-D view on the same buffer; mv[i] = x stores float(x)
+    mv[_O_ROLE + state.roles[seat]] = 1.0
+    mv[_O_NP + n - MIN_PLAYERS] = 1.0
+    mv[_O_TARGET] = state.setup.target
+    mv[_O_DRAW] = len(state.draw_pile)
+    mv[_O_DISCARD] = sum(state.discard)
+    mv[_O_CHEST_SIZE] = len(chest)
 
-    ones.append(_O_ROLE + state.roles[seat])
-    hand = state.hands[seat]
-    for kind in range(NUM_CARD_KINDS):
-        if hand[kind]:
-            idx.append(_O_HAND + kind)
-            vals.append(hand[kind])
-    acting = state.current_player == seat and not state.is_terminal
-    if acting:
-        ones.append(_O_PHASE + state.phase)
-        ones.append(_O_SG_TAKEN + state.spyglass_taken)
-        if state.phase is Phase.SPYGLASS_ORDER:
+    for kind, count in enumerate(state.hands[seat]):
+        if count:
+            mv[_O_HAND + kind] = count
+    phase = state.phase
+    if state.current_player == seat and not state.is_terminal:  # acting
+        mv[_O_PHASE + phase] = 1.0
+        mv[_O_SG_TAKEN + state.spyglass_taken] = 1.0
+        if phase is Phase.SPYGLASS_ORDER:
             for i, card in enumerate(state.spyglass_seen):
-                ones.append(_O_SG_VIEW + 3 * i + card.kind)
-    ones.append(_O_NP + n - MIN_PLAYERS)
-    idx += (_O_TARGET, _O_DRAW, _O_DISCARD, _O_CHEST_SIZE)
-    vals += (state.setup.target, len(state.draw_pile), sum(state.discard), len(state.chest))
+                mv[_O_SG_VIEW + 3 * i + card.kind] = 1.0
 
-    for other in range(n):
-        rel = (other - seat) % n
-        base = _O_SEATS + rel * _F_SEAT
-        ones.append(base)
-        if state.aboard[other]:
-            ones.append(base + 1)
-            ones.append(base + 2 + state.planks[other])
-        if state.revealed[other]:
-            ones.append(base + 5 + state.roles[other])
-        if state.loot_placed[other]:
-            idx += (base + 7, base + 8)
-            vals += (state.loot_placed[other], state.announced_sum[other])
-        played = state.actions_played[other]
-        for k in range(5):
-            if played[k]:
-                idx.append(base + 9 + k)
-                vals.append(played[k])
-        if state.pockets_emptied[other]:
-            idx.append(base + 14)
-            vals.append(state.pockets_emptied[other])
+    aboard, planks, revealed, roles = state.aboard, state.planks, state.revealed, state.roles
+    loot_placed, announced_sum = state.loot_placed, state.announced_sum
+    actions_played, pockets_emptied = state.actions_played, state.pockets_emptied
+    claim_accuse, claim_vouch, claim_hand, claim_chest = (
+        state.claim_accuse,
+        state.claim_vouch,
+        state.claim_hand,
+        state.claim_chest,
+    )
+    for other, base, cbase in rows:
+        mv[base] = 1.0
+        if aboard[other]:
+            mv[base + 1] = 1.0
+            mv[base + 2 + planks[other]] = 1.0
+        if revealed[other]:
+            mv[base + 5 + roles[other]] = 1.0
+        if loot_placed[other]:
+            mv[base + 7] = loot_placed[other]
+            mv[base + 8] = announced_sum[other]
+        played = actions_played[other]
+        if any(played):
+            for k, count in enumerate(played):
+                if count:
+                    mv[base + 9 + k] = count
+        if pockets_emptied[other]:
+            mv[base + 14] = pockets_emptied[other]
 
-        cbase = _O_CLAIMS + rel * CLAIM_FEATURES
-        if state.claim_accuse[other] >= 0:
-            ones.append(cbase + (state.claim_accuse[other] - seat) % n)
-        if state.claim_vouch[other] >= 0:
-            ones.append(cbase + 8 + (state.claim_vouch[other] - seat) % n)
-        if state.claim_hand[other] >= 0:
-            counts = _HAND_CLAIM_COUNTS[state.claim_hand[other]]
-            for k in range(NUM_CARD_KINDS):
-                if counts[k]:
-                    idx.append(cbase + 16 + k)
-                    vals.append(counts[k])
-            ones.append(cbase + 24)
-        if state.claim_chest[other] >= 0:
-            counts = _CHEST_CLAIM_COUNTS[state.claim_chest[other]]
-            for v in range(3):
-                if counts[v]:
-                    idx.append(cbase + 25 + v)
-                    vals.append(counts[v])
-            ones.append(cbase + 28)
+        claim = claim_accuse[other]
+        if claim >= 0:
+            mv[cbase + rel[claim]] = 1.0
+        claim = claim_vouch[other]
+        if claim >= 0:
+            mv[cbase + 8 + rel[claim]] = 1.0
+        claim = claim_hand[other]
+        if claim >= 0:
+            for offset, count in _HAND_CLAIM_ITEMS[claim]:
+                mv[cbase + offset] = count
+            mv[cbase + 24] = 1.0
+        claim = claim_chest[other]
+        if claim >= 0:
+            for offset, count in _CHEST_CLAIM_ITEMS[claim]:
+                mv[cbase + offset] = count
+            mv[cbase + 28] = 1.0
 
     bit = 1 << seat
     attributed_sum = 0
     scrambled = 0
     groups = {}
     base = _O_CHEST
-    for card in reversed(state.chest):
-        ones.append(base)
+    for card in reversed(chest):
         group = card.group
+        mv[base] = 1.0
         if group is None:
-            ones.append(base + 1 + card.announced)
-            ones.append(base + 4 + (card.placer - seat) % n)
-            attributed_sum += LOOT_VALUES[card.announced]
+            announced = card.announced
+            mv[base + 1 + announced] = 1.0
+            mv[base + 4 + rel[card.placer]] = 1.0
+            attributed_sum += LOOT_VALUES[announced]
         else:
-            ones.append(base + 12)
+            mv[base + 12] = 1.0
             scrambled += 1
             groups[id(group)] = group
         if card.known_by & bit:
-            ones.append(base + 13 + card.kind)
+            mv[base + 13 + card.kind] = 1.0
         base += CHEST_FEATURES
-    idx += (_O_CHEST_SUM, _O_CHEST_SUM + 1)
-    vals += (attributed_sum, scrambled)
+    mv[_O_CHEST_SUM] = attributed_sum
+    mv[_O_CHEST_SUM + 1] = scrambled
     if all(g.counts is not None for g in groups.values()):
-        ones.append(_O_CHEST_SUM + 5)
+        mv[_O_CHEST_SUM + 5] = 1.0
         totals = [0, 0, 0]
         for group in groups.values():
             for v in range(3):
                 totals[v] += group.counts[v]
-        idx += (_O_CHEST_SUM + 2, _O_CHEST_SUM + 3, _O_CHEST_SUM + 4)
-        vals += totals
+        mv[_O_CHEST_SUM + 2] = totals[0]
+        mv[_O_CHEST_SUM + 3] = totals[1]
+        mv[_O_CHEST_SUM + 4] = totals[2]
 
     known = state.draw_known
-    for i in range(min(DRAW_KNOWN_SLOTS, len(known))):
-        if known[-1 - i] & bit:
-            ones.append(_O_DRAW_KNOWN + i * NUM_CARD_KINDS + state.draw_pile[-1 - i])
+    if any(known[-DRAW_KNOWN_SLOTS:]):
+        for i in range(min(DRAW_KNOWN_SLOTS, len(known))):
+            if known[-1 - i] & bit:
+                mv[_O_DRAW_KNOWN + i * NUM_CARD_KINDS + state.draw_pile[-1 - i]] = 1.0
 
-    out[ones] = 1.0
-    out[idx] = vals  # every index in idx is distinct
     return out
 
 

@@ -179,9 +179,10 @@ class raw_env(AECEnv):
                 self.rewards[name] = returns[i]
                 self.terminations[name] = True
                 self.infos[name] = dict(result)
+            self._accumulate_rewards()
         else:
+            # Rewards are 0 until the game ends, so there is nothing to accumulate (a per-step saving).
             self.agent_selection = self.possible_agents[game.current_player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

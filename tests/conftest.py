@@ -1,0 +1,18 @@
+"""Test options: tests marked ``slow`` run only when asked for (``-m slow`` or ``--runslow``)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--runslow") or "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow or --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -1,0 +1,539 @@
+"""Speed benchmark: random legal games through ``env()``, ``raw_env()`` and the engine alone.
+
+``traitors-bench`` (or ``python -m traitors_env.benchmark``) plays random legal games with
+claims on and prints, per table size (default 3, 5 and 8 players):
+
+* **decisions per second** (median over ``--repeats`` repetitions) of
+
+  - ``env()``: the standard AEC loop ``for agent in env.agent_iter(): obs, … = env.last();
+    env.step(action)``, so the acting agent's full observation and action mask are built
+    at every decision, with PettingZoo's classic wrappers;
+  - ``raw_env()``: the same loop without the wrappers;
+  - the **engine** alone: :meth:`GameState.new`, :meth:`GameState.legal_actions` and
+    :meth:`GameState.apply_action`, no observation;
+
+* the **mean episode length** (decisions per game);
+* the **peak memory** of each loop: the ``tracemalloc`` peak (Python objects and numpy
+  buffers) while building the environment and playing ``--memory-games`` games, measured
+  in a separate pass that is not timed (tracing slows everything down). The process's
+  ``ru_maxrss`` is given as well.
+
+In the same run it measures PettingZoo's ``leduc_holdem_v4`` ``env()`` and ``raw_env()`` with
+the very same loop and the same random-choice code, and gives our figures as ratios to
+``leduc_holdem_v4`` ``env()`` (leduc needs the optional extra ``bench``: rlcard, pygame;
+without it leduc is skipped and said so).
+
+A *decision* is a ``step`` with an action (not ``None``); the ``None`` steps of agents that are
+done after the game ends are part of the loop's cost but are not counted. Every episode is
+timed from ``reset()`` to the end of its last ``step``; the first ``reset(seed=…)`` of each
+repetition (for leduc it rebuilds the rlcard env) is not timed. Seeds are fixed: repetition
+``r`` resets with ``seed + r`` and chooses actions with ``random.Random(seed + r)``, so the
+``env()``, ``raw_env()`` and engine loops play the very same games. Repetitions of the
+different loops are interleaved so that a slow spell of the machine hits them all alike.
+
+Time is the process's CPU time by default (``--clock cpu``): on an idle machine it equals
+wall-clock time for this single-threaded loop, and on a shared one it is far less disturbed
+by other processes; ``--clock wall`` uses ``time.perf_counter``.
+
+Targets (issue 4, 5 players, claims on): ``env()`` ≥ 1.5 × leduc ``env()``; ``raw_env()`` ≥ 4 ×
+leduc ``env()``; engine ≥ 100,000 decisions/s; no slowdown of more than 2× from 3 to 8 players.
+They are reported, never enforced: the exit status is 0 whether they are met or not.
+
+``--json PATH`` writes the same figures machine-readably (see :func:`run_benchmark`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+import tracemalloc
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .cards import MAX_PLAYERS, MIN_PLAYERS
+from .engine import GameConfig, GameState
+
+#: The loops measured for each table size, in table order.
+TRAITORS_APIS = ("env", "raw_env", "engine")
+#: The leduc_holdem_v4 loops measured as the reference.
+LEDUC_APIS = ("env", "raw_env")
+
+TARGET_PLAYERS = 5
+TARGET_ENV_RATIO = 1.5
+TARGET_RAW_RATIO = 4.0
+TARGET_ENGINE_RATE = 100_000.0
+TARGET_MAX_SLOWDOWN = 2.0
+
+MEMORY_METHOD = (
+    "tracemalloc peak (Python objects and numpy buffers) while building the environment and playing "
+    "the memory games, in a separate untimed pass"
+)
+
+
+#: The clocks a run can be timed with (``--clock``).
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+@dataclass
+class Budget:
+    """How long one repetition runs: ``games`` episodes if given, else at least ``seconds`` of play.
+
+    ``clock`` names the clock of :data:`CLOCKS` that times it: ``"cpu"`` (this process's CPU time,
+    the default: less disturbed by other processes on a shared machine) or ``"wall"``.
+    """
+
+    seconds: float = 1.0
+    games: int | None = None
+    clock: str = "cpu"
+
+    def done(self, episodes: int, elapsed: float) -> bool:
+        if self.games is not None:
+            return episodes >= self.games
+        return elapsed >= self.seconds
+
+
+@dataclass
+class Run:
+    """One measured repetition: decisions, finished episodes, seconds."""
+
+    decisions: int
+    episodes: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.decisions / self.seconds if self.seconds > 0 else float("nan")
+
+
+@dataclass
+class Section:
+    """All repetitions of one loop (one game, table size and API)."""
+
+    game: str
+    players: int
+    api: str
+    runs: list[Run] = field(default_factory=list)
+    peak_kib: float | None = None
+
+    @property
+    def median_rate(self) -> float:
+        return statistics.median(run.rate for run in self.runs)
+
+    @property
+    def mean_episode_length(self) -> float:
+        episodes = sum(run.episodes for run in self.runs)
+        return sum(run.decisions for run in self.runs) / episodes if episodes else float("nan")
+
+    def as_dict(self) -> dict:
+        rates = [run.rate for run in self.runs]
+        return {
+            "decisions_per_s": self.median_rate,
+            "decisions_per_s_min": min(rates),
+            "decisions_per_s_max": max(rates),
+            "mean_episode_length": self.mean_episode_length,
+            "peak_memory_kib": self.peak_kib,
+            "runs": [
+                {
+                    "decisions": run.decisions,
+                    "episodes": run.episodes,
+                    "seconds": run.seconds,
+                    "decisions_per_s": run.rate,
+                }
+                for run in self.runs
+            ],
+        }
+
+
+# ------------------------------------------------------------------ the loops
+def random_legal_action(chooser: random.Random, action_mask: np.ndarray) -> int:
+    """A uniformly random legal action from a 1-D ``action_mask`` (the same code for every env measured).
+
+    ``int(random() * k)`` rather than ``randrange(k)``: the same choice up to a bias below 2**-45,
+    at a fraction of the cost, so the loop measures the environment rather than the chooser.
+    """
+    legal = action_mask.nonzero()[0]
+    return int(legal[int(chooser.random() * len(legal))])
+
+
+def play_aec(env, seed: int, budget: Budget) -> Run:
+    """The standard AEC loop over ``env`` with random legal actions, until ``budget`` is spent.
+
+    ``env.reset(seed=seed)`` before timing; every later episode starts with ``env.reset()``
+    (continuing the env's RNG), inside the timing.
+    """
+    chooser = random.Random(seed)
+    env.reset(seed=seed)
+    decisions = episodes = 0
+    clock = CLOCKS[budget.clock]
+    start = clock()
+    while True:
+        for _agent in env.agent_iter():
+            observation, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                action = random_legal_action(chooser, observation["action_mask"])
+                decisions += 1
+            env.step(action)
+        episodes += 1
+        elapsed = clock() - start
+        if budget.done(episodes, elapsed):
+            return Run(decisions, episodes, elapsed)
+        env.reset()
+
+
+def play_engine(config: GameConfig, seed: int, budget: Budget) -> Run:
+    """Random legal games on the engine alone: legal actions and transitions, no observation.
+
+    The games are the ones :func:`play_aec` plays on ``raw_env`` with the same seed: the same
+    game RNG, the same chooser, and ``legal_actions()`` is sorted like the indices of the mask.
+    """
+    chooser = random.Random(seed)
+    rng = np.random.default_rng(seed)
+    new_game = GameState.new
+    decisions = episodes = 0
+    clock = CLOCKS[budget.clock]
+    start = clock()
+    while True:
+        state = new_game(config, seed=rng)
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            state.apply_action(legal[int(chooser.random() * len(legal))])
+            decisions += 1
+        episodes += 1
+        elapsed = clock() - start
+        if budget.done(episodes, elapsed):
+            return Run(decisions, episodes, elapsed)
+
+
+def load_leduc():
+    """PettingZoo's ``leduc_holdem_v4`` module, or the reason it cannot be loaded (a ``str``)."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "create env without registry" DeprecationWarning
+            from pettingzoo.classic import leduc_holdem_v4
+    except Exception as error:  # ImportError, gymnasium's DependencyNotInstalled, …
+        return f"leduc_holdem_v4 could not be imported ({type(error).__name__}: {error}); install the extra: pip install -e '.[bench]'"
+    return leduc_holdem_v4
+
+
+def _runner(game: str, players: int, api: str, leduc) -> Callable[[int, Budget], Run]:
+    """A function ``(seed, budget) -> Run`` that builds a fresh environment and plays it."""
+    if game == "leduc_holdem_v4":
+        make = leduc.env if api == "env" else leduc.raw_env
+        return lambda seed, budget: play_aec(make(), seed, budget)
+    from . import traitors_aboard_v0
+
+    if api == "engine":
+        config = GameConfig(num_players=players, claims=True)
+        return lambda seed, budget: play_engine(config, seed, budget)
+    make = traitors_aboard_v0.env if api == "env" else traitors_aboard_v0.raw_env
+    return lambda seed, budget: play_aec(make(num_players=players, claims=True), seed, budget)
+
+
+def _peak_kib(runner: Callable[[int, Budget], Run], seed: int, games: int) -> float:
+    """tracemalloc peak, in KiB above the traced memory at the start, of building an env and playing ``games``."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        runner(seed, Budget(games=games, clock="wall"))
+        return (tracemalloc.get_traced_memory()[1] - base) / 1024
+    finally:
+        tracemalloc.stop()
+
+
+# ------------------------------------------------------------------ the benchmark
+def run_benchmark(
+    players: tuple[int, ...] = (3, 5, 8),
+    budget: Budget | None = None,
+    repeats: int = 5,
+    seed: int = 0,
+    warmup_games: int = 10,
+    memory_games: int = 20,
+    leduc: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Measure every loop and return the figures as a JSON-ready dict.
+
+    Keys: ``meta`` (versions, settings, ``memory_method``, ``max_rss_kib``); ``traitors``
+    (``{"3": {"env": …, "raw_env": …, "engine": …}, …}``, each with ``decisions_per_s``
+    (median), ``decisions_per_s_min``/``_max``, ``mean_episode_length``, ``peak_memory_kib``
+    and the ``runs``); ``leduc_holdem_v4`` (``{"env": …, "raw_env": …}`` or ``None``);
+    ``leduc_skipped`` (``None`` or the reason); ``ratios`` (per table size, our median
+    decisions/s over leduc's ``env()`` and ``raw_env()``); ``targets`` (the issue's targets,
+    each with ``measured``, ``required`` and ``met``).
+
+    Raises:
+        ValueError: for a table size outside 3–8 or a ``repeats`` below 1.
+    """
+    budget = budget or Budget()
+    for n in players:
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(f"players={n!r}; Traitors Aboard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    if repeats < 1:
+        raise ValueError(f"repeats={repeats!r}; expected at least 1")
+    say = progress or (lambda message: None)
+
+    leduc_module = load_leduc() if leduc else "leduc disabled (--no-leduc)"
+    skipped = leduc_module if isinstance(leduc_module, str) else None
+    sections = [Section("traitors_aboard_v0", n, api) for n in players for api in TRAITORS_APIS]
+    if skipped is None:
+        sections += [Section("leduc_holdem_v4", 2, api) for api in LEDUC_APIS]
+    runners = [_runner(s.game, s.players, s.api, leduc_module) for s in sections]
+
+    for section, runner in zip(sections, runners):  # fill caches, import lazily-loaded code
+        say(f"warm-up {section.game} {section.players}p {section.api}")
+        runner(seed + 10_000, Budget(games=warmup_games, clock=budget.clock))
+    for rep in range(repeats):
+        say(f"repetition {rep + 1}/{repeats}")
+        for section, runner in zip(sections, runners):
+            section.runs.append(runner(seed + rep, budget))
+    if memory_games > 0:
+        say("memory pass (tracemalloc)")
+        for section, runner in zip(sections, runners):
+            section.peak_kib = _peak_kib(runner, seed, memory_games)
+
+    ours = {
+        str(n): {s.api: s.as_dict() for s in sections if s.game == "traitors_aboard_v0" and s.players == n}
+        for n in players
+    }
+    leduc_figures = {s.api: s.as_dict() for s in sections if s.game == "leduc_holdem_v4"} or None
+    ratios = {}
+    if leduc_figures:
+        leduc_env = leduc_figures["env"]["decisions_per_s"]
+        leduc_raw = leduc_figures["raw_env"]["decisions_per_s"]
+        for n, apis in ours.items():
+            ratios[n] = {
+                f"{api}_vs_leduc_{ref}": apis[api]["decisions_per_s"] / rate
+                for api in TRAITORS_APIS
+                for ref, rate in (("env", leduc_env), ("raw_env", leduc_raw))
+            }
+    return {
+        "meta": {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "pettingzoo": _version("pettingzoo"),
+            "rlcard": _version("rlcard"),
+            "machine": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "claims": True,
+            "seed": seed,
+            "repeats": repeats,
+            "clock": budget.clock,
+            "seconds_per_repeat": None if budget.games is not None else budget.seconds,
+            "games_per_repeat": budget.games,
+            "warmup_games": warmup_games,
+            "memory_games": memory_games,
+            "memory_method": MEMORY_METHOD,
+            "max_rss_kib": _max_rss_kib(),
+        },
+        "traitors": ours,
+        "leduc_holdem_v4": leduc_figures,
+        "leduc_skipped": skipped,
+        "ratios": ratios,
+        "targets": _targets(ours, leduc_figures),
+    }
+
+
+def _targets(ours: dict, leduc: dict | None) -> list[dict]:
+    """The issue's targets that this run's figures can decide."""
+    targets = []
+    key = str(TARGET_PLAYERS)
+    if key in ours:
+        if leduc:
+            reference = leduc["env"]["decisions_per_s"]
+            for api, factor in (("env", TARGET_ENV_RATIO), ("raw_env", TARGET_RAW_RATIO)):
+                measured = ours[key][api]["decisions_per_s"] / reference
+                targets.append(
+                    {
+                        "name": f"{api}() at {TARGET_PLAYERS} players / leduc_holdem_v4 env()",
+                        "measured": measured,
+                        "required": f">= {factor}",
+                        "met": measured >= factor,
+                    }
+                )
+        measured = ours[key]["engine"]["decisions_per_s"]
+        targets.append(
+            {
+                "name": f"engine decisions/s at {TARGET_PLAYERS} players",
+                "measured": measured,
+                "required": f">= {TARGET_ENGINE_RATE:.0f}",
+                "met": measured >= TARGET_ENGINE_RATE,
+            }
+        )
+    if "3" in ours and "8" in ours:
+        for api in TRAITORS_APIS:
+            measured = ours["3"][api]["decisions_per_s"] / ours["8"][api]["decisions_per_s"]
+            targets.append(
+                {
+                    "name": f"{api} slowdown from 3 to 8 players",
+                    "measured": measured,
+                    "required": f"<= {TARGET_MAX_SLOWDOWN}",
+                    "met": measured <= TARGET_MAX_SLOWDOWN,
+                }
+            )
+    return targets
+
+
+def _version(distribution: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _max_rss_kib() -> float | None:
+    """The process's peak resident set size in KiB (``ru_maxrss``), where the OS reports it."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / 1024 if sys.platform == "darwin" else float(rss)  # bytes on macOS, KiB on Linux
+
+
+# ------------------------------------------------------------------ report
+def format_report(result: dict) -> str:
+    """The figures of :func:`run_benchmark` as markdown tables."""
+    meta = result["meta"]
+    budget = (
+        f"{meta['games_per_repeat']} games"
+        if meta["games_per_repeat"] is not None
+        else f"{meta['seconds_per_repeat']:g} s"
+    )
+    lines = [
+        f"Random legal games, claims on; median of {meta['repeats']} repetitions of {budget} each; seed {meta['seed']}; "
+        f"timed by {'process CPU time' if meta['clock'] == 'cpu' else 'wall-clock time'}.",
+        f"Python {meta['python']}, numpy {meta['numpy']}, pettingzoo {meta['pettingzoo']}, rlcard {meta['rlcard']}; "
+        f"{meta['machine']}, {meta['cpu_count']} CPUs.",
+        "",
+        "| game | players | API | decisions/s (median) | min–max | × leduc env() | × leduc raw_env() "
+        "| mean episode length | peak memory (KiB) |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def row(game: str, players: int, api: str, figures: dict, ratios: dict | None) -> str:
+        def ratio(ref: str) -> str:
+            return f"{ratios[f'{api}_vs_leduc_{ref}']:.2f}" if ratios else "–"
+
+        peak = figures["peak_memory_kib"]
+        return (
+            f"| {game} | {players} | {api} | {figures['decisions_per_s']:,.0f} | "
+            f"{figures['decisions_per_s_min']:,.0f}–{figures['decisions_per_s_max']:,.0f} | {ratio('env')} | "
+            f"{ratio('raw_env')} | {figures['mean_episode_length']:.1f} | {'–' if peak is None else f'{peak:,.0f}'} |"
+        )
+
+    for n, apis in result["traitors"].items():
+        for api, figures in apis.items():
+            lines.append(row("traitors_aboard_v0", int(n), api, figures, result["ratios"].get(n)))
+    leduc = result["leduc_holdem_v4"]
+    if leduc:
+        for api, figures in leduc.items():
+            lines.append(row("leduc_holdem_v4", 2, api, figures, None))
+    lines.append("")
+    rss = meta["max_rss_kib"]
+    lines.append(
+        f"Peak memory: {meta['memory_method']} ({meta['memory_games']} games); "
+        f"process ru_maxrss: {'not reported' if rss is None else f'{rss:,.0f} KiB'}."
+    )
+    if result["leduc_skipped"]:
+        lines.append(f"leduc_holdem_v4 skipped: {result['leduc_skipped']}")
+    if result["targets"]:
+        lines += ["", "| target | measured | required | met |", "|---|---:|---:|---|"]
+        for target in result["targets"]:
+            measured = target["measured"]
+            text = f"{measured:,.0f}" if measured >= 1000 else f"{measured:.2f}"
+            lines.append(f"| {target['name']} | {text} | {target['required']} | {'yes' if target['met'] else 'NO'} |")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ command line
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="traitors-bench",
+        description="Decisions per second of traitors_aboard_v0 (env(), raw_env(), engine alone) against "
+        "PettingZoo's leduc_holdem_v4, with random legal games and claims on.",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        nargs="+",
+        default=[3, 5, 8],
+        choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
+        metavar="N",
+        help="table sizes to measure, 3–8 (default: 3 5 8)",
+    )
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument(
+        "--seconds", type=float, default=None, help="seconds of play per repetition and loop (default 1)"
+    )
+    length.add_argument("--games", type=int, default=None, help="games per repetition and loop, instead of --seconds")
+    parser.add_argument("--repeats", type=int, default=None, help="repetitions; medians are reported (default 5)")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="time by this process's CPU time (default; steady on a busy machine) or by wall-clock time",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="base seed: repetition r uses seed + r (default 0)")
+    parser.add_argument(
+        "--memory-games", type=int, default=None, help="games of the tracemalloc pass (default 20; 0 skips it)"
+    )
+    parser.add_argument("--no-leduc", action="store_true", help="do not measure leduc_holdem_v4")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+    parser.add_argument("--quick", action="store_true", help="a few games only (a smoke test; the figures mean little)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``traitors-bench``; returns the exit status (0; targets are reported, not enforced)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    for name in ("seconds", "games", "repeats", "memory_games"):
+        value = getattr(args, name)
+        if value is not None and (value < 0 or (value == 0 and name != "memory_games")):
+            parser.error(f"--{name.replace('_', '-')}={value!r}; expected a positive number")
+    # --quick: 3 games per repetition, 2 repetitions, 1 warm-up game, 2 memory games (unless given).
+    quick = args.quick
+    if args.seconds is not None:
+        budget = Budget(seconds=args.seconds, clock=args.clock)
+    else:
+        budget = Budget(games=args.games or (3 if quick else None), clock=args.clock)
+    repeats = args.repeats or (2 if quick else 5)
+    warmup = 1 if quick else 10
+    memory = args.memory_games if args.memory_games is not None else (2 if quick else 20)
+    progress = None if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
+    result = run_benchmark(
+        players=tuple(dict.fromkeys(args.players)),
+        budget=budget,
+        repeats=repeats,
+        seed=args.seed,
+        warmup_games=warmup,
+        memory_games=memory,
+        leduc=not args.no_leduc,
+        progress=progress,
+    )
+    print(format_report(result))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(result, handle, indent=2)
+            handle.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

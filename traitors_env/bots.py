@@ -1,0 +1,746 @@
+"""Scripted baseline agents for ``traitors_aboard_v0``: a random agent and a heuristic agent per role.
+
+Both are opponents for training and reference points for evaluation. They speak the
+environment's own interface: :meth:`Agent.act` takes one agent's flat observation
+(``float32``, shape ``(OBS_SIZE,)`` = ``(1100,)``) and action mask (``int8``, shape
+``(NUM_ACTIONS,)`` = ``(196,)``) and returns a legal action index.
+
+The heuristic reads the observation only through the declared layout
+(:data:`traitors_env.observation.LAYOUT`), never the engine's hidden state; its
+strategy is written down in :class:`HeuristicAgent`'s docstring.
+
+:func:`play_game` plays one full game through the PettingZoo AEC loop with one agent per
+seat; :func:`evaluate` plays many and reports the Pirates' win rate with a 95 % Wilson
+interval. ``python -m traitors_env.bots`` prints the baseline match-ups.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from . import actions as A
+from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE, CardKind
+from .engine import Phase
+from .observation import CHEST_FEATURES, CLAIM_FEATURES, LAYOUT, OFFSETS, SEAT_FEATURES
+
+__all__ = [
+    "AGENT_NAMES",
+    "Agent",
+    "HeuristicAgent",
+    "MatchupResult",
+    "RandomAgent",
+    "TeamAgent",
+    "evaluate",
+    "make_agent",
+    "play_game",
+    "wilson_interval",
+]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that picks an action from one agent's observation and action mask."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A legal action index (``action_mask[action] == 1``).
+
+        Args:
+            observation: ``float32``, shape ``(1100,)``: ``env.observe(agent)["observation"]``.
+            action_mask: ``int8``, shape ``(196,)``: ``env.observe(agent)["action_mask"]``.
+
+        Raises:
+            ValueError: if ``action_mask`` allows no action.
+        """
+        ...
+
+
+def _generator(seed: int | np.random.Generator | None) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _no_legal_action(action_mask: np.ndarray) -> ValueError:
+    return ValueError(
+        f"action_mask allows no action (shape {np.shape(action_mask)}, all zeros); an agent is only asked "
+        "to act when at least one action is legal (R13)"
+    )
+
+
+class RandomAgent:
+    """Uniform over the legal actions (the ones with ``action_mask == 1``).
+
+    Args:
+        seed: an int, ``None`` (fresh entropy) or a ``numpy.random.Generator`` to draw from.
+    """
+
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        self._rng = _generator(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A uniformly drawn legal action. Raises ``ValueError`` if the mask is all zeros."""
+        legal = action_mask.nonzero()[0]
+        if legal.size == 0:
+            raise _no_legal_action(action_mask)
+        return int(legal[self._rng.integers(legal.size)])
+
+
+# ------------------------------------------------------------------ reading the observation
+def _block(name: str) -> slice:
+    spec = next(p for p in LAYOUT if p.name == name)
+    return slice(OFFSETS[name], OFFSETS[name] + spec.size)
+
+
+_ROLE_PIRATE = OFFSETS["role"]  # role one-hot: Pirate, Mutineer
+_HAND = _block("hand")
+_PHASE = _block("phase")
+_NUM_PLAYERS = _block("num_players")
+_TARGET = OFFSETS["target"]
+_DRAW = OFFSETS["draw_pile_size"]
+_CHEST_SIZE = OFFSETS["chest_size"]
+_SG_TAKEN = _block("spyglass_taken")
+_SG_VIEW = _block("spyglass_view")
+_SEATS = _block("seats")
+_CLAIMS = _block("claims")
+_CHEST_START = OFFSETS["chest_cards"]
+_CHEST_SUMMARY = _block("chest_summary")
+
+# Columns of one row of "seats" (SEAT_FEATURES order).
+_SEAT_WIDTH = len(SEAT_FEATURES)
+_S_PRESENT, _S_ABOARD, _S_ONE_PLANK, _S_TWO_PLANKS = 0, 1, 3, 4
+_S_REVEALED_PIRATE, _S_REVEALED_MUTINEER, _S_PLANKS_PLAYED, _S_GOOD_RIDDANCE = 5, 6, 9, 10
+# Columns of one row of "claims": accused seat one-hot (8), vouched seat one-hot (8), hand counts per kind (8), …
+_C_VOUCH = MAX_PLAYERS
+_C_HAND = 2 * MAX_PLAYERS
+# A row of "chest_cards" (present; announced one-hot 3; placer one-hot 8; scrambled; true value one-hot 3)
+# is folded into one exact float code = announced(1-3) + 4·placer + 32·scrambled + 64·known value(1-3).
+_CHEST_CODE = np.zeros(CHEST_FEATURES, dtype=np.float32)
+_CHEST_CODE[1:4] = (1, 2, 3)
+_CHEST_CODE[4 : 4 + MAX_PLAYERS] = 4 * np.arange(MAX_PLAYERS)
+_CHEST_CODE[4 + MAX_PLAYERS] = 32
+_CHEST_CODE[5 + MAX_PLAYERS : 8 + MAX_PLAYERS] = (64, 128, 192)
+assert CHEST_FEATURES == 8 + MAX_PLAYERS and CLAIM_FEATURES > 3 * MAX_PLAYERS
+
+
+@dataclass(frozen=True)
+class _Card:
+    """One chest card as the observer sees it: loot indices (0 = +1, 1 = 0, 2 = −2) or −1 when unknown."""
+
+    announced: int  # −1 once a Spyglass scrambled the position (R07)
+    placer: int  # relative seat, −1 when not attributable
+    scrambled: bool
+    known: int  # true value if the observer knows it, else −1
+
+
+_CARD_OF_CODE: dict[float, _Card] = {
+    float(ann + 4 * placer + 32 * scr + 64 * known): _Card(ann - 1, placer if ann else -1, bool(scr), known - 1)
+    for ann, placer, scr, known in itertools.product(range(4), range(MAX_PLAYERS), range(2), range(4))
+    if not (ann == 0 and placer)
+}
+
+UNREVEALED, REVEALED_PIRATE, REVEALED_MUTINEER = 0, 1, 2
+_MUTINEERS = {n: row.mutineers for n, row in SETUP_TABLE.items()}
+PLUS, ZERO, MINUS = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2
+PLANK, GOOD_RIDDANCE, SPYGLASS = CardKind.PLANK, CardKind.GOOD_RIDDANCE, CardKind.SPYGLASS
+CATCH, POCKETS = CardKind.MIRACULOUS_CATCH, CardKind.EMPTY_YOUR_POCKETS
+
+
+class _Table:
+    """The public table and the observer's hand, read from one observation into plain Python values.
+
+    Lists are indexed by relative seat (0 = the observer, 1 = the next seat to the left).
+    """
+
+    __slots__ = (
+        "obs",
+        "n",
+        "target",
+        "draw",
+        "chest_size",
+        "hand",
+        "aboard",
+        "planks",
+        "revealed",
+        "good_riddance",
+        "planks_played",
+        "accused",
+        "vouched",
+        "claims_spyglass",
+        "mutineers_aboard",
+        "chest",
+    )
+
+    def __init__(self, obs: np.ndarray, with_chest: bool) -> None:
+        self.obs = obs
+        self.n = n = int(obs[_NUM_PLAYERS].argmax()) + MIN_PLAYERS
+        self.target = float(obs[_TARGET])
+        self.draw = int(obs[_DRAW])
+        self.chest_size = k = int(obs[_CHEST_SIZE])
+        self.hand = [int(c) for c in obs[_HAND].tolist()]
+        rows = obs[_SEATS.start : _SEATS.start + n * _SEAT_WIDTH].tolist()
+        self.aboard = [x > 0 for x in rows[_S_ABOARD::_SEAT_WIDTH]]
+        self.planks = [
+            int(a + 2 * b) for a, b in zip(rows[_S_ONE_PLANK::_SEAT_WIDTH], rows[_S_TWO_PLANKS::_SEAT_WIDTH])
+        ]
+        self.revealed = [
+            REVEALED_PIRATE if p else REVEALED_MUTINEER if m else UNREVEALED
+            for p, m in zip(rows[_S_REVEALED_PIRATE::_SEAT_WIDTH], rows[_S_REVEALED_MUTINEER::_SEAT_WIDTH])
+        ]
+        self.good_riddance = rows[_S_GOOD_RIDDANCE::_SEAT_WIDTH]
+        self.planks_played = rows[_S_PLANKS_PLAYED::_SEAT_WIDTH]
+        self.mutineers_aboard = _MUTINEERS[n] - self.revealed.count(REVEALED_MUTINEER)
+        self.accused = accused = [-1] * n
+        self.vouched = vouched = [-1] * n
+        claims = obs[_CLAIMS].reshape(MAX_PLAYERS, CLAIM_FEATURES)
+        rows_, cols_ = claims[:n, : 2 * MAX_PLAYERS].nonzero()
+        for row, col in zip(rows_.tolist(), cols_.tolist()):
+            if col < _C_VOUCH:
+                accused[row] = col
+            else:
+                vouched[row] = col - _C_VOUCH
+        self.claims_spyglass = [x > 0 for x in claims[:n, _C_HAND + SPYGLASS].tolist()]
+        self.chest: list[_Card] = []
+        if with_chest and k:
+            block = obs[_CHEST_START : _CHEST_START + k * CHEST_FEATURES].reshape(k, CHEST_FEATURES)
+            self.chest = [_CARD_OF_CODE[code] for code in (block @ _CHEST_CODE).tolist()]
+
+    def unrevealed_others(self) -> list[int]:
+        """Relative seats other than mine whose role is not revealed (so they are aboard, R11)."""
+        return [s for s in range(1, self.n) if not self.revealed[s]]
+
+    def scrambled_card_value(self, discount: float) -> float:
+        """Average announcement of the scrambled chest cards, minus ``discount`` per +1 share; 0 if not public."""
+        _, _, plus, zero, minus, public = self.obs[_CHEST_SUMMARY].tolist()
+        cards = plus + zero + minus
+        if not public or not cards:
+            return 0.0
+        return (plus * (1.0 - discount) - 2.0 * minus) / cards
+
+    def spyglass_taken(self) -> int:
+        return int(self.obs[_SG_TAKEN].argmax())
+
+
+class HeuristicAgent:
+    """A scripted player of either team; it reads its own role from the observation.
+
+    The agent decides from the current observation alone (and its seeded RNG for ties),
+    with one exception: between playing a Spyglass and the claim of the same turn it
+    remembers who announced what on the cards it took, from the observation it saw one
+    decision earlier, since the Spyglass scrambles that public record (R07). Its own
+    latest accusation, public and kept by the observation (R16), is its memory of a liar.
+    It does not matter how many seats or games one instance plays.
+
+    **Suspicion (Pirate).** Each other seat whose role is not revealed gets a score from
+    public evidence: it accused me or a revealed Pirate (+2), vouched for a revealed
+    Mutineer (+3), accused a revealed Mutineer (−1), played Good Riddance (+0.5 each:
+    Pirates seldom do), announced a chest card higher than the value I know it has (+6),
+    is accused by me (+4: I had a reason), by a revealed Pirate (+2), by a seat I do not
+    suspect (+1), by a revealed Mutineer (−1). A softmax of the scores over those seats,
+    scaled to the number of Mutineers still aboard, gives each seat's Mutineer probability ``q``.
+
+    **Chest estimate (Pirate).** A card whose value I know (I placed it, or saw it with a
+    Spyglass) counts its value. An attributable card announced +1 by a seat counts
+    ``1 − 2q`` (a Mutineer's "+1" is worth −1 on average: −2, 0 or +1), announced 0 counts
+    ``−q``, announced −2 counts −2. A scrambled card counts the average announcement of
+    the scrambled cards with the same discount at the mean ``q`` (0 if the multiset is no
+    longer public).
+
+    **Pirate, main decision** (first that applies):
+
+    1. Open the chest if the estimate reaches the target; if it is within 1.5 once the
+       draw pile may run out before my next turn; always with one card left (R06: any
+       other move empties the draw pile and loses).
+    2. Plank the most suspicious seat if its ``q`` is at least 0.6.
+    3. Place a +1, announced +1.
+    4. Spyglass when at least two of the top three cards are unknown to me; Good Riddance
+       when the top two are estimated below 0.
+    5. Miraculous Catch while holding a −2 or 0 (returns them, below).
+    6. Place a 0, announced 0.
+    7. Empty Your Pockets on the most suspicious seat if ``q ≥ 0.5`` (it empties a hand of
+       −2s meant for lies); Plank the most suspicious seat from 5 players up (with fewer a
+       wrong Plank costs the game, R12).
+    8. Place a −2, announced −2; then any action card left (Spyglass, Good Riddance, Plank).
+
+    **Pirate, other decisions.** Spyglass order: lowest values on top (the next Good
+    Riddance removes them). Miraculous Catch returns: −2, 0, Empty Your Pockets, Good
+    Riddance, Miraculous Catch, Plank, Spyglass, +1 (first returned first). Claim, first
+    that applies: accuse the one seat that must have lied about a card my Spyglass just
+    showed me; accuse the most suspicious seat if its score is at least 2; after a
+    Spyglass, tell the chest top truthfully; vouch for myself if I hold a Spyglass
+    (rulebook tip: keep Spyglasses secret); claim my true hand.
+
+    **Mutineer, main decision** (first that applies):
+
+    1. Good Riddance when the chest's value as I reckon it (my cards known, the others'
+       announcements believed) is within 2 of the target and its top two are worth more than 0.
+    2. Place a −2 announced +1.
+    3. Empty Your Pockets (it also burns three cards of the draw pile, R06) on a seat whose
+       latest hand claim shows a Spyglass, else on one that accused me, else at random.
+    4. Plank the seat closest to overboard, if a Pirate overboard or two would bring the
+       Mutineers level (R12); prefer seats that accused me.
+    5. Miraculous Catch to fish for −2s.
+    6. Place a 0 announced +1.
+    7. Good Riddance when the top two are worth more than 0; Spyglass.
+    8. Place a +1 announced +1 (keeps the cover); then any action card left (Plank the
+       seat with the fewest Planks).
+
+    **Mutineer, other decisions.** Spyglass order: highest values on top (a Good Riddance
+    takes them). Miraculous Catch returns: 0, Miraculous Catch, Spyglass, +1, Plank, Good
+    Riddance, Empty Your Pockets, −2. Claim: accuse whoever accused me (sow doubt);
+    after a Spyglass claim the top is all +1; else vouch for myself or claim my hand
+    with every −2 shown as +1 (a coin flip).
+
+    Args:
+        seed: an int, ``None`` or a ``numpy.random.Generator``; it breaks ties and flips
+            the Mutineer's claim coin, so a seed fixes the agent's play.
+    """
+
+    # Evidence weights of the Pirate's suspicion score (see the class docstring).
+    W_ACCUSED_FRIEND = 2.0
+    W_VOUCHED_FOE = 3.0
+    W_ACCUSED_FOE = -1.0
+    W_GOOD_RIDDANCE = 0.5
+    W_PLANKED_ME = 1.0
+    W_CAUGHT_LYING = 6.0
+    W_MY_ACCUSATION = 4.0
+    W_HEARSAY_REVEALED_PIRATE = 2.0
+    W_HEARSAY_TRUSTED = 1.0
+    W_HEARSAY_REVEALED_MUTINEER = -1.0
+    LIE_DISCOUNT = 2.0  # value lost per "+1" a Mutineer announces
+    ACCUSE_SCORE = 2.0
+    PLANK_PROBABILITY = 0.6
+    POCKETS_PROBABILITY = 0.5
+    WEAK_PLANK_PLAYERS = 5  # from this table size a Pirate Planks on weak suspicion
+    OPEN_MARGIN = 0.0
+    LAST_CHANCE_MARGIN = 1.5
+    M_DANGER_MARGIN = 2.0
+    M_PLANK_MARGIN = 1  # a Mutineer Planks when this many Pirates overboard would bring parity
+    M_COUNTER_ACCUSE = True
+
+    # Miraculous Catch returns per role, least useful first.
+    PIRATE_RETURNS = (MINUS, ZERO, POCKETS, GOOD_RIDDANCE, CATCH, PLANK, SPYGLASS, PLUS)
+    MUTINEER_RETURNS = (ZERO, CATCH, SPYGLASS, PLUS, PLANK, GOOD_RIDDANCE, POCKETS, MINUS)
+
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        self._rng = _generator(seed)
+        self._spyglass_memory: tuple | None = None
+
+    # -------------------------------------------------------------- entry point
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The heuristic's action, always legal. Raises ``ValueError`` if the mask is all zeros."""
+        phase = int(observation[_PHASE].argmax())
+        pirate = observation[_ROLE_PIRATE] > 0.5
+        if phase == Phase.MAIN:
+            table = _Table(observation, with_chest=True)
+            choices = self._pirate_main(table) if pirate else self._mutineer_main(table)
+        elif phase == Phase.CLAIM:
+            table = _Table(observation, with_chest=pirate)
+            choices = self._pirate_claim(table) if pirate else self._mutineer_claim(table)
+        elif phase == Phase.SPYGLASS_ORDER:
+            choices = [self._spyglass_order(observation, lowest_first=pirate)]
+        else:
+            hand = observation[_HAND].tolist()
+            order = self.PIRATE_RETURNS if pirate else self.MUTINEER_RETURNS
+            choices = [A.return_action(kind) for kind in order if hand[kind] > 0]
+        for action in choices:
+            if action_mask[action]:
+                return action
+        legal = action_mask.nonzero()[0]
+        if legal.size == 0:
+            raise _no_legal_action(action_mask)
+        return int(legal[self._rng.integers(legal.size)])
+
+    def _pick(self, seats: Sequence[int], key: Sequence[float]) -> int | None:
+        """The seat of ``seats`` with the highest ``key[seat]``, ties broken at random; ``None`` if empty."""
+        best, best_key = None, -math.inf
+        for seat in seats:
+            k = key[seat] + 1e-6 * self._rng.random()
+            if k > best_key:
+                best, best_key = seat, k
+        return best
+
+    # -------------------------------------------------------------- Pirate
+    def _suspicion(self, t: _Table) -> tuple[list[float], list[float]]:
+        """Per relative seat: (suspicion score, Mutineer probability ``q``); see the class docstring."""
+        n, revealed, accused = t.n, t.revealed, t.accused
+        score = [0.0] * n
+        for s in range(1, n):
+            target = accused[s]
+            if target >= 0 and target < n:
+                if target == 0 or revealed[target] == REVEALED_PIRATE:
+                    score[s] += self.W_ACCUSED_FRIEND
+                elif revealed[target] == REVEALED_MUTINEER:
+                    score[s] += self.W_ACCUSED_FOE
+            vouched = t.vouched[s]
+            if 0 < vouched < n and revealed[vouched] == REVEALED_MUTINEER:
+                score[s] += self.W_VOUCHED_FOE
+            score[s] += self.W_GOOD_RIDDANCE * t.good_riddance[s]
+        if t.planks[0] and n < self.WEAK_PLANK_PLAYERS:
+            # Pirates Plank here only on evidence, so the Planks in front of me are a Mutineer's doing;
+            # they came from the others in proportion to the Planks each played.
+            played = sum(t.planks_played[1:])
+            if played:
+                for s in range(1, n):
+                    score[s] += self.W_PLANKED_ME * t.planks[0] * t.planks_played[s] / played
+        for card in t.chest:
+            if card.known >= 0 and card.placer > 0 and LOOT_VALUES[card.announced] > LOOT_VALUES[card.known]:
+                score[card.placer] += self.W_CAUGHT_LYING
+        if 0 < accused[0] < n:
+            score[accused[0]] += self.W_MY_ACCUSATION
+        own = score[:]
+        for s in range(1, n):
+            target = accused[s]
+            if 0 < target < n and target != s:
+                if revealed[s] == REVEALED_PIRATE:
+                    score[target] += self.W_HEARSAY_REVEALED_PIRATE
+                elif revealed[s] == REVEALED_MUTINEER:
+                    score[target] += self.W_HEARSAY_REVEALED_MUTINEER
+                elif own[s] <= 0:
+                    score[target] += self.W_HEARSAY_TRUSTED
+        prob = [1.0 if r == REVEALED_MUTINEER else 0.0 for r in revealed]
+        candidates = t.unrevealed_others()
+        if candidates:
+            weights = [math.exp(min(score[s], 30.0)) for s in candidates]
+            scale = t.mutineers_aboard / sum(weights)
+            for s, w in zip(candidates, weights):
+                prob[s] = min(1.0, w * scale)
+        return score, prob
+
+    def _card_values(self, t: _Table, prob: Sequence[float]) -> list[float]:
+        """Estimated value of each chest card, top first (see the class docstring)."""
+        values = []
+        scrambled = None
+        for card in t.chest:
+            if card.known >= 0:
+                values.append(LOOT_VALUES[card.known])
+            elif card.announced >= 0:
+                q = prob[card.placer]
+                values.append((1.0, 0.0, -2.0)[card.announced] - (self.LIE_DISCOUNT * q, q, 0.0)[card.announced])
+            else:
+                if scrambled is None:
+                    others = t.n - 1
+                    scrambled = t.scrambled_card_value(self.LIE_DISCOUNT * sum(prob[1:]) / others)
+                values.append(scrambled)
+        return values
+
+    def _pirate_main(self, t: _Table) -> list[int]:
+        hand = t.hand
+        score, prob = self._suspicion(t)
+        cards = self._card_values(t, prob)
+        estimate = sum(cards)
+        choices: list[int] = []
+        if t.draw <= 1:
+            choices.append(A.OPEN_CHEST)
+        elif t.chest_size and estimate >= t.target + self.OPEN_MARGIN:
+            choices.append(A.OPEN_CHEST)
+        elif t.chest_size and t.draw <= sum(t.aboard) and estimate >= t.target - self.LAST_CHANCE_MARGIN:
+            choices.append(A.OPEN_CHEST)
+        suspects = t.unrevealed_others()
+        key = [q + 1e-3 * sc for q, sc in zip(prob, score)]
+        suspect = self._pick(suspects, key)
+        q = prob[suspect] if suspect is not None else 0.0
+        if hand[PLANK] and q >= self.PLANK_PROBABILITY:
+            choices.append(A.plank_action(suspect))
+        if hand[PLUS]:
+            choices.append(A.loot_action(PLUS, PLUS))
+        if hand[SPYGLASS] and sum(1 for card in t.chest[:3] if card.known < 0) >= 2:
+            choices.append(A.SPYGLASS)
+        if hand[GOOD_RIDDANCE] and t.chest_size and sum(cards[:2]) < 0:
+            choices.append(A.GOOD_RIDDANCE)
+        if hand[CATCH] and (hand[MINUS] or hand[ZERO]):
+            choices.append(A.MIRACULOUS_CATCH)
+        if hand[ZERO]:
+            choices.append(A.loot_action(ZERO, ZERO))
+        if suspect is not None:
+            if hand[POCKETS] and q >= self.POCKETS_PROBABILITY:
+                choices.append(A.empty_your_pockets_action(suspect))
+            if hand[PLANK] and t.n >= self.WEAK_PLANK_PLAYERS:
+                choices.append(A.plank_action(suspect))
+        if hand[MINUS]:
+            choices.append(A.loot_action(MINUS, MINUS))
+        for kind, action in ((SPYGLASS, A.SPYGLASS), (CATCH, A.MIRACULOUS_CATCH), (GOOD_RIDDANCE, A.GOOD_RIDDANCE)):
+            if hand[kind]:
+                choices.append(action)
+        if suspect is not None:
+            choices += [A.plank_action(suspect), A.empty_your_pockets_action(suspect)]
+        # Every choice above is legal, so the first is played; a Spyglass needs its memory.
+        self._spyglass_memory = (t.draw, t.chest_size, tuple(t.chest[:3])) if choices[0] == A.SPYGLASS else None
+        return choices
+
+    def _spyglass_liar(self, t: _Table) -> int | None:
+        """After my Spyglass this turn: the one relative seat that must have lied about a card I took, else ``None``."""
+        memory, self._spyglass_memory = self._spyglass_memory, None
+        taken = t.spyglass_taken()
+        if memory is None or taken < 2:
+            return None
+        draw, chest_size, before = memory
+        if draw != t.draw + 1 or chest_size != t.chest_size or len(before) != taken:
+            return None  # not the Spyglass of this turn
+        if any(card.announced < 0 or card.known >= 0 for card in before):
+            return None  # judge only cards that were all attributable and unknown to me
+        seen = [card.known for card in t.chest[:taken]]
+        if min(seen) < 0:
+            return None
+        liars: set[int] = set()
+        for values in set(itertools.permutations(seen)):
+            lying = {card.placer for card, value in zip(before, values) if card.announced != value}
+            if not lying:
+                return None  # an honest arrangement exists
+            if len(lying) == 1 and not t.revealed[next(iter(lying))]:
+                liars |= lying
+        return liars.pop() if len(liars) == 1 else None
+
+    def _pirate_claim(self, t: _Table) -> list[int]:
+        liar = self._spyglass_liar(t)
+        if liar is not None:
+            return [A.accuse_action(liar)]
+        score, _ = self._suspicion(t)
+        suspect = self._pick(t.unrevealed_others(), score)
+        if suspect is not None and score[suspect] >= self.ACCUSE_SCORE:
+            return [A.accuse_action(suspect)]
+        taken = t.spyglass_taken()
+        if taken:
+            seen = [card.known for card in t.chest[:taken]]
+            if min(seen) >= 0:
+                return [A.chest_claim_action(seen)]
+        if t.hand[SPYGLASS]:
+            return [A.vouch_action(0)]
+        return [A.hand_claim_action(_kinds(t.hand))]
+
+    # -------------------------------------------------------------- Mutineer
+    def _mutineer_main(self, t: _Table) -> list[int]:
+        hand = t.hand
+        cards = self._card_values(t, [0.0] * t.n)  # Pirates announce truthfully
+        choices: list[int] = []
+        top_two = sum(cards[:2])
+        if hand[GOOD_RIDDANCE] and sum(cards) >= t.target - self.M_DANGER_MARGIN and top_two > 0:
+            choices.append(A.GOOD_RIDDANCE)
+        if hand[MINUS]:
+            choices.append(A.loot_action(MINUS, PLUS))
+        others = t.unrevealed_others()
+        accused_me = [1.0 if a == 0 else 0.0 for a in t.accused]
+        if hand[POCKETS]:
+            key = [2.0 * spy + acc for spy, acc in zip(t.claims_spyglass, accused_me)]
+            target = self._pick(others, key)
+            if target is not None:
+                choices.append(A.empty_your_pockets_action(target))
+        if hand[PLANK]:
+            needed = sum(t.aboard) - 2 * t.mutineers_aboard  # Pirates overboard until parity (R12)
+            key = [p + 0.5 * acc for p, acc in zip(t.planks, accused_me)]
+            target = self._pick(others, key)
+            if target is not None and (needed <= self.M_PLANK_MARGIN or needed == 1 and t.planks[target] == 2):
+                choices.append(A.plank_action(target))
+        if hand[CATCH]:
+            choices.append(A.MIRACULOUS_CATCH)
+        if hand[ZERO]:
+            choices.append(A.loot_action(ZERO, PLUS))
+        if hand[GOOD_RIDDANCE] and top_two > 0:
+            choices.append(A.GOOD_RIDDANCE)
+        if hand[SPYGLASS]:
+            choices.append(A.SPYGLASS)
+        if hand[PLUS]:
+            choices.append(A.loot_action(PLUS, PLUS))
+        if hand[GOOD_RIDDANCE]:
+            choices.append(A.GOOD_RIDDANCE)
+        if hand[PLANK]:
+            target = self._pick(others, [-p for p in t.planks])
+            if target is not None:
+                choices.append(A.plank_action(target))
+        return choices
+
+    def _mutineer_claim(self, t: _Table) -> list[int]:
+        if self.M_COUNTER_ACCUSE:
+            accuser = self._pick([s for s in t.unrevealed_others() if t.accused[s] == 0], [0.0] * t.n)
+            if accuser is not None:
+                return [A.accuse_action(accuser)]
+        taken = t.spyglass_taken()
+        if taken:
+            return [A.chest_claim_action([PLUS] * taken)]
+        if self._rng.random() < 0.5:
+            return [A.vouch_action(0)]
+        fake = list(t.hand)
+        fake[PLUS] += fake[MINUS]
+        fake[MINUS] = 0
+        return [A.hand_claim_action(_kinds(fake))]
+
+    # -------------------------------------------------------------- both roles
+    @staticmethod
+    def _spyglass_order(obs: np.ndarray, lowest_first: bool) -> int:
+        taken = int(obs[_SG_TAKEN].argmax())
+        seen = obs[_SG_VIEW].tolist()
+        values = [LOOT_VALUES[seen[3 * i : 3 * i + 3].index(1.0)] for i in range(taken)]
+        order = sorted(range(taken), key=lambda i: values[i] if lowest_first else -values[i])
+        return A.spyglass_order_action(tuple(order) + tuple(range(taken, 3)))
+
+
+def _kinds(hand: Sequence[int]) -> list[int]:
+    """The card kinds of a hand of counts, as the three kinds of a hand claim."""
+    kinds = [kind for kind in range(NUM_CARD_KINDS) for _ in range(hand[kind])]
+    return (kinds + [PLUS] * 3)[:3]
+
+
+class TeamAgent:
+    """Plays each decision with ``pirate`` or ``mutineer``, by the role the observation shows.
+
+    Lets one set of agents sit at every seat without knowing the deal (roles are secret).
+    """
+
+    def __init__(self, pirate: Agent, mutineer: Agent) -> None:
+        self.pirate = pirate
+        self.mutineer = mutineer
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The chosen agent's action (see :meth:`Agent.act`)."""
+        agent = self.pirate if observation[_ROLE_PIRATE] > 0.5 else self.mutineer
+        return agent.act(observation, action_mask)
+
+
+AGENT_NAMES = ("random", "heuristic")
+
+
+def make_agent(name: str, seed: int | np.random.Generator | None = None) -> Agent:
+    """A baseline agent by name: ``"random"`` (:class:`RandomAgent`) or ``"heuristic"`` (:class:`HeuristicAgent`).
+
+    Raises:
+        ValueError: naming ``name`` and the allowed names.
+    """
+    if name == "random":
+        return RandomAgent(seed)
+    if name == "heuristic":
+        return HeuristicAgent(seed)
+    raise ValueError(f"unknown agent name {name!r}; expected one of {list(AGENT_NAMES)}")
+
+
+# ------------------------------------------------------------------ playing games
+def play_game(env_or_kwargs, agents: Sequence[Agent], seed: int | None = None) -> dict:
+    """Play one full game through the PettingZoo AEC loop, seat ``i`` played by ``agents[i]``.
+
+    Args:
+        env_or_kwargs: a ``traitors_aboard_v0`` env (``env()`` or ``raw_env()``; it is reset)
+            or a dict of keyword arguments for ``traitors_aboard_v0.env``.
+        agents: one :class:`Agent` per seat (``player_0`` first); the same object may play several seats.
+        seed: passed to ``env.reset(seed=...)``.
+
+    Returns:
+        ``{"result": info, "rewards": [per-seat total reward]}`` where ``info`` is the
+        end-of-game record of the env (``winner``, ``end_condition``, ``roles``, ``chest_value`` …).
+
+    Raises:
+        ValueError: if ``len(agents)`` differs from the number of seats.
+    """
+    from . import traitors_aboard_v0
+
+    env = traitors_aboard_v0.env(**env_or_kwargs) if isinstance(env_or_kwargs, dict) else env_or_kwargs
+    env.reset(seed=seed)
+    names = env.possible_agents
+    if len(agents) != len(names):
+        raise ValueError(f"got {len(agents)} agents for {len(names)} seats; give one agent per seat")
+    seat_of = {name: i for i, name in enumerate(names)}
+    rewards = [0.0] * len(names)
+    info: dict = {}
+    for name in env.agent_iter():
+        observation, reward, termination, truncation, info_ = env.last()
+        rewards[seat_of[name]] += float(reward)
+        if termination or truncation:
+            info = info_ or info
+            action = None
+        else:
+            action = agents[seat_of[name]].act(observation["observation"], observation["action_mask"])
+        env.step(action)
+    return {"result": info, "rewards": rewards}
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (default 95 %).
+
+    Raises:
+        ValueError: if ``trials`` is not positive or ``successes`` is outside ``0…trials``.
+    """
+    if trials <= 0 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials > 0; got successes={successes}, trials={trials}")
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class MatchupResult:
+    """Pirate wins over ``games`` games, with the 95 % Wilson interval of the win rate."""
+
+    pirates: str
+    mutineers: str
+    num_players: int
+    claims: bool
+    games: int
+    pirate_wins: int
+    end_conditions: dict
+
+    @property
+    def win_rate(self) -> float:
+        return self.pirate_wins / self.games
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.pirate_wins, self.games)
+
+
+def evaluate(
+    pirates: str,
+    mutineers: str,
+    num_players: int = 5,
+    games: int = 1000,
+    seed: int = 0,
+    claims: bool = True,
+) -> MatchupResult:
+    """Play ``games`` games, Pirate seats by agent ``pirates``, Mutineer seats by agent ``mutineers``.
+
+    Every seat is played by a :class:`TeamAgent` that hands the decision to the agent of the
+    role its observation shows; game ``g`` is reset with seed ``seed + g``.
+
+    Raises:
+        ValueError: for an unknown agent name.
+    """
+    from . import traitors_aboard_v0
+
+    env = traitors_aboard_v0.env(num_players=num_players, claims=claims)
+    team = TeamAgent(make_agent(pirates, seed), make_agent(mutineers, seed + 1))
+    agents = [team] * num_players
+    wins = 0
+    ends: dict[str, int] = {}
+    for g in range(games):
+        out = play_game(env, agents, seed=seed + g)
+        result = out["result"]
+        wins += result["winner"] == "Pirate"
+        key = f"{result['end_condition']} ({result['winner']}s)"
+        ends[key] = ends.get(key, 0) + 1
+    return MatchupResult(pirates, mutineers, num_players, claims, games, wins, ends)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Print the Pirates' win rate of the baseline match-ups per table size."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--players", type=int, nargs="*", default=list(range(MIN_PLAYERS, MAX_PLAYERS + 1)))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-claims", action="store_true")
+    args = parser.parse_args(argv)
+    pairs = [("random", "random"), ("heuristic", "heuristic"), ("heuristic", "random"), ("random", "heuristic")]
+    print("| players | Pirates | Mutineers | games | Pirate win rate | 95 % CI | end conditions |")
+    print("|---|---|---|---|---|---|---|")
+    for n in args.players:
+        for pirates, mutineers in pairs:
+            r = evaluate(pirates, mutineers, n, args.games, args.seed, claims=not args.no_claims)
+            low, high = r.interval
+            ends = ", ".join(f"{k}: {v}" for k, v in sorted(r.end_conditions.items()))
+            print(f"| {n} | {pirates} | {mutineers} | {r.games} | {r.win_rate:.3f} | {low:.3f}–{high:.3f} | {ends} |")
+
+
+if __name__ == "__main__":
+    main()
