@@ -43,7 +43,7 @@ def test_unknown_render_mode(bad):
     assert "ansi" in str(info.value) and "human" in str(info.value)
 
 
-@pytest.mark.parametrize("bad", [5, -1, "0", 1.5])
+@pytest.mark.parametrize("bad", [5, -1, "0", 1.5, True])
 def test_first_player_not_a_seat(bad):
     with pytest.raises(ValueError, match=re.escape(f"first_player={bad!r}")):
         GameConfig(num_players=5, first_player=bad)
@@ -78,7 +78,7 @@ def test_out_of_range_action_in_raw_env(bad):
 def test_non_integer_action_in_raw_env():
     environment = traitors_aboard_v0.raw_env(num_players=4)
     environment.reset(seed=0)
-    for bad in ("3", None, [1]):
+    for bad in ("3", None, [1], True, 5.0):
         with pytest.raises(IllegalActionError, match="not an index"):
             environment.step(bad)
 

@@ -494,6 +494,15 @@ def test_r07_second_spyglass_on_part_of_a_uniform_group():
     assert known_values(state, 0)[3] is not None  # seat 0 still knows the card its Spyglass left in place
 
 
+def test_r07_second_spyglass_on_part_of_a_mixed_group_keeps_the_combined_multiset():
+    # Group {+1, −2, 0} (mixed) of three cards, then a 0 on top; a Spyglass on three takes the 0 and two of
+    # the group. The public still knows the multiset of those three and the group's last card together.
+    chest = [(PLUS, 1, PLUS), (MINUS, 2, MINUS), (ZERO, 1, ZERO)]
+    state = scrambled_then(chest, SPY_HANDS, A.SPYGLASS)
+    for seat in range(3):
+        assert summary(state, seat) == [0, 4, 1, 2, 1, 1]
+
+
 def test_r07_r08_good_riddance_on_part_of_a_uniform_group():
     chest = [(PLUS, 1, PLUS), (MINUS, 2, PLUS), (ZERO, 1, PLUS)]  # all announced +1
     hands = {0: (SG, ZERO, ZERO), 1: (GR, ZERO, PLUS)}

@@ -6,6 +6,7 @@ Everything here is static: enums and frozen tables, no game state.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -124,9 +125,9 @@ def table_setup(num_players: int) -> TableSetup:
     Raises:
         ValueError: if ``num_players`` is not an int in 3–8.
     """
-    if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players not in SETUP_TABLE:
+    if isinstance(num_players, bool) or not isinstance(num_players, numbers.Integral) or num_players not in SETUP_TABLE:
         raise ValueError(
             f"num_players={num_players!r} is not supported; Traitors Aboard is played by "
             f"{MIN_PLAYERS} to {MAX_PLAYERS} players (an int)"
         )
-    return SETUP_TABLE[num_players]
+    return SETUP_TABLE[int(num_players)]

@@ -108,9 +108,11 @@ class GameConfig:
     first_player: int | None = None
 
     def __post_init__(self) -> None:
-        table_setup(self.num_players)  # raises on a bad count
-        if self.first_player is not None and not (
-            isinstance(self.first_player, int) and 0 <= self.first_player < self.num_players
+        object.__setattr__(self, "num_players", table_setup(self.num_players).num_players)  # raises on a bad count
+        if self.first_player is not None and (
+            isinstance(self.first_player, bool)
+            or not isinstance(self.first_player, (int, np.integer))
+            or not 0 <= self.first_player < self.num_players
         ):
             raise ValueError(
                 f"first_player={self.first_player!r} is not a seat; expected None or an int in 0–{self.num_players - 1}"
@@ -455,7 +457,8 @@ class GameState:
         """
         legal = self._legal()
         try:
-            is_legal = action in legal.set
+            # bool and float are not action indices even where they compare equal to one
+            is_legal = action in legal.set and not isinstance(action, (bool, float))
         except TypeError:  # unhashable, e.g. a list: still an IllegalActionError naming it
             is_legal = False
         if not is_legal:
@@ -586,7 +589,7 @@ class GameState:
             return
         for card in seen:
             card.known_by = 1 << seat  # the others lose track of where their own card went
-        _scramble(top)
+        _scramble(self.chest, top)
         self.spyglass_seen = seen
         self.phase = Phase.SPYGLASS_ORDER
 
@@ -679,15 +682,17 @@ class GameState:
 
 
 # ---------------------------------------------------------------- helpers
-def _scramble(top: list[ChestCard]) -> None:
+def _scramble(chest: list[ChestCard], top: list[ChestCard]) -> None:
     """R07: the cards in ``top`` become one group whose public knowledge is their announcement multiset.
 
-    Attributable cards add their announcement. A group taken whole adds its multiset; a group
-    taken in part adds what the public can still tell (all of it if the group was uniform,
-    else nothing is known any more, for the new group and the rest of the old one).
+    Attributable cards add their announcement; a group taken whole adds its multiset. A
+    group taken in part: if uniform, the taken part adds its known announcements; if mixed,
+    the public still knows the multiset of the taken part and the rest together, so the rest
+    (just below ``top``) joins the new group.
     """
     counts = [0, 0, 0]
     known = True
+    absorbed: list[ScrambledGroup] = []
     taken_from: dict[int, list] = {}
     for card in top:
         if card.group is None:
@@ -705,11 +710,16 @@ def _scramble(top: list[ChestCard]) -> None:
             counts[value] += inside
             group.counts[value] -= inside
         else:
-            known = False
-            group.counts = None
+            counts = [a + b for a, b in zip(counts, group.counts)]
+            absorbed.append(group)
     new_group = ScrambledGroup(counts if known else None, len(top))
     for card in top:
         card.group = new_group
+    if absorbed:
+        for card in chest:
+            if any(card.group is group for group in absorbed):
+                card.group = new_group
+                new_group.size += 1
 
 
 def _uniform(counts: list[int] | None) -> bool:
