@@ -486,7 +486,7 @@ def _parser() -> argparse.ArgumentParser:
         "--clock",
         choices=sorted(CLOCKS),
         default="cpu",
-        help="time by this process's CPU time (default; steady on a busy machine) or by wall-clock time",
+        help="time by this process's CPU time (default; less disturbed on a shared machine) or by wall-clock time",
     )
     parser.add_argument("--seed", type=int, default=0, help="base seed: repetition r uses seed + r (default 0)")
     parser.add_argument(

@@ -164,6 +164,8 @@ class GameState:
         self.discard: list[int] = [0] * NUM_CARD_KINDS
         self.planks: list[int] = [0] * n
         self.aboard: list[bool] = [True] * n
+        self._aboard_bits = (1 << n) - 1  # bit s set while seat s is aboard (mirrors ``aboard``)
+        self._legal_entry: _Legal | None = None  # this decision's legal actions, once computed
         self.revealed: list[bool] = [False] * n
         self.current_player = 0
         self.phase = Phase.MAIN
@@ -199,9 +201,9 @@ class GameState:
         state = cls(config, rng)
         n, setup = state.num_players, state.setup
         roles = [Role.PIRATE] * setup.pirates + [Role.MUTINEER] * setup.mutineers
-        state.roles = [roles[i] for i in rng.permutation(n)]
-        deck = [kind for kind, count in enumerate(setup.deck_counts()) for _ in range(count)]
-        deck = [deck[i] for i in rng.permutation(len(deck))]
+        state.roles = [roles[i] for i in rng.permutation(n).tolist()]
+        deck = np.repeat(np.arange(NUM_CARD_KINDS), setup.deck_counts())[rng.permutation(sum(setup.deck_counts()))]
+        deck = deck.tolist()
         for seat in range(n):
             for _ in range(HAND_SIZE):
                 state.hands[seat][deck.pop()] += 1
@@ -275,6 +277,7 @@ class GameState:
             overboard_set.add(int(seat))
         for seat in overboard_set:
             state.aboard[seat] = False
+            state._aboard_bits &= ~(1 << seat)
             state.revealed[seat] = True
         if not (isinstance(current_player, (int, np.integer)) and 0 <= current_player < n):
             fail(f"current_player={current_player!r} is not a seat in 0–{n - 1}")
@@ -360,13 +363,13 @@ class GameState:
     def aboard_offsets_mask(self, seat: int) -> int:
         """Bitmask over offsets 0…n-1 from ``seat`` of the seats still aboard."""
         n = self.num_players
-        mask = 0
-        for offset in range(n):
-            if self.aboard[(seat + offset) % n]:
-                mask |= 1 << offset
-        return mask
+        bits = self._aboard_bits
+        return ((bits >> seat) | (bits << (n - seat))) & ((1 << n) - 1)
 
     def _legal(self) -> _Legal:
+        # Computed once per decision: apply_action clears it.
+        if self._legal_entry is not None:
+            return self._legal_entry
         phase = self.phase
         seat = self.current_player
         if phase is Phase.MAIN:
@@ -382,6 +385,7 @@ class GameState:
         entry = _LEGAL_CACHE.get(key)
         if entry is None:
             entry = _LEGAL_CACHE[key] = _Legal(_legal_actions_for(key))
+        self._legal_entry = entry
         return entry
 
     def legal_actions(self) -> tuple[int, ...]:
@@ -476,6 +480,7 @@ class GameState:
             self._put_back_spyglass_cards(seat, A.SPYGLASS_PERMUTATIONS[action - A.SPYGLASS_ORDER_BASE])
         else:
             self._return_card(seat, action - A.RETURN_BASE)
+        self._legal_entry = None
 
     def _raise_illegal(self, action: object, legal: _Legal) -> None:
         if self.is_terminal:
@@ -540,6 +545,7 @@ class GameState:
     def _throw_overboard(self, seat: int) -> None:
         """R11: role revealed, Planks and hand discarded face down; the seat takes no more turns."""
         self.aboard[seat] = False
+        self._aboard_bits &= ~(1 << seat)
         self.revealed[seat] = True
         self.discard[CardKind.PLANK] += self.planks[seat]
         self.planks[seat] = 0
