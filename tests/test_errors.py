@@ -238,3 +238,59 @@ def test_from_position_accepts_the_boundaries():
     # The largest legal values: 2 Planks in front of every seat, every Good Riddance of the deck in one place.
     state = GameState.from_position(**{**BASE, "planks": [2, 2, 2], "draw_pile": [GR, GR, GR]})
     assert state.planks == [2, 2, 2] and len(state.draw_pile) == 3
+
+
+# ---------------------------------------------------------------------- env arguments and lifecycle
+@pytest.mark.parametrize("name", ["claims", "render_hidden"])
+@pytest.mark.parametrize("bad", ["False", None, 0, 1])
+def test_bool_options_must_be_bools(name, bad):
+    with pytest.raises(ValueError, match=re.escape(f"{name}={bad!r}")):
+        traitors_aboard_v0.raw_env(**{name: bad})
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "abc", True])
+def test_reset_rejects_bad_seeds(bad):
+    environment = traitors_aboard_v0.raw_env()
+    with pytest.raises(ValueError, match=re.escape(f"seed={bad!r}")):
+        environment.reset(seed=bad)
+
+
+def test_raw_env_before_reset_says_so():
+    environment = traitors_aboard_v0.raw_env()
+    for call in (lambda: environment.observe("player_0"), lambda: environment.step(0)):
+        with pytest.raises(RuntimeError, match=r"reset\(\)"):
+            call()
+
+
+def test_zero_dim_integer_array_is_an_action_but_floats_are_not():
+    # SB3's predict() on one observation returns a 0-d integer array.
+    environment = traitors_aboard_v0.raw_env(num_players=4)
+    environment.reset(seed=0)
+    legal = environment.game.legal_actions()
+    for bad in (np.float32(legal[0]), np.float64(legal[0]), float(legal[0])):
+        with pytest.raises(IllegalActionError, match="not an index"):
+            environment.step(bad)
+    environment.step(np.array(legal[0]))
+    assert environment.game.history[-1][1] == legal[0]
+
+
+def test_mask_is_zero_after_an_illegal_move_terminated_the_offender():
+    environment = traitors_aboard_v0.env(num_players=4)
+    environment.reset(seed=3)
+    offender = environment.agent_selection
+    observation, *_ = environment.last()
+    environment.step(int(np.flatnonzero(observation["action_mask"] == 0)[0]))
+    assert not environment.observe(offender)["action_mask"].any()
+
+
+def test_reset_to_position_plays_on_a_copy_and_ends_a_finished_game():
+    state = position(3)
+    environment = traitors_aboard_v0.raw_env(num_players=3)
+    environment.reset_to_position(state)
+    environment.step(A.loot_action(PLUS, PLUS))
+    assert state.chest == [] and state.history == []  # the caller's state is untouched
+    state.apply_action(A.OPEN_CHEST)  # an empty chest: the Mutineers win (R03)
+    environment.reset_to_position(state)
+    assert all(environment.terminations.values())
+    assert environment.rewards == {"player_0": -1, "player_1": -1, "player_2": 1}
+    assert environment.infos["player_0"]["winner"] == "Mutineer"

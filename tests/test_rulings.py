@@ -385,6 +385,28 @@ def test_r07_spyglass_on_two_card_chest(perm):
     assert state.announced_sum[1] == -2 and state.announced_sum[2] == 1
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_r07_spyglass_order_phase_does_not_undo_the_shuffle(seed):
+    # While choosing the order, nobody may know a value at a chest position: the Spyglass player
+    # knows the values only in the shuffled order it saw them. Knowing them at the old positions
+    # (where placer and announcement were public a moment before) would reveal who lied.
+    chest = [(MINUS, 1, PLUS), (PLUS, 2, PLUS), (ZERO, 1, ZERO)]
+    state = position(3, hands={0: (SG, ZERO, ZERO)}, chest=chest, seed=seed)
+    state.apply_action(A.SPYGLASS)
+    assert state.phase is Phase.SPYGLASS_ORDER
+    for seat in range(3):
+        assert known_values(state, seat) == [None, None, None]
+    # Swapping the true values of two taken cards changes nothing but the (shuffled) view.
+    view = piece(obs(state, 0), "spyglass_view").copy()
+    swapped = position(3, hands={0: (SG, ZERO, ZERO)}, chest=[(PLUS, 1, PLUS), (MINUS, 2, PLUS), (ZERO, 1, ZERO)], seed=seed)
+    swapped.apply_action(A.SPYGLASS)
+    a, b = obs(state, 0), obs(swapped, 0)
+    piece(a, "spyglass_view")[:] = 0
+    piece(b, "spyglass_view")[:] = 0
+    assert np.array_equal(a, b)
+    assert sorted(map(tuple, view.tolist())) == sorted(map(tuple, piece(obs(swapped, 0), "spyglass_view").tolist()))
+
+
 def test_r07_spyglass_shuffle_comes_from_the_seeded_rng():
     orders = {}
     for seed in range(30):

@@ -68,7 +68,10 @@ def hidden_variant(state: GameState, seat: int | None, rng: np.random.Generator)
             pool += [k for k in range(8) for _ in range(variant.hands[s][k])]
     draw_slots = [i for i, known in enumerate(variant.draw_known) if not known & bit]
     pool += [variant.draw_pile[i] for i in draw_slots]
-    chest_slots = [card for card in variant.chest if not card.known_by & bit]
+    # The Spyglass player, while choosing the order, knows the taken cards' values (in the order it
+    # saw them) but not which chest position holds which (R07): their positions are redrawn below.
+    seen_by_me = variant.spyglass_seen if variant.current_player == seat else []
+    chest_slots = [card for card in variant.chest if not card.known_by & bit and all(card is not c for c in seen_by_me)]
     pool += [card.kind for card in chest_slots]
     pool += [k for k in range(8) for _ in range(variant.discard[k])]
     pool = [pool[i] for i in rng.permutation(len(pool))]
@@ -93,6 +96,11 @@ def hidden_variant(state: GameState, seat: int | None, rng: np.random.Generator)
         labels = [(c.placer, c.announced) for c in cards]
         for card, i in zip(cards, rng.permutation(len(cards))):
             card.placer, card.announced = labels[i]
+
+    if seen_by_me:
+        taken = len(seen_by_me)
+        top = variant.chest[-taken:]
+        variant.chest[-taken:] = [top[i] for i in rng.permutation(taken)]
 
     # The order another player's Spyglass showed the cards in.
     if variant.current_player != seat and variant.spyglass_seen:

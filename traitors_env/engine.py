@@ -210,7 +210,7 @@ class GameState:
         state.draw_pile = deck
         state.draw_known = [0] * len(deck)
         first = config.first_player
-        state.current_player = int(rng.integers(n)) if first is None else first
+        state.current_player = int(rng.integers(n)) if first is None else int(first)
         return state
 
     @classmethod
@@ -460,9 +460,11 @@ class GameState:
                 names the action, the player, the phase and the legal set).
         """
         legal = self._legal()
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()  # a 0-d integer array, as SB3's predict() returns
         try:
-            # bool and float are not action indices even where they compare equal to one
-            is_legal = action in legal.set and not isinstance(action, (bool, float))
+            # only integers are action indices (not bool or float, even where they compare equal to one)
+            is_legal = action in legal.set and isinstance(action, (int, np.integer)) and not isinstance(action, bool)
         except TypeError:  # unhashable, e.g. a list: still an IllegalActionError naming it
             is_legal = False
         if not is_legal:
@@ -594,7 +596,10 @@ class GameState:
             self._end_of_card(seat, draw=True)
             return
         for card in seen:
-            card.known_by = 1 << seat  # the others lose track of where their own card went
+            # Nobody can place these cards now: the others lost track of their own, and the
+            # Spyglass player knows them only in the shuffled order (spyglass_seen) until it
+            # puts them back. Knowing them at their old positions would undo the shuffle.
+            card.known_by = 0
         _scramble(self.chest, top)
         self.spyglass_seen = seen
         self.phase = Phase.SPYGLASS_ORDER
@@ -604,6 +609,8 @@ class GameState:
         seen = self.spyglass_seen
         taken = len(seen)
         self.chest[-taken:] = [seen[perm[i]] for i in reversed(range(taken))]
+        for card in seen:
+            card.known_by = 1 << seat
         self.spyglass_seen = []
         self._end_of_card(seat, draw=True)
 

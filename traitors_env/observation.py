@@ -72,7 +72,7 @@ LAYOUT: tuple[Piece, ...] = (
         (NUM_PHASES,),
         0,
         1,
-        "decision asked, one-hot: main, Spyglass order, Catch return 1, Catch return 2, claim",
+        "decision asked of me, one-hot: main, Spyglass order, Catch return 1, Catch return 2, claim (all 0 when I am not acting)",
     ),
     Piece("num_players", (MAX_PLAYERS - MIN_PLAYERS + 1,), 0, 1, "table size 3–8, one-hot"),
     Piece("target", (1,), 0, 12, "target value of the chest"),
@@ -80,7 +80,7 @@ LAYOUT: tuple[Piece, ...] = (
     Piece("discard_size", (1,), 0, _MAX_DECK, "cards in the discard pile"),
     Piece("chest_size", (1,), 0, MAX_CHEST, "cards in the chest"),
     Piece(
-        "spyglass_taken", (4,), 0, 1, "cards taken with Spyglass this turn (0–3), one-hot; sizes the chest claim (R15)"
+        "spyglass_taken", (4,), 0, 1, "acting only: cards I took with Spyglass this turn (0–3), one-hot; sizes the chest claim (R15)"
     ),
     Piece(
         "spyglass_view",

@@ -38,6 +38,8 @@ Overboard agents stay in ``agents`` until the end but are never selected (R11).
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -95,9 +97,12 @@ class raw_env(AECEnv):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not supported; expected None, 'ansi' or 'human'")
+        for name, value in (("claims", claims), ("render_hidden", render_hidden)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name}={value!r} is not supported; expected True or False")
         self.config = GameConfig(num_players=num_players, claims=bool(claims), first_player=first_player)
         self.render_mode = render_mode
-        self.render_hidden = render_hidden
+        self.render_hidden = bool(render_hidden)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = self.possible_agents[:]
         observation_space = spaces.Dict(
@@ -121,13 +126,26 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game. ``seed`` seeds the one RNG of the game; ``None`` continues the previous RNG."""
+        """Deal a new game. ``seed`` seeds the one RNG of the game; ``None`` continues the previous RNG.
+
+        Raises:
+            ValueError: for a ``seed`` that is not ``None`` or a non-negative int.
+
+        ``options`` is accepted and ignored, as PettingZoo's API test expects; explicit positions
+        go through :meth:`reset_to_position`.
+        """
+        if seed is not None and (
+            isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
+        ):
+            raise ValueError(f"seed={seed!r} is not supported; expected None or a non-negative int")
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self._start(GameState.new(self.config, seed=self._rng))
 
     def reset_to_position(self, state: GameState) -> None:
         """Start from an explicit position (see :meth:`GameState.from_position`).
+
+        The env plays on a copy: ``state`` itself is left as it is.
 
         Raises:
             ValueError: if the position's table size or claim setting differs from this env's.
@@ -137,7 +155,7 @@ class raw_env(AECEnv):
                 f"position has {state.num_players} players, claims={state.config.claims}; this env has "
                 f"{self.config.num_players} players, claims={self.config.claims}"
             )
-        self._start(state)
+        self._start(copy.deepcopy(state))
 
     def _start(self, state: GameState) -> None:
         self.game = state
@@ -148,12 +166,28 @@ class raw_env(AECEnv):
         self.truncations = {agent: False for agent in self.agents}
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[state.current_player]
+        if state.is_terminal:  # a finished position: every agent is done, with its result
+            self._finish()
+
+    def _finish(self) -> None:
+        """R17: every agent gets its team's reward and the result in its info; all are terminated."""
+        game = self.game
+        returns = game.returns()
+        result = game.result()
+        for i, name in enumerate(self.agents):
+            self.rewards[name] = returns[i]
+            self.terminations[name] = True
+            self.infos[name] = dict(result)
+        self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation: only public information and its own knowledge."""
         seat = self._agent_index[agent]
         game = self.game
-        if game.current_player == seat and not game.is_terminal:
+        if game is None:
+            raise RuntimeError("observe() was called before reset(); call reset() first")
+        # An agent terminated by the illegal-move wrapper is asked nothing, though the game itself goes on.
+        if game.current_player == seat and not game.is_terminal and not self.terminations[agent]:
             mask = game.legal_mask().copy()
         else:
             mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
@@ -165,6 +199,8 @@ class raw_env(AECEnv):
         Raises:
             IllegalActionError: if ``action`` is not legal (a ``ValueError`` naming the legal set).
         """
+        if self.game is None:
+            raise RuntimeError("step() was called before reset(); call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -173,13 +209,7 @@ class raw_env(AECEnv):
         game.apply_action(action)
         self._cumulative_rewards[agent] = 0
         if game.is_terminal:
-            returns = game.returns()
-            result = game.result()
-            for i, name in enumerate(self.agents):
-                self.rewards[name] = returns[i]
-                self.terminations[name] = True
-                self.infos[name] = dict(result)
-            self._accumulate_rewards()
+            self._finish()
         else:
             # Rewards are 0 until the game ends, so there is nothing to accumulate (a per-step saving).
             self.agent_selection = self.possible_agents[game.current_player]
@@ -194,6 +224,8 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self.game is None:
+            raise RuntimeError("render() was called before reset(); call reset() first")
         text = render_text(self.game, show_hidden=self.render_hidden)
         if self.render_mode == "ansi":
             return text
