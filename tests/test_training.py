@@ -1,0 +1,388 @@
+"""Team training: the learner's gymnasium wrapper, frozen snapshots, configs, train/resume/evaluate.
+
+No test asserts a learning result (that is measured by ``traitors-train --config configs/quick.yaml``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from training.agents import OBS_SCALE, FrozenPolicy, OpponentPool, PolicyLoadError  # noqa: E402
+from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
+from training.evaluate import evaluate_run, wilson_interval  # noqa: E402
+from training.evaluate import main as eval_main  # noqa: E402
+from training.storage import RunFolder  # noqa: E402
+from training.team_env import IllegalOpponentActionError, TeamEnv  # noqa: E402
+from training.train import RunError, train  # noqa: E402
+from training.train import main as train_main  # noqa: E402
+from traitors_env import actions as A  # noqa: E402
+from traitors_env.bots import make_agent  # noqa: E402
+from traitors_env.cards import CardKind, EndCondition, Role  # noqa: E402
+from traitors_env.engine import GameState  # noqa: E402
+from traitors_env.observation import piece  # noqa: E402
+
+P, M = Role.PIRATE, Role.MUTINEER
+PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+# ---------------------------------------------------------------- helpers
+class CheckedAgent:
+    """Wraps an agent; fails the test if the wrapper ever hands it a position where it is not to act,
+    or if it would be stepped with an action outside its mask; records its decisions."""
+
+    def __init__(self, agent, team: Role):
+        self.agent = agent
+        self.team = team
+        self.decisions = 0
+
+    def act(self, observation, action_mask):
+        assert action_mask.any(), "an opponent was asked to act with an empty action mask"
+        assert piece(observation, "role")[self.team] == 1.0, "an opponent got an observation of the other team"
+        action = self.agent.act(observation, action_mask)
+        assert action_mask[action] == 1, f"opponent chose illegal action {action}"
+        self.decisions += 1
+        return action
+
+
+class FixedPool:
+    """A pool that always draws the same agent (tests only)."""
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def draw(self, rng):
+        return "fixed", self.agent
+
+
+class Scripted:
+    """Plays ``preferred`` actions in order when legal, else the first legal action."""
+
+    def __init__(self, *preferred: int):
+        self.preferred = preferred
+
+    def act(self, observation, action_mask):
+        for action in self.preferred:
+            if action_mask[action]:
+                return action
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def first_legal_not_open(mask: np.ndarray) -> int:
+    legal = np.flatnonzero(mask)
+    rest = legal[legal != A.OPEN_CHEST]
+    return int(rest[0] if len(rest) else legal[0])
+
+
+def tiny_config(tmp_path: Path, **overrides) -> dict:
+    data = {
+        "name": "tiny",
+        "seed": 3,
+        "output_dir": str(tmp_path / "runs"),
+        "env": {"player_counts": [3, 5, 8]},
+        "training": {"generations": 1, "steps_per_team": 128, "n_envs": 2, "vec_env": "dummy", "progress_bar": False},
+        "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "evaluation": {"games": 4, "games_per_generation": 6, "player_counts": [3, 6], "workers": 1},
+    }
+    for section, values in overrides.items():
+        if isinstance(values, dict):
+            data[section] = {**data.get(section, {}), **values}
+        else:
+            data[section] = values
+    return data
+
+
+# ---------------------------------------------------------------- the wrapper: rewards at the end of the game
+def test_r17_opponent_plank_overboard_ends_game_learner_mutineer_gets_win():
+    """3 players, seat 1 (Pirate) has 2 Planks; the learner (Mutineer, seat 2) plays, then the
+    opponent Pirate on seat 0 Planks seat 1: overboard, 1 Pirate vs 1 Mutineer (R11, R12) —
+    the game ends on the opponent's move and the learner's last step carries +1 (R17)."""
+    state = GameState.from_position(
+        3,
+        roles=[P, P, M],
+        hands=[(PLANK, ZERO, ZERO), (PLUS, ZERO, MINUS), (PLUS, ZERO, MINUS)],
+        draw_pile=[ZERO] * 6,
+        planks=[0, 2, 0],
+        current_player=2,
+    )
+    opponent = CheckedAgent(Scripted(A.plank_action(1), A.CLAIM_NONE), P)
+    env = TeamEnv("mutineers", FixedPool(opponent), player_counts=[3])
+    obs, _ = env.reset(seed=0, options={"position": state})
+    assert env.learner_seats == {2}
+    rewards, steps, terminated = [], 0, False
+    while not terminated:
+        obs, reward, terminated, truncated, info = env.step(A.loot_action(ZERO, ZERO) if steps == 0 else A.CLAIM_NONE)
+        rewards.append(reward)
+        steps += 1
+    game = env.game
+    assert game.end_condition == EndCondition.MUTINEERS_NOT_OUTNUMBERED
+    assert game.history[-1][0] == 0, "the game must end on the opponent's decision"
+    assert rewards == [0.0, 1.0] and steps == 2  # loot + claim, then the terminal reward
+    assert info["team_won"] and info["learner_decisions"] == 2
+    assert rewards[-1] == game.returns()[2]
+
+
+def test_r17_learner_pirate_thrown_overboard_by_opponent_gets_loss():
+    """The learner plays both Pirates (seats 0, 1); the Mutineer opponent Planks seat 1 (third
+    Plank): 1 Pirate vs 1 Mutineer, the Mutineers win (R12); the learner's last transition gets −1,
+    also for the seat that went overboard (R11, R17)."""
+    state = GameState.from_position(
+        3,
+        roles=[P, P, M],
+        hands=[(PLUS, ZERO, MINUS), (PLUS, ZERO, MINUS), (PLANK, ZERO, MINUS)],
+        draw_pile=[ZERO] * 6,
+        planks=[0, 2, 0],
+        current_player=0,
+    )
+    # The Mutineer on seat 2 reaches seat 1 at offset 2.
+    env = TeamEnv("pirates", FixedPool(CheckedAgent(Scripted(A.plank_action(2), A.CLAIM_NONE), M)), player_counts=[3])
+    env.reset(seed=0, options={"position": state})
+    assert env.learner_seats == {0, 1}
+    terminated, rewards = False, []
+    while not terminated:
+        obs, reward, terminated, _, info = env.step(first_legal_not_open(env.action_masks()))
+        rewards.append(reward)
+    game = env.game
+    assert not game.aboard[1] and game.winner == M
+    assert game.end_condition == EndCondition.MUTINEERS_NOT_OUTNUMBERED
+    assert game.history[-1][0] == 2
+    assert rewards[-1] == -1.0 and all(r == 0.0 for r in rewards[:-1])
+    assert rewards[-1] == game.returns()[0] == game.returns()[1]
+    assert not info["team_won"]
+
+
+def test_r03_opponent_opens_chest_learner_mutineer_gets_loss():
+    """The chest holds 5 × +1 (target 5 at 3 players); after the learner's turn the opponent
+    Pirate opens it (R03): Pirates win; the learner's last step gets −1."""
+    state = GameState.from_position(
+        3,
+        roles=[M, P, P],
+        hands=[(PLUS, ZERO, MINUS)] * 3,
+        draw_pile=[MINUS] * 6,
+        chest=[(PLUS, 1, PLUS)] * 5,
+        current_player=0,
+    )
+    env = TeamEnv("mutineers", FixedPool(CheckedAgent(Scripted(A.OPEN_CHEST), P)), player_counts=[3])
+    env.reset(seed=0, options={"position": state})
+    env.step(A.loot_action(ZERO, ZERO))
+    obs, reward, terminated, truncated, info = env.step(A.CLAIM_NONE)
+    assert terminated and not truncated
+    assert env.game.end_condition == EndCondition.CHEST_OPENED and env.game.history[-1] == (1, A.OPEN_CHEST)
+    assert reward == -1.0 == env.game.returns()[0]
+    assert info["winner"] == "Pirate"
+
+
+@pytest.mark.parametrize("role", ["pirates", "mutineers"])
+def test_every_learner_decision_is_one_transition_and_every_game_ends_with_its_reward(role):
+    """Random games at every table size against checked heuristic and random opponents: one step per
+    learner decision (counted in the engine's history), reward 0 until the last step, which equals the
+    R17 return of every learner seat; opponents only ever act on their own seats with legal actions."""
+    team = P if role == "pirates" else M
+    rng = np.random.default_rng(1)
+    ended_by_opponent = ended_by_overboard = 0
+    for kind in ("heuristic", "random"):
+        opponent = CheckedAgent(make_agent(kind, seed=2), 1 - team)
+        env = TeamEnv(role, FixedPool(opponent), player_counts=[3, 4, 5, 6, 7, 8])
+        obs, _ = env.reset(seed=5)
+        for _game in range(40):
+            steps, terminated = 0, False
+            while not terminated:
+                seat = env.game.current_player
+                assert seat in env.learner_seats
+                assert env.observation_space.contains(obs)
+                assert obs[team] == 1.0  # the role piece: the learner sees its own team's seat
+                mask = env.action_masks()
+                assert mask.dtype == bool and mask.any()
+                action = int(rng.choice(np.flatnonzero(mask)))
+                obs, reward, terminated, truncated, info = env.step(action)
+                steps += 1
+                assert not truncated
+                if not terminated:
+                    assert reward == 0.0
+            game = env.game
+            learner_decisions = sum(1 for seat, _ in game.history if seat in env.learner_seats)
+            assert steps == learner_decisions == info["learner_decisions"]
+            for seat in env.learner_seats:
+                assert reward == game.returns()[seat]
+            assert info["team_won"] == (game.winner == team)
+            ended_by_opponent += game.history[-1][0] not in env.learner_seats
+            ended_by_overboard += game.end_condition in (
+                EndCondition.ALL_MUTINEERS_OVERBOARD,
+                EndCondition.MUTINEERS_NOT_OUTNUMBERED,
+            )
+            obs, _ = env.reset()
+        assert opponent.decisions > 0
+    # The sample must contain the cases under test, or the test proves nothing.
+    assert ended_by_opponent > 0 and ended_by_overboard > 0
+
+
+def test_opponent_illegal_action_is_refused_before_the_env_is_stepped():
+    class Cheater:
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask == 0)[0])
+
+    env = TeamEnv("mutineers", FixedPool(Cheater()), player_counts=[5])
+    with pytest.raises(IllegalOpponentActionError, match="forbids"):
+        for seed in range(20):  # some deal has an opponent act before the learner
+            env.reset(seed=seed)
+            while True:
+                _, _, terminated, _, _ = env.step(first_legal_not_open(env.action_masks()))
+                if terminated:
+                    break
+
+
+def test_learner_illegal_action_raises_naming_it():
+    env = TeamEnv("pirates", FixedPool(make_agent("random", seed=0)), player_counts=[4])
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.raises(ValueError, match=f"action {illegal}"):
+        env.step(illegal)
+
+
+def test_opponent_pool_drops_kinds_without_snapshots():
+    pool = OpponentPool({"latest": 0.5, "past": 0.3, "heuristic": 0.2}, snapshots=[], seed=0)
+    assert pool.kinds == ["heuristic"]
+    pool = OpponentPool({"latest": 0.5, "past": 0.3, "heuristic": 0.2}, snapshots=["a.zip"], seed=0)
+    assert pool.kinds == ["latest", "heuristic"] and pool.probabilities == pytest.approx([0.5 / 0.7, 0.2 / 0.7])
+    with pytest.raises(ValueError, match="'nobody'"):
+        OpponentPool({"nobody": 1.0})
+
+
+# ---------------------------------------------------------------- frozen snapshots
+def test_frozen_policy_matches_the_torch_policy(tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    env = TeamEnv("mutineers", OpponentPool({"random": 1.0}, seed=0), player_counts=[5])
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [32, 16]}, n_steps=32, batch_size=32, seed=0)
+    model.learn(64)  # weights move away from their initialisation
+    model.save(tmp_path / "m.zip")
+    frozen = FrozenPolicy(tmp_path / "m.zip")
+    obs, _ = env.reset(seed=3)
+    for _ in range(20):
+        mask = env.action_masks()
+        raw = obs * OBS_SCALE  # the environment's unscaled observation
+        with torch.no_grad():
+            expected = model.policy.get_distribution(torch.as_tensor(obs[None]), action_masks=mask[None])
+        got = frozen.probabilities(raw, mask)
+        np.testing.assert_allclose(got, expected.distribution.probs.numpy()[0], atol=1e-5)
+        assert got[~mask].sum() == 0
+        obs, _, terminated, _, _ = env.step(int(np.argmax(got)))
+        if terminated:
+            obs, _ = env.reset()
+
+
+def test_missing_checkpoint_is_a_clear_error(tmp_path):
+    with pytest.raises(PolicyLoadError, match="does not exist"):
+        FrozenPolicy(tmp_path / "nowhere.zip")
+    (tmp_path / "junk.zip").write_text("not a zip")
+    with pytest.raises(PolicyLoadError, match="not a MaskablePPO snapshot"):
+        FrozenPolicy(tmp_path / "junk.zip")
+    config = config_from_dict(tiny_config(tmp_path))
+    with pytest.raises(PolicyLoadError, match="no completed generation"):
+        evaluate_run(config, RunFolder(config.run_dir))
+    assert eval_main(["--run", str(tmp_path / "nothing")]) == 2
+
+
+# ---------------------------------------------------------------- configs
+def test_shipped_configs_validate():
+    names = sorted(p.name for p in CONFIGS.glob("*.yaml"))
+    assert {"quick.yaml", "default.yaml", "tiny.yaml"} <= set(names)
+    for name in names:
+        load_config(CONFIGS / name)
+
+
+def test_unknown_key_is_named(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: x\nppo:\n  learning_rat: 0.001\n")
+    with pytest.raises(ConfigError, match=r"ppo\.learning_rat: unknown key"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("name: x\ntraining:\n  n_envs: four\n", "training.n_envs"),
+        ("name: x\ntraining:\n  n_envs: '4'\n", "training.n_envs"),
+        ("name: x\nenv:\n  claims: 1\n", "env.claims"),
+        ("name: x\nppo:\n  learning_rate: 3e-4\n", "ppo.learning_rate"),  # YAML 1.1 reads 3e-4 as a string
+        ("name: x\nenv:\n  player_counts: [2, 5]\n", "env"),
+        ("name: x\ntraining:\n  vec_env: threads\n", "training.vec_env"),
+        ("seed: 1\n", "name"),
+    ],
+)
+def test_wrong_type_or_value_is_named(tmp_path, text, key):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert f"{path}: {key}" in str(error.value)
+
+
+def test_missing_config_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+    assert train_main(["--config", str(tmp_path / "nope.yaml")]) == 2
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    assert wilson_interval(0, 20)[0] == 0.0 and wilson_interval(20, 20)[1] == 1.0
+
+
+# ---------------------------------------------------------------- train, checkpoint, resume, evaluate
+def test_tiny_run_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
+    import yaml
+
+    config_path = tmp_path / "tiny.yaml"
+    config_path.write_text(yaml.safe_dump(tiny_config(tmp_path)))
+    assert train_main(["--config", str(config_path)]) == 0
+    run = RunFolder(tmp_path / "runs" / "tiny")
+    assert run.checkpoint(0, "pirates").is_file() and run.checkpoint(0, "mutineers").is_file()
+    state = run.read_state()
+    assert state["completed_generations"] == 1
+    assert state["history"][0]["teams"]["pirates"]["learner_steps"] >= 128
+    for name in ("evaluation.json", "evaluation.csv", "evaluation.md", "winrates.png", "progress.csv", "config.yaml"):
+        assert (run.path / name).is_file(), name
+    assert list((run.path / "tensorboard" / "pirates").glob("events.out.tfevents.*"))
+    report = json.loads((run.path / "evaluation.json").read_text())
+    # 2 table sizes × 3 × 3 policies, plus 9 pooled cells
+    assert len(report["cells"]) == 27 and all(
+        c["games"] == (8 if c["num_players"] == "all" else 4) for c in report["cells"]
+    )
+    assert "Pirates \\ Mutineers" in capsys.readouterr().out
+
+    # Starting the same run again without --resume refuses to overwrite it.
+    assert train_main(["--config", str(config_path)]) == 2
+    # A kill during generation 2 left a partial folder and log rows behind.
+    (run.generation_dir(1)).mkdir(parents=True)
+    (run.checkpoint(1, "pirates")).write_text("half-written")
+    with (run.path / "progress.csv").open("a") as handle:
+        handle.write("2,pirates" + "," * 14 + "\n")
+    assert train_main(["--config", str(config_path), "--resume", "--generations", "2", "--no-eval"]) == 0
+    state = run.read_state()
+    assert state["completed_generations"] == 2 and len(state["history"]) == 2
+    assert FrozenPolicy(run.checkpoint(1, "pirates")).policy is not None  # rewritten, loadable
+    rows = (run.path / "progress.csv").read_text().splitlines()[1:]
+    assert {r.split(",")[0] for r in rows} == {"1", "2"} and not any(r.startswith("2,pirates,,") for r in rows)
+    report = evaluate_run(load_config(run.config_path), run)
+    assert report["generation"] == 1
+
+
+def test_resume_refuses_a_config_that_changes_training(tmp_path):
+    config = config_from_dict(tiny_config(tmp_path, evaluation={"games_per_generation": 0}))
+    train(config)
+    changed = config_from_dict(
+        tiny_config(tmp_path, ppo={"learning_rate": 0.1}, evaluation={"games_per_generation": 0})
+    )
+    with pytest.raises(RunError, match="ppo.learning_rate"):
+        train(changed, resume=True)
+    with pytest.raises(RunError, match="nothing to resume"):
+        train(config_from_dict(tiny_config(tmp_path, name="other")), resume=True)

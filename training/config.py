@@ -1,0 +1,204 @@
+"""Run configuration: a YAML file validated into a typed :class:`RunConfig`.
+
+Every section forbids unknown keys and checks types strictly (an ``int`` field refuses
+``"5"`` and ``true``), so a typo or a wrong type is an error that names the key, e.g.
+``configs/x.yaml: ppo.learning_rat: unknown key``. Write floats in YAML with a dot
+(``3.0e-4``, not ``3e-4``, which YAML 1.1 reads as a string).
+
+See ``configs/quick.yaml`` for every key with a comment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from traitors_env.cards import MAX_PLAYERS, MIN_PLAYERS
+
+TEAMS = ("pirates", "mutineers")
+OPPONENT_KINDS = ("latest", "past", "heuristic", "random")
+
+
+class ConfigError(ValueError):
+    """A run configuration that cannot be read or validated; the message names the file and key."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class EnvSection(_Section):
+    """The games played during training."""
+
+    #: table sizes drawn for each training game (one policy plays all of them)
+    player_counts: list[int] = Field(default_factory=lambda: list(range(MIN_PLAYERS, MAX_PLAYERS + 1)), min_length=1)
+    #: relative weights of ``player_counts``; ``None`` = uniform
+    player_count_weights: list[float] | None = None
+    #: the claim step after each turn (R14)
+    claims: bool = True
+
+    @model_validator(mode="after")
+    def _check(self) -> EnvSection:
+        for n in self.player_counts:
+            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+                raise ValueError(f"player_counts holds {n}; expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}")
+        if self.player_count_weights is not None:
+            if len(self.player_count_weights) != len(self.player_counts):
+                raise ValueError(
+                    f"player_count_weights has {len(self.player_count_weights)} entries; "
+                    f"expected one per player count ({len(self.player_counts)})"
+                )
+            if any(w < 0 for w in self.player_count_weights) or sum(self.player_count_weights) <= 0:
+                raise ValueError("player_count_weights must be >= 0 with a positive sum")
+        return self
+
+
+class OpponentsSection(_Section):
+    """Relative weights of the opponent pool, drawn once per training game for all opponent seats.
+
+    ``latest``: the other team's newest snapshot; ``past``: one of its older snapshots,
+    uniformly; ``heuristic``/``random``: the bots of :mod:`traitors_env.bots`. While a kind
+    has no snapshot yet (generation 0) its weight is shared out over the available kinds.
+    """
+
+    latest: float = Field(default=0.4, ge=0)
+    past: float = Field(default=0.2, ge=0)
+    heuristic: float = Field(default=0.3, ge=0)
+    random: float = Field(default=0.1, ge=0)
+
+    @model_validator(mode="after")
+    def _check(self) -> OpponentsSection:
+        if self.heuristic + self.random <= 0:
+            raise ValueError("heuristic + random must be > 0: generation 0 has no snapshots to play against")
+        return self
+
+    def weights(self) -> dict[str, float]:
+        return {kind: getattr(self, kind) for kind in OPPONENT_KINDS}
+
+
+class TrainingSection(_Section):
+    """The generation loop and the vectorized environments."""
+
+    #: generations; each trains Pirates, then Mutineers, then snapshots both
+    generations: int = Field(default=4, ge=1)
+    #: learner decisions (environment steps) per team per generation
+    steps_per_team: int = Field(default=50_000, ge=1)
+    #: parallel environments
+    n_envs: int = Field(default=4, ge=1)
+    #: "dummy" (one process) or "subproc" (one process per environment)
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    #: torch threads of the learner process
+    torch_threads: int = Field(default=1, ge=1)
+    #: show a progress bar
+    progress_bar: bool = True
+
+
+class PPOSection(_Section):
+    """Hyperparameters of sb3-contrib ``MaskablePPO`` (same meaning as there)."""
+
+    learning_rate: float = Field(default=3.0e-4, gt=0)
+    n_steps: int = Field(default=512, ge=2)
+    batch_size: int = Field(default=256, ge=2)
+    n_epochs: int = Field(default=4, ge=1)
+    gamma: float = Field(default=0.99, gt=0, le=1)
+    gae_lambda: float = Field(default=0.95, ge=0, le=1)
+    clip_range: float = Field(default=0.2, gt=0)
+    ent_coef: float = Field(default=0.01, ge=0)
+    vf_coef: float = Field(default=0.5, ge=0)
+    max_grad_norm: float = Field(default=0.5, gt=0)
+    #: hidden layer sizes of the policy and value networks (separate networks, same sizes)
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1)
+    activation: Literal["tanh", "relu"] = "tanh"
+
+
+class EvaluationSection(_Section):
+    """The final evaluation and the per-generation check against the heuristic."""
+
+    #: seeded games per (Pirates policy, Mutineers policy, player count) cell
+    games: int = Field(default=200, ge=1)
+    #: table sizes evaluated; ``None`` = the training player counts
+    player_counts: list[int] | None = None
+    #: games per team per generation against the heuristic (for the plot); 0 = skip
+    games_per_generation: int = Field(default=100, ge=0)
+    #: trained policies pick the most probable legal action instead of sampling
+    deterministic: bool = False
+    #: worker processes for the final evaluation (1 = in this process)
+    workers: int = Field(default=2, ge=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> EvaluationSection:
+        for n in self.player_counts or ():
+            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+                raise ValueError(f"player_counts holds {n}; expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}")
+        return self
+
+
+class RunConfig(_Section):
+    """One training run: ``name`` names the folder ``<output_dir>/<name>/``."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    seed: int = 0
+    output_dir: str = "runs"
+    env: EnvSection = Field(default_factory=EnvSection)
+    opponents: OpponentsSection = Field(default_factory=OpponentsSection)
+    training: TrainingSection = Field(default_factory=TrainingSection)
+    ppo: PPOSection = Field(default_factory=PPOSection)
+    evaluation: EvaluationSection = Field(default_factory=EvaluationSection)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.output_dir) / self.name
+
+    @property
+    def eval_player_counts(self) -> list[int]:
+        return list(self.evaluation.player_counts or self.env.player_counts)
+
+
+def _format_errors(source: str, error: ValidationError) -> str:
+    lines = []
+    for item in error.errors(include_url=False):
+        key = ".".join(str(part) for part in item["loc"]) or "<top level>"
+        if item["type"] == "extra_forbidden":
+            lines.append(f"{source}: {key}: unknown key")
+        else:
+            lines.append(f"{source}: {key}: {item['msg']} (got {item['input']!r})")
+    return "invalid run configuration:\n  " + "\n  ".join(lines)
+
+
+def config_from_dict(data: Any, source: str = "<config>") -> RunConfig:
+    """Validate a mapping (as read from YAML) into a :class:`RunConfig`.
+
+    Raises:
+        ConfigError: naming ``source`` and every bad key (unknown key, wrong type, bad value).
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of keys at the top level, got {type(data).__name__}")
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(_format_errors(source, error)) from None
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and validate a YAML run configuration.
+
+    Raises:
+        ConfigError: if the file is missing, is not YAML, or does not validate (the message
+            names the file and the bad key).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist (try configs/quick.yaml)")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML: {error}") from None
+    return config_from_dict(data, str(path))
+
+
+def dump_config(config: RunConfig) -> str:
+    """The configuration as YAML text (every key, defaults included)."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)

@@ -1,0 +1,413 @@
+"""Evaluation: win rates with 95% Wilson intervals of every policy as Pirates against every policy as Mutineers.
+
+``traitors-eval --run runs/quick`` (or ``python -m training.evaluate``) evaluates the newest
+checkpoint of a run (``--generation`` for another) and writes into the run folder:
+
+- ``evaluation.json``: every cell (table size × Pirates policy × Mutineers policy): games,
+  Pirates' wins, win rates and 95% Wilson intervals; pooled cells over all table sizes; the
+  learning checks.
+- ``evaluation.csv``: the same cells, one row each.
+- ``evaluation.md``: per table size a matrix of the Pirates' win rate, rows = Pirates
+  policy, columns = Mutineers policy; then the learning checks.
+- ``winrates.png``: the trained teams' win rates against the heuristic across generations
+  (from the run's per-generation checks), beside the heuristic's and random's own win
+  rates against the heuristic.
+
+Policies: ``trained`` (the run's snapshot of that team), ``heuristic`` and ``random``
+(:mod:`traitors_env.bots`). Games are seeded: game ``i`` at table size ``n`` is dealt from
+the same seed in every cell, so cells compare policies on the same deals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import multiprocessing
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from traitors_env import traitors_aboard_v0
+from traitors_env.cards import Role
+
+from .agents import AgentSpec, PolicyLoadError
+from .config import ConfigError, RunConfig, load_config
+from .storage import RunFolder, atomic_write_text
+
+POLICIES = ("trained", "heuristic", "random")
+Z_95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95% by default); ``(0, 1)`` for no trials."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def game_seed(base_seed: int, num_players: int, index: int) -> int:
+    """The deal seed of game ``index`` at ``num_players`` (the same in every cell of an evaluation)."""
+    return int(np.random.SeedSequence([base_seed, num_players, index]).generate_state(1, dtype=np.uint64)[0])
+
+
+def play_game(num_players: int, seed: int, pirates, mutineers, claims: bool = True) -> Role:
+    """Play one game with ``pirates`` on the Pirate seats and ``mutineers`` on the Mutineer seats; the winner.
+
+    Both are :class:`traitors_env.bots.Agent`-like objects (``act(observation, action_mask) -> int``).
+
+    Raises:
+        traitors_env.engine.IllegalActionError: if an agent picks an action outside its mask.
+    """
+    env = traitors_aboard_v0.raw_env(num_players=num_players, claims=claims)
+    env.reset(seed=seed)
+    game = env.game
+    by_role = {Role.PIRATE: pirates, Role.MUTINEER: mutineers}
+    while not game.is_terminal:
+        agent = env.agent_selection
+        observation = env.observe(agent)
+        action = by_role[game.roles[game.current_player]].act(observation["observation"], observation["action_mask"])
+        env.step(int(action))
+    return game.winner
+
+
+@dataclass
+class Cell:
+    """The games of one (table size, Pirates policy, Mutineers policy)."""
+
+    num_players: int | str  # "all" for pooled cells
+    pirates: str
+    mutineers: str
+    games: int
+    pirate_wins: int
+
+    @property
+    def pirates_win_rate(self) -> float:
+        return self.pirate_wins / self.games if self.games else float("nan")
+
+    def as_row(self) -> dict:
+        low, high = wilson_interval(self.pirate_wins, self.games)
+        m_low, m_high = 1 - high, 1 - low
+        return {
+            **asdict(self),
+            "pirates_win_rate": round(self.pirates_win_rate, 4),
+            "pirates_ci_low": round(low, 4),
+            "pirates_ci_high": round(high, 4),
+            "mutineers_win_rate": round(1 - self.pirates_win_rate, 4),
+            "mutineers_ci_low": round(m_low, 4),
+            "mutineers_ci_high": round(m_high, 4),
+        }
+
+
+def _run_cell(task: tuple) -> tuple[int, str, str, int, int]:
+    """Worker: play ``games`` seeded games of one cell; returns the cell key, games and Pirates' wins."""
+    num_players, p_name, p_spec, m_name, m_spec, base_seed, first, games, claims = task
+    seeds = np.random.SeedSequence([base_seed, num_players, POLICIES.index(p_name), POLICIES.index(m_name), 7])
+    p_seed, m_seed = (int(s) for s in seeds.generate_state(2, dtype=np.uint64))
+    pirates, mutineers = p_spec.build(p_seed), m_spec.build(m_seed)
+    wins = 0
+    for index in range(first, first + games):
+        wins += (
+            play_game(num_players, game_seed(base_seed, num_players, index), pirates, mutineers, claims) == Role.PIRATE
+        )
+    return num_players, p_name, m_name, games, wins
+
+
+def _map(tasks: list[tuple], workers: int) -> list[tuple]:
+    if workers <= 1 or len(tasks) <= 1:
+        return [_run_cell(task) for task in tasks]
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(_run_cell, tasks))
+
+
+def evaluate_matrix(
+    specs: dict[str, dict[str, AgentSpec]],
+    player_counts: Sequence[int],
+    games: int,
+    seed: int,
+    claims: bool = True,
+    workers: int = 1,
+    pairs: Sequence[tuple[str, str]] | None = None,
+) -> list[Cell]:
+    """Win counts of Pirates policies against Mutineers policies.
+
+    Args:
+        specs: ``{"pirates": {name: AgentSpec}, "mutineers": {name: AgentSpec}}``; names from :data:`POLICIES`.
+        player_counts: table sizes.
+        games: seeded games per cell.
+        seed: base seed of the deals and agents.
+        workers: processes (1 = this process).
+        pairs: ``(pirates name, mutineers name)`` cells to play; default every pair.
+
+    Returns:
+        one :class:`Cell` per table size and pair, then one pooled cell (``num_players="all"``) per pair.
+    """
+    if pairs is None:
+        pairs = [(p, m) for p in specs["pirates"] for m in specs["mutineers"]]
+    tasks = []
+    # Split big cells so both workers stay busy; every chunk keeps its own game indices.
+    chunk = max(1, math.ceil(games / 2)) if workers > 1 else games
+    for n in player_counts:
+        for p_name, m_name in pairs:
+            for first in range(0, games, chunk):
+                size = min(chunk, games - first)
+                tasks.append(
+                    (n, p_name, specs["pirates"][p_name], m_name, specs["mutineers"][m_name], seed, first, size, claims)
+                )
+    totals: dict[tuple, list[int]] = {}
+    for n, p_name, m_name, played, wins in _map(tasks, workers):
+        entry = totals.setdefault((n, p_name, m_name), [0, 0])
+        entry[0] += played
+        entry[1] += wins
+    cells = [Cell(n, p, m, g, w) for (n, p, m), (g, w) in totals.items()]
+    cells.sort(key=lambda c: (c.num_players, POLICIES.index(c.pirates), POLICIES.index(c.mutineers)))
+    for p_name, m_name in pairs:
+        same = [c for c in cells if c.pirates == p_name and c.mutineers == m_name]
+        cells.append(Cell("all", p_name, m_name, sum(c.games for c in same), sum(c.pirate_wins for c in same)))
+    return cells
+
+
+def learning_checks(cells: list[Cell]) -> dict:
+    """The acceptance checks, pooled over table sizes, for each team against heuristic opponents.
+
+    ``trained_beats_random``: the trained policy's win rate is above the random policy's, with the
+    95% intervals apart. ``trained_beats_heuristic``: likewise against the heuristic policy's
+    own win rate in the same role and against the same opponents.
+    """
+    pooled = {(c.pirates, c.mutineers): c for c in cells if c.num_players == "all"}
+    result = {}
+    for team, key in (("pirates", lambda p: (p, "heuristic")), ("mutineers", lambda p: ("heuristic", p))):
+        rates = {}
+        for policy in POLICIES:
+            cell = pooled.get(key(policy))
+            if cell is None:
+                continue
+            wins = cell.pirate_wins if team == "pirates" else cell.games - cell.pirate_wins
+            low, high = wilson_interval(wins, cell.games)
+            rates[policy] = {"win_rate": wins / cell.games, "ci_low": low, "ci_high": high, "games": cell.games}
+        entry = {"vs": "heuristic " + ("mutineers" if team == "pirates" else "pirates"), "win_rates": rates}
+        if "trained" in rates:
+            trained = rates["trained"]
+            for other in ("random", "heuristic"):
+                if other in rates:
+                    entry[f"trained_beats_{other}"] = bool(trained["ci_low"] > rates[other]["ci_high"])
+        result[team] = entry
+    return result
+
+
+def _pct(rate: float) -> str:
+    return f"{100 * rate:.1f}"
+
+
+def markdown_report(cells: list[Cell], checks: dict, title: str) -> str:
+    """The evaluation as markdown: a Pirates-win-rate matrix per table size, then the learning checks."""
+    out = [
+        f"# {title}",
+        "",
+        "Pirates' win rate in % [95% Wilson interval]; rows: Pirates policy, columns: Mutineers policy.",
+        "",
+    ]
+    counts = []
+    for c in cells:
+        if c.num_players not in counts:
+            counts.append(c.num_players)
+    for n in counts:
+        table = {(c.pirates, c.mutineers): c for c in cells if c.num_players == n}
+        mutineers = [m for m in POLICIES if any(k[1] == m for k in table)]
+        pirates = [p for p in POLICIES if any(k[0] == p for k in table)]
+        games = next(iter(table.values())).games
+        heading = "all table sizes pooled" if n == "all" else f"{n} players"
+        out += [f"## {heading} ({games} games per cell)", ""]
+        out.append("| Pirates \\ Mutineers | " + " | ".join(mutineers) + " |")
+        out.append("|---|" + "---|" * len(mutineers))
+        for p in pirates:
+            row = []
+            for m in mutineers:
+                cell = table.get((p, m))
+                if cell is None:
+                    row.append("")
+                    continue
+                low, high = wilson_interval(cell.pirate_wins, cell.games)
+                row.append(f"{_pct(cell.pirates_win_rate)} [{_pct(low)}, {_pct(high)}]")
+            out.append(f"| {p} | " + " | ".join(row) + " |")
+        out.append("")
+    out += ["## Learning checks (pooled over table sizes, against heuristic opponents)", ""]
+    out.append("| team | opponents | trained | heuristic | random | trained > random | trained > heuristic |")
+    out.append("|---|---|---|---|---|---|---|")
+    for team, entry in checks.items():
+        rates = entry["win_rates"]
+
+        def fmt(name: str, rates=rates) -> str:
+            r = rates.get(name)
+            return "" if r is None else f"{_pct(r['win_rate'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]"
+
+        def yes(key: str, entry=entry) -> str:
+            return "" if key not in entry else ("yes" if entry[key] else "no")
+
+        out.append(
+            f"| {team} | {entry['vs']} | {fmt('trained')} | {fmt('heuristic')} | {fmt('random')} | "
+            f"{yes('trained_beats_random')} | {yes('trained_beats_heuristic')} |"
+        )
+    out.append("")
+    return "\n".join(out)
+
+
+def cells_csv(cells: list[Cell]) -> str:
+    rows = [c.as_row() for c in cells]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def plot_generations(history: list[dict], path: Path) -> None:
+    """``winrates.png``: per team, the trained policy's win rate against the heuristic per generation (95% bars),
+    with the heuristic's and random's win rates in the same role against the same opponents as lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, team in zip(axes, ("pirates", "mutineers")):
+        points = [(h["generation"], h["vs_heuristic"][team]) for h in history if h.get("vs_heuristic")]
+        if points:
+            gens = [g + 1 for g, _ in points]
+            rates = np.array([p["trained"]["win_rate"] for _, p in points])
+            lows = np.array([p["trained"]["ci_low"] for _, p in points])
+            highs = np.array([p["trained"]["ci_high"] for _, p in points])
+            ax.errorbar(
+                gens,
+                rates,
+                yerr=np.clip([rates - lows, highs - rates], 0, None),
+                marker="o",
+                capsize=3,
+                label="trained",
+            )
+            last = points[-1][1]
+            for name, style in (("heuristic", "--"), ("random", ":")):
+                if name in last:
+                    ax.axhline(
+                        last[name]["win_rate"],
+                        linestyle=style,
+                        color="grey" if name == "heuristic" else "black",
+                        label=name,
+                    )
+            ax.set_xticks(gens)
+        opponents = "Mutineers" if team == "pirates" else "Pirates"
+        ax.set_title(f"{team.capitalize()} vs heuristic {opponents}")
+        ax.set_xlabel("generation")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="best")
+    axes[0].set_ylabel("win rate")
+    fig.tight_layout()
+    tmp = path.with_name(path.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    tmp.replace(path)
+
+
+def evaluate_run(
+    config: RunConfig,
+    run: RunFolder,
+    generation: int | None = None,
+    games: int | None = None,
+    workers: int | None = None,
+) -> dict:
+    """Evaluate a run's snapshots (newest completed generation by default) and write the report files.
+
+    Returns:
+        the content of ``evaluation.json``.
+
+    Raises:
+        PolicyLoadError: if the run has no completed generation or the snapshot is missing.
+    """
+    state = run.read_state()
+    completed = state["completed_generations"] if state else 0
+    if generation is None:
+        if completed == 0:
+            raise PolicyLoadError(f"run {str(run.path)!r} has no completed generation to evaluate (no checkpoint)")
+        generation = completed - 1
+    snapshots = {team: run.checkpoint(generation, team) for team in ("pirates", "mutineers")}
+    for path in snapshots.values():
+        if not path.is_file():
+            raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist; train first or pick another --generation")
+    det = config.evaluation.deterministic
+    specs = {
+        team: {
+            "trained": AgentSpec("policy", str(snapshots[team]), det),
+            "heuristic": AgentSpec("heuristic"),
+            "random": AgentSpec("random"),
+        }
+        for team in ("pirates", "mutineers")
+    }
+    games = games or config.evaluation.games
+    cells = evaluate_matrix(
+        specs,
+        config.eval_player_counts,
+        games,
+        seed=config.seed + 1_000_003,  # deals apart from the training games
+        claims=config.env.claims,
+        workers=workers or config.evaluation.workers,
+    )
+    checks = learning_checks(cells)
+    report = {
+        "run": config.name,
+        "generation": generation,
+        "checkpoints": {team: str(path) for team, path in snapshots.items()},
+        "games_per_cell": games,
+        "player_counts": config.eval_player_counts,
+        "deterministic": det,
+        "cells": [c.as_row() for c in cells],
+        "learning_checks": checks,
+    }
+    atomic_write_text(run.path / "evaluation.json", json.dumps(report, indent=2))
+    atomic_write_text(run.path / "evaluation.csv", cells_csv(cells))
+    title = f"Evaluation of run {config.name!r}, generation {generation + 1}"
+    atomic_write_text(run.path / "evaluation.md", markdown_report(cells, checks, title))
+    if state and any(h.get("vs_heuristic") for h in state.get("history", ())):
+        plot_generations(state["history"], run.path / "winrates.png")
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``traitors-eval``: evaluate a run folder (see module doc)."""
+    parser = argparse.ArgumentParser(prog="traitors-eval", description="Evaluate a training run's policies.")
+    parser.add_argument("--run", required=True, help="the run folder (e.g. runs/quick)")
+    parser.add_argument(
+        "--generation", type=int, default=None, help="generation to evaluate, 1-based (default: newest)"
+    )
+    parser.add_argument("--games", type=int, default=None, help="games per cell (default: the run's config)")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: the run's config)")
+    args = parser.parse_args(argv)
+    run = RunFolder(Path(args.run))
+    try:
+        config = load_config(run.config_path)
+        generation = None if args.generation is None else args.generation - 1
+        evaluate_run(config, run, generation, games=args.games, workers=args.workers)
+    except (ConfigError, PolicyLoadError) as error:
+        print(f"traitors-eval: error: {error}", file=sys.stderr)
+        return 2
+    print((run.path / "evaluation.md").read_text(encoding="utf-8"))
+    plotted = (run.path / "winrates.png").is_file()
+    print(
+        f"written in {run.path}: evaluation.json, evaluation.csv, evaluation.md" + (", winrates.png" if plotted else "")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
