@@ -69,13 +69,15 @@ def test_bots_only_play_legal_actions(num_players, claims):
     env = traitors_aboard_v0.raw_env(num_players=num_players, claims=claims)  # raw: an illegal action raises
     rng = np.random.default_rng(num_players * 2 + claims)
     checked = []
-    for game in range(12):
+    for game in range(24):
         if game % 3 == 0:
             agents = [HeuristicAgent(int(rng.integers(1 << 30))) for _ in range(num_players)]
         elif game % 3 == 1:
             agents = [RandomAgent(int(rng.integers(1 << 30))) for _ in range(num_players)]
         else:
-            agents = [make_agent(str(rng.choice(bots.AGENT_NAMES)), int(rng.integers(1 << 30))) for _ in range(num_players)]
+            agents = [
+                make_agent(str(rng.choice(bots.AGENT_NAMES)), int(rng.integers(1 << 30))) for _ in range(num_players)
+            ]
         seats = [CheckedAgent(agent) for agent in agents]
         out = play_game(env, seats, seed=1000 * num_players + game)
         assert out["result"]["winner"] in ("Pirate", "Mutineer")
@@ -103,6 +105,19 @@ def test_all_zero_mask_raises(agent):
     observation = np.zeros(OBS_SIZE, dtype=np.float32)
     with pytest.raises(ValueError, match="no action"):
         agent.act(observation, np.zeros(A.NUM_ACTIONS, dtype=np.int8))
+
+
+def test_heuristic_sees_no_hidden_state():
+    """Other hands and the draw pile order differ; the observation, and so the decision, does not."""
+    draw = (PL, SG, GR, ZERO, PLUS, PL)
+    first = position(
+        4, [P, P, M, P], {1: (PLUS, ZERO, MINUS)}, chest=[(MINUS, 2, PLUS), (PLUS, 1, PLUS)], draw_pile=draw
+    )
+    second = position(
+        4, [P, P, M, P], {1: (PL, EYP, MC)}, chest=[(PLUS, 2, PLUS), (PLUS, 1, PLUS)], draw_pile=draw[::-1]
+    )
+    for seed in range(5):
+        assert decide(first, seed) == decide(second, seed)
 
 
 # ------------------------------------------------------------------ determinism and construction
@@ -218,14 +233,15 @@ def test_pirate_opens_with_one_card_left_in_the_draw_pile():
 
 
 def test_pirate_discounts_announcements_of_a_suspect():
-    """Eight +1 announced by seat 2, which accused me (evidence +2): not enough to open at target 5.
+    """Ten +1 announced by seat 2, which accused me (evidence +2): not enough to open at target 5.
 
-    The same eight announced by seat 1, which I do not suspect, are (R03).
+    The same ten announced by seat 1, which I do not suspect, are (R03).
     """
     accuse_seat_0 = A.accuse_action(1)  # seat 2 accuses the seat one to its left: seat 0
-    suspect = position(3, [P, P, M], {}, chest=[(MINUS, 2, PLUS)] * 8, current_player=2)
+    hands = dict.fromkeys(range(3), (ZERO, SG, MC))
+    suspect = position(3, [P, P, M], hands, chest=[(MINUS, 2, PLUS)] * 10, current_player=2)
     assert decide(claimed(suspect, accuse_seat_0)) != A.OPEN_CHEST
-    trusted = position(3, [P, P, M], {}, chest=[(PLUS, 1, PLUS)] * 8, current_player=2)
+    trusted = position(3, [P, P, M], hands, chest=[(PLUS, 1, PLUS)] * 10, current_player=2)
     assert decide(claimed(trusted, accuse_seat_0)) == A.OPEN_CHEST
 
 

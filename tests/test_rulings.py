@@ -1055,3 +1055,17 @@ def test_end_of_game_result_reveals_the_chest():
 
 def test_end_target_values_match_the_rulebook():
     assert {n: SETUP_TABLE[n].target for n in SETUP_TABLE} == {n: row[3] for n, row in RULEBOOK_TABLE.items()}
+
+
+def test_r10_r11_targets_of_planks_and_empty_your_pockets_are_public():
+    # Action cards are shown to all (rulebook "Use an Action card"): who Planked or emptied whom is public.
+    state = position(4, hands={0: (PL, ZERO, ZERO), 1: (EYP, ZERO, ZERO)}, draw_pile=(PL,) * 8)
+    state.apply_action(A.plank_action(2))  # seat 0 Planks seat 2
+    state.apply_action(A.CLAIM_NONE)
+    state.apply_action(A.empty_your_pockets_action(3))  # seat 1 empties seat 0's pockets
+    state.apply_action(A.CLAIM_NONE)
+    for seat in range(4):
+        targeted = piece(obs(state, seat), "targeted")
+        assert targeted.sum() == 2
+        assert targeted[offset(seat, 0, 4), offset(seat, 2, 4), 0] == 1
+        assert targeted[offset(seat, 1, 4), offset(seat, 0, 4), 1] == 1

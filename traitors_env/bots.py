@@ -2,7 +2,7 @@
 
 Both are opponents for training and reference points for evaluation. They speak the
 environment's own interface: :meth:`Agent.act` takes one agent's flat observation
-(``float32``, shape ``(OBS_SIZE,)`` = ``(1100,)``) and action mask (``int8``, shape
+(``float32``, shape ``(OBS_SIZE,)`` = ``(1228,)``) and action mask (``int8``, shape
 ``(NUM_ACTIONS,)`` = ``(196,)``) and returns a legal action index.
 
 The heuristic reads the observation only through the declared layout
@@ -19,13 +19,16 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from pettingzoo import AECEnv
 
 from . import actions as A
+from . import traitors_aboard_v0
 from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE, CardKind
 from .engine import Phase
 from .observation import CHEST_FEATURES, CLAIM_FEATURES, LAYOUT, OFFSETS, SEAT_FEATURES
@@ -52,7 +55,7 @@ class Agent(Protocol):
         """A legal action index (``action_mask[action] == 1``).
 
         Args:
-            observation: ``float32``, shape ``(1100,)``: ``env.observe(agent)["observation"]``.
+            observation: ``float32``, shape ``(1228,)``: ``env.observe(agent)["observation"]``.
             action_mask: ``int8``, shape ``(196,)``: ``env.observe(agent)["action_mask"]``.
 
         Raises:
@@ -103,6 +106,7 @@ _NUM_PLAYERS = _block("num_players")
 _TARGET = OFFSETS["target"]
 _DRAW = OFFSETS["draw_pile_size"]
 _CHEST_SIZE = OFFSETS["chest_size"]
+assert (_DRAW, _CHEST_SIZE) == (_TARGET + 1, _TARGET + 3)  # read together: target, draw pile, discard, chest
 _SG_TAKEN = _block("spyglass_taken")
 _SG_VIEW = _block("spyglass_view")
 _SEATS = _block("seats")
@@ -112,8 +116,13 @@ _CHEST_SUMMARY = _block("chest_summary")
 
 # Columns of one row of "seats" (SEAT_FEATURES order).
 _SEAT_WIDTH = len(SEAT_FEATURES)
-_S_PRESENT, _S_ABOARD, _S_ONE_PLANK, _S_TWO_PLANKS = 0, 1, 3, 4
-_S_REVEALED_PIRATE, _S_REVEALED_MUTINEER, _S_PLANKS_PLAYED, _S_GOOD_RIDDANCE = 5, 6, 9, 10
+_S_ABOARD = SEAT_FEATURES.index("aboard")
+_S_ONE_PLANK = SEAT_FEATURES.index("1 Plank in front")
+_S_TWO_PLANKS = SEAT_FEATURES.index("2 Planks in front")
+_S_REVEALED_PIRATE = SEAT_FEATURES.index("revealed Pirate")
+_S_REVEALED_MUTINEER = SEAT_FEATURES.index("revealed Mutineer")
+_S_PLANKS_PLAYED = SEAT_FEATURES.index("Planks played")
+_S_GOOD_RIDDANCE = SEAT_FEATURES.index("Good Riddance played")
 # Columns of one row of "claims": accused seat one-hot (8), vouched seat one-hot (8), hand counts per kind (8), …
 _C_VOUCH = MAX_PLAYERS
 _C_HAND = 2 * MAX_PLAYERS
@@ -178,9 +187,8 @@ class _Table:
     def __init__(self, obs: np.ndarray, with_chest: bool) -> None:
         self.obs = obs
         self.n = n = int(obs[_NUM_PLAYERS].argmax()) + MIN_PLAYERS
-        self.target = float(obs[_TARGET])
-        self.draw = int(obs[_DRAW])
-        self.chest_size = k = int(obs[_CHEST_SIZE])
+        self.target, self.draw, _, k = obs[_TARGET : _CHEST_SIZE + 1].tolist()
+        self.chest_size = k = int(k)
         self.hand = [int(c) for c in obs[_HAND].tolist()]
         rows = obs[_SEATS.start : _SEATS.start + n * _SEAT_WIDTH].tolist()
         self.aboard = [x > 0 for x in rows[_S_ABOARD::_SEAT_WIDTH]]
@@ -228,72 +236,79 @@ class _Table:
 class HeuristicAgent:
     """A scripted player of either team; it reads its own role from the observation.
 
-    The agent decides from the current observation alone (and its seeded RNG for ties),
-    with one exception: between playing a Spyglass and the claim of the same turn it
-    remembers who announced what on the cards it took, from the observation it saw one
-    decision earlier, since the Spyglass scrambles that public record (R07). Its own
-    latest accusation, public and kept by the observation (R16), is its memory of a liar.
-    It does not matter how many seats or games one instance plays.
+    It decides from the current observation alone (plus its seeded RNG for ties), with
+    one exception: between playing a Spyglass and the claim of the same turn it remembers
+    who announced what on the cards it took, read from the observation one decision
+    earlier, since the Spyglass scrambles that public record (R07). Its own latest
+    accusation, public and kept in the observation (R16), is its memory of a liar. So one
+    instance may play any number of seats and games. The numbers below are the class
+    attributes (tuned by self-play against both baselines; see ``python -m traitors_env.bots``).
 
-    **Suspicion (Pirate).** Each other seat whose role is not revealed gets a score from
+    **Pirate: suspicion.** Each other seat whose role is not revealed gets a score from
     public evidence: it accused me or a revealed Pirate (+2), vouched for a revealed
-    Mutineer (+3), accused a revealed Mutineer (−1), played Good Riddance (+0.5 each:
-    Pirates seldom do), announced a chest card higher than the value I know it has (+6),
-    is accused by me (+4: I had a reason), by a revealed Pirate (+2), by a seat I do not
-    suspect (+1), by a revealed Mutineer (−1). A softmax of the scores over those seats,
-    scaled to the number of Mutineers still aboard, gives each seat's Mutineer probability ``q``.
+    Mutineer (+3), accused a revealed Mutineer (−1), played Good Riddance (+0.5 each),
+    announced a chest card higher than the value I know it has (+6), is accused by me
+    (+4: I had a reason), by a revealed Pirate (+2), by a seat I do not suspect (+1), by a
+    revealed Mutineer (−1). Under 5 players, where Pirates Plank only on evidence, the
+    Planks in front of me count against the others in proportion to the Planks each has
+    played (+1 per Plank). A softmax of the scores over those seats, scaled to the
+    Mutineers still aboard, gives each seat's Mutineer probability ``q``.
 
-    **Chest estimate (Pirate).** A card whose value I know (I placed it, or saw it with a
-    Spyglass) counts its value. An attributable card announced +1 by a seat counts
-    ``1 − 2q`` (a Mutineer's "+1" is worth −1 on average: −2, 0 or +1), announced 0 counts
-    ``−q``, announced −2 counts −2. A scrambled card counts the average announcement of
-    the scrambled cards with the same discount at the mean ``q`` (0 if the multiset is no
-    longer public).
+    **Pirate: chest estimate.** A card whose value I know (I placed it, or saw it with a
+    Spyglass) counts its value. An attributable card announced +1 counts ``1 − 2q`` for
+    its placer's ``q`` (a Mutineer's "+1" is worth −1 on average: a −2, a 0 or a +1),
+    announced 0 counts ``−q``, announced −2 counts −2. A scrambled card counts the average
+    announcement of the scrambled cards, discounted alike at the mean ``q`` (0 if that
+    multiset is no longer public).
 
-    **Pirate, main decision** (first that applies):
+    **Pirate: main decision**, the first that applies:
 
-    1. Open the chest if the estimate reaches the target; if it is within 1.5 once the
-       draw pile may run out before my next turn; always with one card left (R06: any
-       other move empties the draw pile and loses).
-    2. Plank the most suspicious seat if its ``q`` is at least 0.6.
+    1. Open the chest if the estimate reaches the target + 1 (the target, if I know every
+       card); if it reaches the target − 1.5
+       once the draw pile may run out before my next turn (no more cards than seats
+       aboard); always with one card left in the draw pile (R06: any other move loses).
+    2. Plank the most suspicious seat if its ``q`` is at least 0.6 (the most suspicious
+       seat: highest ``q``, + 0.1 if it is one Plank from overboard, so that Pirates
+       finish what others began and the role gets revealed).
     3. Place a +1, announced +1.
-    4. Spyglass when at least two of the top three cards are unknown to me; Good Riddance
-       when the top two are estimated below 0.
-    5. Miraculous Catch while holding a −2 or 0 (returns them, below).
+    4. Spyglass when two of the top three cards are unknown to me; Good Riddance when the
+       top two are estimated below 0.
+    5. Miraculous Catch while holding a −2 or a 0 (they go back, see below).
     6. Place a 0, announced 0.
-    7. Empty Your Pockets on the most suspicious seat if ``q ≥ 0.5`` (it empties a hand of
-       −2s meant for lies); Plank the most suspicious seat from 5 players up (with fewer a
-       wrong Plank costs the game, R12).
-    8. Place a −2, announced −2; then any action card left (Spyglass, Good Riddance, Plank).
+    7. Empty Your Pockets on the most suspicious seat if ``q ≥ 0.5`` (it empties a hand kept
+       for lies); from 5 players up Plank the most suspicious seat even on weak suspicion
+       (with fewer players a Pirate overboard is close to a lost game, R12).
+    8. Place a −2, announced −2; then any action card left.
 
-    **Pirate, other decisions.** Spyglass order: lowest values on top (the next Good
-    Riddance removes them). Miraculous Catch returns: −2, 0, Empty Your Pockets, Good
-    Riddance, Miraculous Catch, Plank, Spyglass, +1 (first returned first). Claim, first
-    that applies: accuse the one seat that must have lied about a card my Spyglass just
-    showed me; accuse the most suspicious seat if its score is at least 2; after a
-    Spyglass, tell the chest top truthfully; vouch for myself if I hold a Spyglass
-    (rulebook tip: keep Spyglasses secret); claim my true hand.
+    **Pirate: other decisions.** Spyglass order: lowest values on top (a Good Riddance
+    takes them). Miraculous Catch returns, first choice first: −2, 0, Empty Your Pockets,
+    Good Riddance, Miraculous Catch, Plank, Spyglass, +1. Claim, the first that applies:
+    accuse the seat that must have lied about a card my Spyglass just showed (when only
+    one seat can have); accuse the most suspicious seat if its score is at least 2; after
+    a Spyglass, tell the chest top truthfully; vouch for myself if I hold a Spyglass
+    (the rulebook's tip: keep Spyglasses secret); else claim my true hand.
 
-    **Mutineer, main decision** (first that applies):
+    **Mutineer: main decision**, the first that applies:
 
-    1. Good Riddance when the chest's value as I reckon it (my cards known, the others'
+    1. Good Riddance when the chest as I reckon it (my cards known, the others'
        announcements believed) is within 2 of the target and its top two are worth more than 0.
     2. Place a −2 announced +1.
     3. Empty Your Pockets (it also burns three cards of the draw pile, R06) on a seat whose
-       latest hand claim shows a Spyglass, else on one that accused me, else at random.
-    4. Plank the seat closest to overboard, if a Pirate overboard or two would bring the
-       Mutineers level (R12); prefer seats that accused me.
-    5. Miraculous Catch to fish for −2s.
+       latest hand claim shows a Spyglass, else on a seat that accused me, else at random.
+    4. Plank: when one more Pirate overboard brings parity (R12), the seat closest to
+       overboard (ties: one that accused me); else from 5 players up a seat with no Plank
+       yet, to steer the Pirates' weak suspicion onto a Pirate without being the one who
+       throws it overboard; under 5 players not at all (there Planks are evidence).
+    5. Miraculous Catch, to fish for −2s.
     6. Place a 0 announced +1.
-    7. Good Riddance when the top two are worth more than 0; Spyglass.
-    8. Place a +1 announced +1 (keeps the cover); then any action card left (Plank the
-       seat with the fewest Planks).
+    7. Spyglass; place a +1 announced +1 (keeps the cover); Good Riddance; Plank the seat
+       with the fewest Planks.
 
-    **Mutineer, other decisions.** Spyglass order: highest values on top (a Good Riddance
-    takes them). Miraculous Catch returns: 0, Miraculous Catch, Spyglass, +1, Plank, Good
-    Riddance, Empty Your Pockets, −2. Claim: accuse whoever accused me (sow doubt);
-    after a Spyglass claim the top is all +1; else vouch for myself or claim my hand
-    with every −2 shown as +1 (a coin flip).
+    **Mutineer: other decisions.** Spyglass order: highest values on top (a Good
+    Riddance takes them). Miraculous Catch returns, first choice first: 0, Miraculous
+    Catch, Spyglass, +1, Plank, Good Riddance, Empty Your Pockets, −2. Claim: accuse a seat
+    that accused me (to sow doubt); after a Spyglass, claim the top is all +1; else vouch
+    for myself or claim my hand with every −2 shown as +1 (a coin flip).
 
     Args:
         seed: an int, ``None`` or a ``numpy.random.Generator``; it breaks ties and flips
@@ -315,19 +330,22 @@ class HeuristicAgent:
     ACCUSE_SCORE = 2.0
     PLANK_PROBABILITY = 0.6
     POCKETS_PROBABILITY = 0.5
+    FINISH_BONUS = 0.1  # added to q of a seat one Plank from overboard, to finish what others began
     WEAK_PLANK_PLAYERS = 5  # from this table size a Pirate Planks on weak suspicion
-    OPEN_MARGIN = 0.0
+    OPEN_MARGIN = 1.0
     LAST_CHANCE_MARGIN = 1.5
     M_DANGER_MARGIN = 2.0
     M_PLANK_MARGIN = 1  # a Mutineer Planks when this many Pirates overboard would bring parity
     M_COUNTER_ACCUSE = True
+    M_FREE_PLANK_LIMIT = 1  # from 5 players a Mutineer Planks seats with fewer Planks than this
 
     # Miraculous Catch returns per role, least useful first.
     PIRATE_RETURNS = (MINUS, ZERO, POCKETS, GOOD_RIDDANCE, CATCH, PLANK, SPYGLASS, PLUS)
     MUTINEER_RETURNS = (ZERO, CATCH, SPYGLASS, PLUS, PLANK, GOOD_RIDDANCE, POCKETS, MINUS)
 
     def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        self._rng = _generator(seed)
+        # Python's generator for the many small draws (ties, coin flips): far cheaper per call than numpy's.
+        self._rng = random.Random(int(_generator(seed).integers(1 << 62)))
         self._spyglass_memory: tuple | None = None
 
     # -------------------------------------------------------------- entry point
@@ -353,7 +371,7 @@ class HeuristicAgent:
         legal = action_mask.nonzero()[0]
         if legal.size == 0:
             raise _no_legal_action(action_mask)
-        return int(legal[self._rng.integers(legal.size)])
+        return int(legal[self._rng.randrange(legal.size)])
 
     def _pick(self, seats: Sequence[int], key: Sequence[float]) -> int | None:
         """The seat of ``seats`` with the highest ``key[seat]``, ties broken at random; ``None`` if empty."""
@@ -363,6 +381,10 @@ class HeuristicAgent:
             if k > best_key:
                 best, best_key = seat, k
         return best
+
+    def _planks_are_cheap(self, t: _Table) -> bool:
+        """Whether Pirates Plank on weak suspicion at this table (and so a Plank is no evidence)."""
+        return t.n >= self.WEAK_PLANK_PLAYERS
 
     # -------------------------------------------------------------- Pirate
     def _suspicion(self, t: _Table) -> tuple[list[float], list[float]]:
@@ -380,7 +402,7 @@ class HeuristicAgent:
             if 0 < vouched < n and revealed[vouched] == REVEALED_MUTINEER:
                 score[s] += self.W_VOUCHED_FOE
             score[s] += self.W_GOOD_RIDDANCE * t.good_riddance[s]
-        if t.planks[0] and n < self.WEAK_PLANK_PLAYERS:
+        if t.planks[0] and not self._planks_are_cheap(t):
             # Pirates Plank here only on evidence, so the Planks in front of me are a Mutineer's doing;
             # they came from the others in proportion to the Planks each played.
             played = sum(t.planks_played[1:])
@@ -433,15 +455,16 @@ class HeuristicAgent:
         score, prob = self._suspicion(t)
         cards = self._card_values(t, prob)
         estimate = sum(cards)
+        margin = self.OPEN_MARGIN if any(card.known < 0 for card in t.chest) else 0.0  # none if all is known
         choices: list[int] = []
         if t.draw <= 1:
             choices.append(A.OPEN_CHEST)
-        elif t.chest_size and estimate >= t.target + self.OPEN_MARGIN:
+        elif t.chest_size and estimate >= t.target + margin:
             choices.append(A.OPEN_CHEST)
         elif t.chest_size and t.draw <= sum(t.aboard) and estimate >= t.target - self.LAST_CHANCE_MARGIN:
             choices.append(A.OPEN_CHEST)
         suspects = t.unrevealed_others()
-        key = [q + 1e-3 * sc for q, sc in zip(prob, score)]
+        key = [q + 1e-3 * sc + self.FINISH_BONUS * (p == 2) for q, sc, p in zip(prob, score, t.planks)]
         suspect = self._pick(suspects, key)
         q = prob[suspect] if suspect is not None else 0.0
         if hand[PLANK] and q >= self.PLANK_PROBABILITY:
@@ -459,7 +482,7 @@ class HeuristicAgent:
         if suspect is not None:
             if hand[POCKETS] and q >= self.POCKETS_PROBABILITY:
                 choices.append(A.empty_your_pockets_action(suspect))
-            if hand[PLANK] and t.n >= self.WEAK_PLANK_PLAYERS:
+            if hand[PLANK] and self._planks_are_cheap(t):
                 choices.append(A.plank_action(suspect))
         if hand[MINUS]:
             choices.append(A.loot_action(MINUS, MINUS))
@@ -531,16 +554,20 @@ class HeuristicAgent:
                 choices.append(A.empty_your_pockets_action(target))
         if hand[PLANK]:
             needed = sum(t.aboard) - 2 * t.mutineers_aboard  # Pirates overboard until parity (R12)
+            if needed <= self.M_PLANK_MARGIN:
+                targets = others
+            elif self._planks_are_cheap(t):
+                targets = [s for s in others if t.planks[s] < self.M_FREE_PLANK_LIMIT]
+            else:
+                targets = []
             key = [p + 0.5 * acc for p, acc in zip(t.planks, accused_me)]
-            target = self._pick(others, key)
-            if target is not None and (needed <= self.M_PLANK_MARGIN or needed == 1 and t.planks[target] == 2):
+            target = self._pick(targets, key)
+            if target is not None:
                 choices.append(A.plank_action(target))
         if hand[CATCH]:
             choices.append(A.MIRACULOUS_CATCH)
         if hand[ZERO]:
             choices.append(A.loot_action(ZERO, PLUS))
-        if hand[GOOD_RIDDANCE] and top_two > 0:
-            choices.append(A.GOOD_RIDDANCE)
         if hand[SPYGLASS]:
             choices.append(A.SPYGLASS)
         if hand[PLUS]:
@@ -617,7 +644,7 @@ def make_agent(name: str, seed: int | np.random.Generator | None = None) -> Agen
 
 
 # ------------------------------------------------------------------ playing games
-def play_game(env_or_kwargs, agents: Sequence[Agent], seed: int | None = None) -> dict:
+def play_game(env_or_kwargs: AECEnv | dict, agents: Sequence[Agent], seed: int | None = None) -> dict:
     """Play one full game through the PettingZoo AEC loop, seat ``i`` played by ``agents[i]``.
 
     Args:
@@ -633,13 +660,11 @@ def play_game(env_or_kwargs, agents: Sequence[Agent], seed: int | None = None) -
     Raises:
         ValueError: if ``len(agents)`` differs from the number of seats.
     """
-    from . import traitors_aboard_v0
-
     env = traitors_aboard_v0.env(**env_or_kwargs) if isinstance(env_or_kwargs, dict) else env_or_kwargs
-    env.reset(seed=seed)
     names = env.possible_agents
     if len(agents) != len(names):
         raise ValueError(f"got {len(agents)} agents for {len(names)} seats; give one agent per seat")
+    env.reset(seed=seed)
     seat_of = {name: i for i, name in enumerate(names)}
     rewards = [0.0] * len(names)
     info: dict = {}
@@ -707,8 +732,6 @@ def evaluate(
     Raises:
         ValueError: for an unknown agent name.
     """
-    from . import traitors_aboard_v0
-
     env = traitors_aboard_v0.env(num_players=num_players, claims=claims)
     team = TeamAgent(make_agent(pirates, seed), make_agent(mutineers, seed + 1))
     agents = [team] * num_players

@@ -178,6 +178,7 @@ class GameState:
         self.announced_sum = [0] * n
         self.actions_played = [[0] * 5 for _ in range(n)]  # per seat, per action kind (Plank … Empty Your Pockets)
         self.pockets_emptied = [0] * n
+        self.targeted: list[tuple[int, int, int]] = []  # (player, target, 0 = Plank / 1 = Empty Your Pockets), in order
         self.claim_accuse = [-1] * n  # R16: latest claim of each kind, absolute seats / multiset indices
         self.claim_vouch = [-1] * n
         self.claim_hand = [-1] * n
@@ -537,6 +538,7 @@ class GameState:
     def _play_plank(self, seat: int, target: int) -> None:
         """R11: a Plank in front of ``target``; the third throws them overboard (then R12)."""
         self._use_action_card(seat, CardKind.PLANK)
+        self.targeted.append((seat, target, 0))
         self.planks[target] += 1
         if self.planks[target] >= PLANKS_TO_OVERBOARD:
             self._throw_overboard(target)
@@ -635,6 +637,7 @@ class GameState:
     def _play_empty_your_pockets(self, seat: int, target: int) -> None:
         """R10: ``target`` discards their whole hand face down and draws three; then the player draws (R05)."""
         self._use_action_card(seat, CardKind.EMPTY_YOUR_POCKETS)
+        self.targeted.append((seat, target, 1))
         self.pockets_emptied[target] += 1
         hand = self.hands[target]
         for kind in range(NUM_CARD_KINDS):

@@ -105,6 +105,14 @@ LAYOUT: tuple[Piece, ...] = (
         "vouched seat one-hot 8; claimed hand as counts per CardKind (8) + made flag; claimed chest top as counts of +1, 0, −2 (3) + made flag",
     ),
     Piece(
+        "targeted",
+        (MAX_PLAYERS, MAX_PLAYERS, 2),
+        0,
+        22,
+        "[player, target, card]: Planks (card 0) and Empty Your Pockets (card 1) each relative seat has played on each "
+        "relative seat, all game (public: action cards are shown, R10, R11)",
+    ),
+    Piece(
         "chest_cards",
         (MAX_CHEST, CHEST_FEATURES),
         0,
@@ -178,6 +186,7 @@ _O_SEATS = OFFSETS["seats"]
 _F_SEAT = len(SEAT_FEATURES)
 _O_CLAIMS = OFFSETS["claims"]
 _O_CHEST = OFFSETS["chest_cards"]
+_O_TARGETED = OFFSETS["targeted"]
 _O_CHEST_SUM = OFFSETS["chest_summary"]
 _O_DRAW_KNOWN = OFFSETS["draw_pile_known"]
 
@@ -273,6 +282,10 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
             for offset, count in _CHEST_CLAIM_ITEMS[claim]:
                 mv[cbase + offset] = count
             mv[cbase + 28] = 1.0
+
+    for player, target, card in state.targeted:
+        i = _O_TARGETED + (rel[player] * MAX_PLAYERS + rel[target]) * 2 + card
+        mv[i] = mv[i] + 1.0
 
     bit = 1 << seat
     attributed_sum = 0

@@ -9,14 +9,14 @@
 | Agents count | 3–8 (default 5) |
 | Action shape | Discrete(196) |
 | Action values | 0–195 |
-| Observation shape | `{"observation": (1100,) float32, "action_mask": (196,) int8}` |
+| Observation shape | `{"observation": (1228,) float32, "action_mask": (196,) int8}` |
 | Observation values | see the layout table (`traitors_env.observation.layout_table()`) |
 
 A hidden-role bluffing card game for 3–8 players. Pirates fill a shared chest to the
 target value; secret Mutineers sabotage it, lying about the loot they put in.
 
 **Observation.** A dict with ``"observation"``, a ``float32`` vector of fixed length
-1100 for every table size (seats relative to the observer, padded to 8), and
+1228 for every table size (seats relative to the observer, padded to 8), and
 ``"action_mask"``, an ``int8`` vector over the 196 actions (all zeros for an agent
 that is not asked to act). The layout table is in the README and in
 ``traitors_env.observation.layout_table()``; it is derived from public information and
