@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from traitors_env import traitors_aboard_v0
+from traitors_env.bots import wilson_interval
 from traitors_env.cards import Role
 
 from .agents import AgentSpec, PolicyLoadError
@@ -42,18 +43,6 @@ from .config import ConfigError, RunConfig, load_config
 from .storage import RunFolder, atomic_write_text
 
 POLICIES = ("trained", "heuristic", "random")
-Z_95 = 1.959963984540054
-
-
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (95% by default); ``(0, 1)`` for no trials."""
-    if trials <= 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def game_seed(base_seed: int, num_players: int, index: int) -> int:

@@ -683,11 +683,15 @@ def play_game(env_or_kwargs: AECEnv | dict, agents: Sequence[Agent], seed: int |
 def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:
     """The Wilson score interval of a binomial proportion (default 95 %).
 
+    ``(0, 1)`` for no trials (nothing is known).
+
     Raises:
-        ValueError: if ``trials`` is not positive or ``successes`` is outside ``0…trials``.
+        ValueError: if ``trials`` is negative or ``successes`` is outside ``0…trials``.
     """
-    if trials <= 0 or not 0 <= successes <= trials:
-        raise ValueError(f"need 0 <= successes <= trials and trials > 0; got successes={successes}, trials={trials}")
+    if trials < 0 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials; got successes={successes}, trials={trials}")
+    if trials == 0:
+        return 0.0, 1.0
     p = successes / trials
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
