@@ -172,7 +172,6 @@ class GameState:
         self.winner: Role | None = None
         self.end_condition: EndCondition | None = None
         self.turn = 0
-        self.num_decisions = 0
         # Public record of the table (what every player has seen).
         self.loot_placed = [0] * n
         self.announced_sum = [0] * n
@@ -460,20 +459,11 @@ class GameState:
             IllegalActionError: if ``action`` is not in :meth:`legal_actions` (the message
                 names the action, the player, the phase and the legal set).
         """
-        legal = self._legal()
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()  # a 0-d integer array, as SB3's predict() returns
-        try:
-            # only integers are action indices (not bool or float, even where they compare equal to one)
-            is_legal = action in legal.set and isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-        except TypeError:  # unhashable, e.g. a list: still an IllegalActionError naming it
-            is_legal = False
-        if not is_legal:
-            self._raise_illegal(action, legal)
-        action = int(action)
+        legal = self._legal_entry or self._legal()
+        if type(action) is not int or action not in legal.set:  # fast path: a legal Python int
+            action = self._checked_action(action, legal)
         seat = self.current_player
         self.history.append((seat, action))
-        self.num_decisions += 1
         phase = self.phase
         if phase is Phase.MAIN:
             self._main_action(seat, action)
@@ -484,6 +474,23 @@ class GameState:
         else:
             self._return_card(seat, action - A.RETURN_BASE)
         self._legal_entry = None
+
+    def _checked_action(self, action: object, legal: _Legal) -> int:
+        """``action`` as a legal ``int``: numpy integers and 0-d integer arrays (SB3's ``predict``) are accepted."""
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()
+        if isinstance(action, np.integer):
+            action = int(action)
+        # Only integers are action indices (not bool or float, even where they compare equal to one).
+        if type(action) is int and action in legal.set:
+            return action
+        self._raise_illegal(action, legal)
+        raise AssertionError  # unreachable: _raise_illegal raises
+
+    @property
+    def num_decisions(self) -> int:
+        """Decisions taken so far (all players)."""
+        return len(self.history)
 
     def _raise_illegal(self, action: object, legal: _Legal) -> None:
         if self.is_terminal:
