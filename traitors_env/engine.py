@@ -267,8 +267,8 @@ class GameState:
             fail(f"roles={list(roles)!r} holds a value that is not a Role (0 = Pirate, 1 = Mutineer)")
         if state.roles.count(Role.MUTINEER) != setup.mutineers:
             fail(
-                f"roles has {state.roles.count(Role.MUTINEER)} Mutineers; {n} players play with "
-                f"{setup.pirates} Pirates and {setup.mutineers} Mutineers"
+                f"roles has {_count(state.roles.count(Role.MUTINEER), 'Mutineer')}; {n} players play with "
+                f"{_count(setup.pirates, 'Pirate')} and {_count(setup.mutineers, 'Mutineer')}"
             )
         overboard_set = set()
         for seat in overboard:
@@ -743,6 +743,10 @@ def _scramble(chest: list[ChestCard], top: list[ChestCard]) -> None:
             if any(card.group is group for group in absorbed):
                 card.group = new_group
                 new_group.size += 1
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _uniform(counts: list[int] | None) -> bool:
