@@ -386,3 +386,103 @@ def test_resume_refuses_a_config_that_changes_training(tmp_path):
         train(changed, resume=True)
     with pytest.raises(RunError, match="nothing to resume"):
         train(config_from_dict(tiny_config(tmp_path, name="other")), resume=True)
+
+
+# ---------------------------------------------------------------- the command lines: outputs, ranges, messages
+@pytest.fixture(scope="module")
+def two_generation_run(tmp_path_factory):
+    """A tiny run trained for 1 generation from a config file, then extended with ``--resume --generations 2``;
+    both calls evaluate. Returns (config file, run folder)."""
+    import yaml
+
+    tmp_path = tmp_path_factory.mktemp("cli")
+    config_path = tmp_path / "tiny.yaml"
+    config_path.write_text(yaml.safe_dump(tiny_config(tmp_path)))
+    assert train_main(["--config", str(config_path)]) == 0
+    assert train_main(["--config", str(config_path), "--resume", "--generations", "2"]) == 0
+    return config_path, RunFolder(tmp_path / "runs" / "tiny")
+
+
+def _main_files(run: RunFolder) -> dict[str, bytes]:
+    names = ("evaluation.json", "evaluation.csv", "evaluation.md", "winrates.png")
+    return {name: (run.path / name).read_bytes() for name in names}
+
+
+def test_resume_generations_is_saved_and_a_finished_run_is_not_evaluated_again(two_generation_run, capsys):
+    config_path, run = two_generation_run
+    assert load_config(run.config_path).training.generations == 2
+    assert load_config(config_path).training.generations == 1
+    before = _main_files(run)
+    capsys.readouterr()
+    # Without --generations the config file's 1 must not shrink the run back; the evaluation is current.
+    assert train_main(["--config", str(config_path), "--resume"]) == 0
+    out = capsys.readouterr().out
+    assert "keeping training.generations = 2" in out
+    assert "--generations" in out and "not evaluated again" in out and "evaluation.md" in out
+    assert "Pirates \\ Mutineers" not in out
+    assert load_config(run.config_path).training.generations == 2
+    assert run.read_state()["completed_generations"] == 2
+    assert _main_files(run) == before
+
+
+def test_non_default_evaluation_writes_suffixed_files(two_generation_run, capsys):
+    _, run = two_generation_run
+    before = _main_files(run)
+    capsys.readouterr()
+    assert eval_main(["--run", str(run.path), "--generation", "1", "--games", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "evaluation_gen001_games3.json" in out
+    report = json.loads((run.path / "evaluation_gen001_games3.json").read_text())
+    assert report["generation"] == 0 and report["games_per_cell"] == 3
+    assert (run.path / "evaluation_gen001_games3.csv").is_file()
+    assert "generation 1, 3 games per cell" in (run.path / "evaluation_gen001_games3.md").read_text()
+    # Newest generation with other games: also suffixed.
+    assert eval_main(["--run", str(run.path), "--games", "2"]) == 0
+    assert json.loads((run.path / "evaluation_gen002_games2.json").read_text())["generation"] == 1
+    assert _main_files(run) == before
+    assert not list(run.path.glob("winrates_*")) and not list(run.path.glob("*gen00*.png"))
+
+
+def test_evaluation_markdown_explains_yes_no(two_generation_run):
+    _, run = two_generation_run
+    assert "95% Wilson intervals do not overlap" in (run.path / "evaluation.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--games", "0"], "--games 0: expected at least 1"),
+        (["--generation", "0"], "--generation 0 is out of range"),
+        (["--generation", "3"], "completed 2 generations; expected 1–2"),
+        (["--workers", "0"], "--workers 0"),
+    ],
+)
+def test_eval_rejects_out_of_range_arguments(two_generation_run, capsys, args, message):
+    _, run = two_generation_run
+    before = sorted(p.name for p in run.path.iterdir())
+    assert eval_main(["--run", str(run.path), *args]) == 2
+    assert message in capsys.readouterr().err
+    assert sorted(p.name for p in run.path.iterdir()) == before
+
+
+def test_run_and_config_path_errors_say_what_is_wrong(tmp_path, capsys):
+    (tmp_path / "runs" / "quick").mkdir(parents=True)
+    assert eval_main(["--run", str(tmp_path / "runs" / "quik")]) == 2
+    err = capsys.readouterr().err
+    assert f"run folder {str(tmp_path / 'runs' / 'quik')!r} does not exist" in err and "quick" in err
+    assert eval_main(["--run", str(tmp_path / "runs" / "quick")]) == 2
+    assert "has no config.yaml" in capsys.readouterr().err
+    assert train_main(["--config", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert "is a directory" in err and "does not exist" not in err
+
+
+def test_evaluation_progress_bar_counts_games(capsys):
+    from training.agents import AgentSpec
+    from training.evaluate import evaluate_matrix
+
+    specs = {team: {"random": AgentSpec("random")} for team in ("pirates", "mutineers")}
+    cells = evaluate_matrix(specs, [3, 4], games=2, seed=0, progress=True)
+    assert [c.games for c in cells] == [2, 2, 4]
+    err = capsys.readouterr().err
+    assert "evaluation" in err and "4/4" in err

@@ -186,10 +186,17 @@ def load_config(path: str | Path) -> RunConfig:
     """Read and validate a YAML run configuration.
 
     Raises:
-        ConfigError: if the file is missing, is not YAML, or does not validate (the message
+        ConfigError: if the file is missing or a directory, is not YAML, or does not validate (the message
             names the file and the bad key).
     """
     path = Path(path)
+    if path.is_dir():
+        if (path / "config.yaml").is_file():
+            hint = f"; for the config of the run in it, pass {str(path / 'config.yaml')!r}"
+        else:
+            yamls = sorted(p.name for p in path.glob("*.y*ml"))
+            hint = f"; YAML files in it: {', '.join(yamls)}" if yamls else " (try configs/quick.yaml)"
+        raise ConfigError(f"config path {str(path)!r} is a directory, not a YAML file{hint}")
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist (try configs/quick.yaml)")
     try:

@@ -1,7 +1,7 @@
 """Evaluation: win rates with 95% Wilson intervals of every policy as Pirates against every policy as Mutineers.
 
 ``traitors-eval --run runs/quick`` (or ``python -m training.evaluate``) evaluates the newest
-checkpoint of a run (``--generation`` for another) and writes into the run folder:
+checkpoint of a run with the config's games per cell and writes into the run folder:
 
 - ``evaluation.json``: every cell (table size × Pirates policy × Mutineers policy): games,
   Pirates' wins, win rates and 95% Wilson intervals; pooled cells over all table sizes; the
@@ -12,6 +12,10 @@ checkpoint of a run (``--generation`` for another) and writes into the run folde
 - ``winrates.png``: the trained teams' win rates against the heuristic across generations
   (from the run's per-generation checks), beside the heuristic's and random's own win
   rates against the heuristic.
+
+An evaluation of another generation (``--generation``) or with another number of games
+(``--games``) leaves these files alone and writes ``evaluation_gen002_games30.json`` / ``.csv``
+/ ``.md`` instead (generation 2, 30 games per cell); it does not redraw ``winrates.png``.
 
 Policies: ``trained`` (the run's snapshot of that team), ``heuristic`` and ``random``
 (:mod:`traitors_env.bots`). Games are seeded: game ``i`` at table size ``n`` is dealt from
@@ -28,7 +32,7 @@ import math
 import multiprocessing
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -43,6 +47,10 @@ from .config import ConfigError, RunConfig, load_config
 from .storage import RunFolder, atomic_write_text
 
 POLICIES = ("trained", "heuristic", "random")
+
+
+class EvaluationError(ValueError):
+    """An evaluation that cannot run as asked (bad --generation/--games, not a run folder); the message says why."""
 
 
 def game_seed(base_seed: int, num_players: int, index: int) -> int:
@@ -112,12 +120,26 @@ def _run_cell(task: tuple) -> tuple[int, str, str, int, int]:
     return num_players, p_name, m_name, games, wins
 
 
-def _map(tasks: list[tuple], workers: int) -> list[tuple]:
-    if workers <= 1 or len(tasks) <= 1:
-        return [_run_cell(task) for task in tasks]
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(_run_cell, tasks))
+def _map(tasks: list[tuple], workers: int, progress: bool = False) -> list[tuple]:
+    """Run the cell tasks (in this process or a pool); with ``progress``, a tqdm bar over the games."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=sum(task[7] for task in tasks), unit="game", desc="evaluation", disable=not progress)
+    results = []
+    try:
+        if workers <= 1 or len(tasks) <= 1:
+            for task in tasks:
+                results.append(_run_cell(task))
+                bar.update(task[7])
+            return results
+        context = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for future in as_completed([pool.submit(_run_cell, task) for task in tasks]):
+                results.append(future.result())
+                bar.update(results[-1][3])
+        return results
+    finally:
+        bar.close()
 
 
 def evaluate_matrix(
@@ -128,6 +150,7 @@ def evaluate_matrix(
     claims: bool = True,
     workers: int = 1,
     pairs: Sequence[tuple[str, str]] | None = None,
+    progress: bool = False,
 ) -> list[Cell]:
     """Win counts of Pirates policies against Mutineers policies.
 
@@ -138,6 +161,7 @@ def evaluate_matrix(
         seed: base seed of the deals and agents.
         workers: processes (1 = this process).
         pairs: ``(pirates name, mutineers name)`` cells to play; default every pair.
+        progress: show a tqdm progress bar over the games (on stderr).
 
     Returns:
         one :class:`Cell` per table size and pair, then one pooled cell (``num_players="all"``) per pair.
@@ -155,7 +179,7 @@ def evaluate_matrix(
                     (n, p_name, specs["pirates"][p_name], m_name, specs["mutineers"][m_name], seed, first, size, claims)
                 )
     totals: dict[tuple, list[int]] = {}
-    for n, p_name, m_name, played, wins in _map(tasks, workers):
+    for n, p_name, m_name, played, wins in _map(tasks, workers, progress):
         entry = totals.setdefault((n, p_name, m_name), [0, 0])
         entry[0] += played
         entry[1] += wins
@@ -249,6 +273,11 @@ def markdown_report(cells: list[Cell], checks: dict, title: str) -> str:
             f"{yes('trained_beats_random')} | {yes('trained_beats_heuristic')} |"
         )
     out.append("")
+    out.append(
+        "yes/no: whether the two win rates' 95% Wilson intervals do not overlap (yes = the trained policy's "
+        "interval lies entirely above the other policy's)."
+    )
+    out.append("")
     return "\n".join(out)
 
 
@@ -269,7 +298,12 @@ def plot_generations(history: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4), sharey=True)
+    games = sorted(
+        {p["trained"]["games"] for h in history for p in (h.get("vs_heuristic") or {}).values() if "trained" in p}
+    )
+    over = f"{games[0]}" if len(games) == 1 else f"{games[0]}–{games[-1]}" if games else "the"
+    fig.suptitle(f"Win rate against the heuristic; error bars: 95% Wilson intervals over {over} games per generation")
     for ax, team in zip(axes, ("pirates", "mutineers")):
         points = [(h["generation"], h["vs_heuristic"][team]) for h in history if h.get("vs_heuristic")]
         if points:
@@ -298,7 +332,7 @@ def plot_generations(history: list[dict], path: Path) -> None:
         opponents = "Mutineers" if team == "pirates" else "Pirates"
         ax.set_title(f"{team.capitalize()} vs heuristic {opponents}")
         ax.set_xlabel("generation")
-        ax.set_ylim(0, 1)
+        ax.set_ylim(-0.02, 1.02)  # a rate of exactly 0 or 1 stays visible
         ax.grid(alpha=0.3)
         ax.legend(loc="best")
     axes[0].set_ylabel("win rate")
@@ -309,27 +343,81 @@ def plot_generations(history: list[dict], path: Path) -> None:
     tmp.replace(path)
 
 
+def evaluation_stem(config: RunConfig, completed: int, generation: int, games: int) -> str:
+    """File stem of an evaluation: ``evaluation`` for the default one (newest generation, the config's games per
+    cell), else ``evaluation_gen002_games30`` (generation 2, 1-based; 30 games per cell)."""
+    if generation == completed - 1 and games == config.evaluation.games:
+        return "evaluation"
+    return f"evaluation_gen{generation + 1:03d}_games{games}"
+
+
+def _completed(run: RunFolder) -> tuple[dict | None, int]:
+    state = run.read_state()
+    return state, (state["completed_generations"] if state else 0)
+
+
+def evaluation_is_current(config: RunConfig, run: RunFolder) -> bool:
+    """Whether the run's default ``evaluation.json`` evaluates its newest completed generation with the config's
+    games per cell, table sizes and ``deterministic`` (so a re-run would reproduce it)."""
+    _, completed = _completed(run)
+    path = run.path / "evaluation.json"
+    if completed == 0 or not path.is_file():
+        return False
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        report.get("generation") == completed - 1
+        and report.get("games_per_cell") == config.evaluation.games
+        and report.get("player_counts") == config.eval_player_counts
+        and report.get("deterministic") == config.evaluation.deterministic
+        and all((run.path / f"evaluation.{ext}").is_file() for ext in ("csv", "md"))
+    )
+
+
 def evaluate_run(
     config: RunConfig,
     run: RunFolder,
     generation: int | None = None,
     games: int | None = None,
     workers: int | None = None,
+    progress: bool | None = None,
 ) -> dict:
-    """Evaluate a run's snapshots (newest completed generation by default) and write the report files.
+    """Evaluate a run's snapshots and write the report files (see the module doc).
+
+    Args:
+        generation: 0-based generation to evaluate; ``None`` = the newest completed one.
+        games: games per cell; ``None`` = ``evaluation.games`` of the config.
+        workers: processes; ``None`` = ``evaluation.workers`` of the config.
+        progress: tqdm bar over the games; ``None`` = ``training.progress_bar`` of the config.
 
     Returns:
-        the content of ``evaluation.json``.
+        the content of the written ``.json`` file, plus ``"files"``: the paths written. Only the default
+        evaluation (newest generation, the config's games) writes ``evaluation.*`` and redraws ``winrates.png``;
+        any other writes ``evaluation_gen<G>_games<N>.*`` (:func:`evaluation_stem`).
 
     Raises:
         PolicyLoadError: if the run has no completed generation or the snapshot is missing.
+        EvaluationError: if ``generation`` is not a completed generation or ``games``/``workers`` is below 1.
     """
-    state = run.read_state()
-    completed = state["completed_generations"] if state else 0
+    state, completed = _completed(run)
+    if completed == 0:
+        raise PolicyLoadError(f"run {str(run.path)!r} has no completed generation to evaluate (no checkpoint)")
     if generation is None:
-        if completed == 0:
-            raise PolicyLoadError(f"run {str(run.path)!r} has no completed generation to evaluate (no checkpoint)")
         generation = completed - 1
+    if not 0 <= generation < completed:
+        valid = "1" if completed == 1 else f"1–{completed}"
+        raise EvaluationError(
+            f"--generation {generation + 1} is out of range: run {str(run.path)!r} has completed "
+            f"{completed} generation{'s' if completed != 1 else ''}; expected {valid}"
+        )
+    games = config.evaluation.games if games is None else games
+    if games < 1:
+        raise EvaluationError(f"--games {games}: expected at least 1 game per cell")
+    workers = config.evaluation.workers if workers is None else workers
+    if workers < 1:
+        raise EvaluationError(f"--workers {workers}: expected at least 1 worker process")
     snapshots = {team: run.checkpoint(generation, team) for team in ("pirates", "mutineers")}
     for path in snapshots.values():
         if not path.is_file():
@@ -343,14 +431,14 @@ def evaluate_run(
         }
         for team in ("pirates", "mutineers")
     }
-    games = games or config.evaluation.games
     cells = evaluate_matrix(
         specs,
         config.eval_player_counts,
         games,
         seed=config.seed + 1_000_003,  # deals apart from the training games
         claims=config.env.claims,
-        workers=workers or config.evaluation.workers,
+        workers=workers,
+        progress=config.training.progress_bar if progress is None else progress,
     )
     checks = learning_checks(cells)
     report = {
@@ -363,38 +451,69 @@ def evaluate_run(
         "cells": [c.as_row() for c in cells],
         "learning_checks": checks,
     }
-    atomic_write_text(run.path / "evaluation.json", json.dumps(report, indent=2))
-    atomic_write_text(run.path / "evaluation.csv", cells_csv(cells))
-    title = f"Evaluation of run {config.name!r}, generation {generation + 1}"
-    atomic_write_text(run.path / "evaluation.md", markdown_report(cells, checks, title))
-    if state and any(h.get("vs_heuristic") for h in state.get("history", ())):
-        plot_generations(state["history"], run.path / "winrates.png")
-    return report
+    stem = evaluation_stem(config, completed, generation, games)
+    files = [run.path / f"{stem}.{ext}" for ext in ("json", "csv", "md")]
+    atomic_write_text(files[0], json.dumps(report, indent=2))
+    atomic_write_text(files[1], cells_csv(cells))
+    title = f"Evaluation of run {config.name!r}, generation {generation + 1}, {games} games per cell"
+    atomic_write_text(files[2], markdown_report(cells, checks, title))
+    if stem == "evaluation" and state and any(h.get("vs_heuristic") for h in state.get("history", ())):
+        files.append(run.path / "winrates.png")
+        plot_generations(state["history"], files[-1])
+    return {**report, "files": [str(f) for f in files]}
+
+
+def open_run_folder(path: str | Path) -> RunFolder:
+    """A run folder given on the command line, checked to exist and hold ``config.yaml``.
+
+    Raises:
+        EvaluationError: naming the folder (and the run folders beside it, if any) when it is missing, is a file,
+            or holds no ``config.yaml``.
+    """
+    run = RunFolder(Path(path))
+    if not run.path.exists():
+        parent = run.path.parent
+        beside = sorted(p.name for p in parent.iterdir() if p.is_dir()) if parent.is_dir() else []
+        hint = f"; folders in {str(parent)!r}: {', '.join(beside)}" if beside else ""
+        raise EvaluationError(f"run folder {str(run.path)!r} does not exist{hint}")
+    if not run.path.is_dir():
+        raise EvaluationError(f"--run {str(run.path)!r} is a file; expected a run folder such as runs/quick")
+    if not run.config_path.is_file():
+        runs = sorted(p.name for p in run.path.iterdir() if (p / "config.yaml").is_file())
+        hint = f"; run folders in it: {', '.join(runs)}" if runs else ""
+        raise EvaluationError(
+            f"folder {str(run.path)!r} has no config.yaml, so it is not a run folder (traitors-train writes "
+            f"config.yaml when a run starts){hint}"
+        )
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``traitors-eval``: evaluate a run folder (see module doc)."""
-    parser = argparse.ArgumentParser(prog="traitors-eval", description="Evaluate a training run's policies.")
+    parser = argparse.ArgumentParser(
+        prog="traitors-eval",
+        description="Evaluate a training run's policies. The default evaluation (newest generation, the config's "
+        "games) writes evaluation.{json,csv,md} and winrates.png in the run folder; any other writes "
+        "evaluation_gen<G>_games<N>.{json,csv,md} beside them.",
+    )
     parser.add_argument("--run", required=True, help="the run folder (e.g. runs/quick)")
     parser.add_argument(
         "--generation", type=int, default=None, help="generation to evaluate, 1-based (default: newest)"
     )
-    parser.add_argument("--games", type=int, default=None, help="games per cell (default: the run's config)")
+    parser.add_argument("--games", type=int, default=None, help="games per cell, >= 1 (default: the run's config)")
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: the run's config)")
     args = parser.parse_args(argv)
-    run = RunFolder(Path(args.run))
     try:
+        run = open_run_folder(args.run)
         config = load_config(run.config_path)
         generation = None if args.generation is None else args.generation - 1
-        evaluate_run(config, run, generation, games=args.games, workers=args.workers)
-    except (ConfigError, PolicyLoadError) as error:
+        report = evaluate_run(config, run, generation, games=args.games, workers=args.workers)
+    except (ConfigError, PolicyLoadError, EvaluationError) as error:
         print(f"traitors-eval: error: {error}", file=sys.stderr)
         return 2
-    print((run.path / "evaluation.md").read_text(encoding="utf-8"))
-    plotted = (run.path / "winrates.png").is_file()
-    print(
-        f"written in {run.path}: evaluation.json, evaluation.csv, evaluation.md" + (", winrates.png" if plotted else "")
-    )
+    files = [Path(f) for f in report["files"]]
+    print(files[2].read_text(encoding="utf-8"))
+    print(f"written in {run.path}: " + ", ".join(f.name for f in files))
     return 0
 
 

@@ -9,7 +9,8 @@ Layout of ``<output_dir>/<name>/``::
     progress.csv                     one row per PPO update: generation, team, SB3's rollout/train values
     generations.csv                  one row per generation: steps, steps/s, win rates against the heuristic
     tensorboard/<team>/              SB3 TensorBoard events
-    evaluation.json / .csv / .md     the final evaluation
+    evaluation.json / .csv / .md     the final (default) evaluation: newest generation, the config's games
+    evaluation_gen002_games30.*      any other traitors-eval run (here generation 2, 30 games per cell)
     winrates.png                     trained teams against the heuristic across generations
 
 A generation counts as completed once ``state.json`` says so; that file is replaced last.

@@ -15,7 +15,10 @@ and prints the final table. Each generation:
 ``--resume`` continues a killed run from its last completed generation (a generation cut
 short is trained again from the previous snapshots); it also extends a finished run when
 the config (or ``--generations``) asks for more generations. Everything else in the config
-must match the saved run. Outputs: see :mod:`training.storage`.
+must match the saved run. ``--generations N`` is saved into the run's ``config.yaml``, and a
+later ``--resume`` never lowers it to a smaller value from the ``--config`` file. Resuming a
+finished run whose evaluation is up to date only says where the results are.
+Outputs: see :mod:`training.storage`.
 
 One learner step = one learner decision (see :mod:`training.team_env`); throughput is
 reported as learner steps per second (SB3's ``time/fps``) and as game decisions per
@@ -36,7 +39,7 @@ import numpy as np
 
 from .agents import AgentSpec, OpponentPool, PolicyLoadError
 from .config import ConfigError, RunConfig, config_from_dict, dump_config, load_config
-from .evaluate import evaluate_matrix, evaluate_run, plot_generations, wilson_interval
+from .evaluate import evaluate_matrix, evaluate_run, evaluation_is_current, plot_generations, wilson_interval
 from .storage import RunFolder, atomic_write_text, save_model_atomic
 from .team_env import TeamEnv
 
@@ -176,7 +179,9 @@ def _make_callback(bar, team_label: str):
                 recent = self.wins[-200:]
                 self.logger.record("rollout/win_rate", float(np.mean(recent)))
                 if bar is not None:
-                    bar.set_postfix(win=f"{np.mean(recent):.2f}", sps=f"{self.steps / elapsed:.0f}")
+                    bar.set_postfix(
+                        learner_sps=f"{self.steps / elapsed:.0f}", train_win=f"{np.mean(recent):.2f}", refresh=False
+                    )
             self.logger.record("rollout/game_decisions_per_s", self.decisions / max(elapsed, 1e-9))
 
     return TeamCallback()
@@ -311,7 +316,10 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     start = state["completed_generations"]
     total_generations = config.training.generations
     if start >= total_generations:
-        print(f"run {config.name!r} already completed {start} generation(s); nothing to train")
+        print(
+            f"run {config.name!r} has completed all {_plural(start, 'generation')}; nothing to train "
+            f"(pass --resume --generations {start + 1} or more to train further)"
+        )
         return run
 
     venv = build_vec_env(config)
@@ -402,6 +410,18 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     return run
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _saved_generations(config: RunConfig) -> int | None:
+    """``training.generations`` of the run folder's saved ``config.yaml``, or ``None`` if there is none."""
+    run = RunFolder(config.run_dir)
+    if not run.config_path.is_file():
+        return None
+    return load_config(run.config_path).training.generations
+
+
 def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
     rows = []
     for h in history:
@@ -422,13 +442,24 @@ def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``traitors-train``: train, evaluate and print the final table."""
-    parser = argparse.ArgumentParser(prog="traitors-train", description="Train Pirates and Mutineers with MaskablePPO.")
+    parser = argparse.ArgumentParser(
+        prog="traitors-train",
+        description="Train Pirates and Mutineers with MaskablePPO, then evaluate the newest generation.",
+        epilog="Progress bar: 'gen G/T team' is the team being trained; learner_sps = the learner's decisions "
+        "(environment steps) per second; train_win = the learner team's win rate over its last 200 training "
+        "games against its opponent pool.",
+    )
     parser.add_argument("--config", required=True, help="YAML run config, e.g. configs/quick.yaml")
     parser.add_argument("--resume", action="store_true", help="continue the run from its last completed generation")
     parser.add_argument("--force", action="store_true", help="delete an existing run folder of the same name first")
     parser.add_argument("--output-dir", default=None, help="override output_dir of the config")
     parser.add_argument("--seed", type=int, default=None, help="override seed of the config")
-    parser.add_argument("--generations", type=int, default=None, help="override training.generations")
+    parser.add_argument(
+        "--generations",
+        type=int,
+        default=None,
+        help="override training.generations; with --resume, saved in the run's config.yaml",
+    )
     parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
     args = parser.parse_args(argv)
     try:
@@ -442,10 +473,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.generations is not None:
             data["training"]["generations"] = args.generations
         config = config_from_dict(data, "command line")
+        if args.resume and args.generations is None:
+            # The run may have been extended with --generations: the --config file must not shrink it back.
+            saved = _saved_generations(config)
+            if saved is not None and saved > config.training.generations:
+                print(
+                    f"keeping training.generations = {saved} from the run's config.yaml ({args.config} says "
+                    f"{config.training.generations}; pass --generations to change it)"
+                )
+                data["training"]["generations"] = saved
+                config = config_from_dict(data, "command line")
         began = time.perf_counter()
         run = train(config, resume=args.resume, force=args.force)
         trained = time.perf_counter() - began
         if args.no_eval:
+            return 0
+        if evaluation_is_current(config, run):
+            names = [n for n in ("evaluation.json", "evaluation.csv", "winrates.png") if (run.path / n).is_file()]
+            print(
+                f"run {config.name!r} is complete and its evaluation is up to date, not evaluated again: "
+                f"{run.path / 'evaluation.md'} (also {', '.join(names)} in {run.path})"
+            )
             return 0
         print(f"training done in {trained:.0f} s; evaluating ({config.evaluation.games} games per cell)…", flush=True)
         evaluate_run(config, run)
