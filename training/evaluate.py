@@ -38,9 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-from traitors_env import traitors_aboard_v0
-from traitors_env.bots import wilson_interval
-from traitors_env.cards import Role
+from traitors_env import bots, traitors_aboard_v0
+from traitors_env.bots import TeamAgent, wilson_interval
+from traitors_env.cards import ROLE_NAMES, Role
 
 from .agents import AgentSpec, PolicyLoadError
 from .config import ConfigError, RunConfig, load_config
@@ -61,21 +61,16 @@ def game_seed(base_seed: int, num_players: int, index: int) -> int:
 def play_game(num_players: int, seed: int, pirates, mutineers, claims: bool = True) -> Role:
     """Play one game with ``pirates`` on the Pirate seats and ``mutineers`` on the Mutineer seats; the winner.
 
-    Both are :class:`traitors_env.bots.Agent`-like objects (``act(observation, action_mask) -> int``).
+    Both are :class:`traitors_env.bots.Agent`-like objects (``act(observation, action_mask) -> int``);
+    :class:`traitors_env.bots.TeamAgent` routes each decision by the role its observation shows.
 
     Raises:
         traitors_env.engine.IllegalActionError: if an agent picks an action outside its mask.
     """
     env = traitors_aboard_v0.raw_env(num_players=num_players, claims=claims)
-    env.reset(seed=seed)
-    game = env.game
-    by_role = {Role.PIRATE: pirates, Role.MUTINEER: mutineers}
-    while not game.is_terminal:
-        agent = env.agent_selection
-        observation = env.observe(agent)
-        action = by_role[game.roles[game.current_player]].act(observation["observation"], observation["action_mask"])
-        env.step(int(action))
-    return game.winner
+    team = TeamAgent(pirate=pirates, mutineer=mutineers)
+    result = bots.play_game(env, [team] * num_players, seed=seed)["result"]
+    return Role.PIRATE if result["winner"] == ROLE_NAMES[Role.PIRATE] else Role.MUTINEER
 
 
 @dataclass
