@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_helpers import EYP, GR, MC, MINUS, PL, PLUS, SG, ZERO, M, P  # noqa: E402
 
 from traitors_env import actions as A
 from traitors_env import bots, traitors_aboard_v0
 from traitors_env.bots import HeuristicAgent, RandomAgent, TeamAgent, make_agent, play_game, wilson_interval
-from traitors_env.cards import CardKind, Role
 from traitors_env.engine import GameState, Phase
 from traitors_env.observation import OBS_SIZE, encode
 
-P, M = Role.PIRATE, Role.MUTINEER
-PLUS, ZERO, MINUS = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2
-PL, GR, SG, MC, EYP = (
-    CardKind.PLANK,
-    CardKind.GOOD_RIDDANCE,
-    CardKind.SPYGLASS,
-    CardKind.MIRACULOUS_CATCH,
-    CardKind.EMPTY_YOUR_POCKETS,
-)
 TABLES = [(n, claims) for n in range(3, 9) for claims in (True, False)]
 
 

@@ -176,7 +176,7 @@ class GameState:
         self.loot_placed = [0] * n
         self.announced_sum = [0] * n
         self.actions_played = [[0] * 5 for _ in range(n)]  # per seat, per action kind (Plank … Empty Your Pockets)
-        self.pockets_emptied = [0] * n
+        self.pockets_emptied = [0] * n  # per target; derivable from ``targeted``, kept as a count for encode()
         self.targeted: list[tuple[int, int, int]] = []  # (player, target, 0 = Plank / 1 = Empty Your Pockets), in order
         self.claim_accuse = [-1] * n  # R16: latest claim of each kind, absolute seats / multiset indices
         self.claim_vouch = [-1] * n
