@@ -107,10 +107,13 @@ def test_reset_without_seed_continues_the_rng():
     assert deals_c == deals_d
     # The continued games are new games, not the seeded one again.
     assert first not in deals_c and len(set(deals_c)) == 4
-    # And they equal a fresh generator seeded 7 used for several deals in a row.
+    # Each continued game is the game of its own seed, drawn from a generator seeded 7 (so it can be
+    # recorded and replayed); the first is the game of seed 7 itself.
     rng = np.random.default_rng(7)
-    expected = [deal(GameState.new(GameConfig(num_players=5), seed=rng)) for _ in range(5)]
+    seeds = [7] + [int(rng.integers(2**63)) for _ in range(4)]
+    expected = [deal(GameState.new(GameConfig(num_players=5), seed=s)) for s in seeds]
     assert expected[0] == first and expected[1:] == deals_c
+    assert c.episode_seed == seeds[-1]
 
 
 def test_reset_without_seed_after_played_games_is_reproducible():

@@ -159,3 +159,34 @@ def describe_action(action: int, actor_seat: int | None = None, num_players: int
         return "claim: my hand is {" + ", ".join(CARD_SHORT[CardKind(k)] for k in kinds) + "}"
     values = CHEST_MULTISETS[a - CLAIM_CHEST_BASE]
     return "claim: the top of the chest is {" + ", ".join(_LOOT_SHORT[v] for v in values) + "}"
+
+
+def public_description(action: int, actor_seat: int, num_players: int) -> str:
+    """What every player sees of ``action`` by ``actor_seat``, in words (seat names ``player_k``).
+
+    The private part of an action is left out: which loot card went face down (only the
+    announced value is public, R04), the order Spyglass cards were put back in (R07) and which
+    cards Miraculous Catch returned (R09). Everything else (action cards and their targets,
+    claims, opening the chest) is shown to all.
+
+    Raises:
+        ValueError: if ``action`` is not in ``range(NUM_ACTIONS)``.
+    """
+    a = int(action)
+    if LOOT_BASE <= a < PLANK_BASE + 1:
+        announced = (a - LOOT_BASE) % 3
+        return f"puts a loot card face down in the chest, announcing {_LOOT_SHORT[announced]}"
+    if SPYGLASS_ORDER_BASE <= a < RETURN_BASE:
+        return "puts the Spyglass cards back on the chest, face down"
+    if RETURN_BASE <= a < CLAIM_NONE:
+        return "puts a card face down on the draw pile"
+    text = describe_action(a, actor_seat, num_players)
+    if a == OPEN_CHEST:
+        return "opens the chest"
+    if a < EYP_BASE + 1:
+        return "plays a " + text
+    if a < SPYGLASS_ORDER_BASE:
+        return "plays " + text
+    if a == CLAIM_NONE:
+        return "makes no claim"
+    return text.replace("claim: ", "claims: ", 1)

@@ -195,16 +195,18 @@ def play_engine(config: GameConfig, seed: int, budget: Budget) -> Run:
     """Random legal games on the engine alone: legal actions and transitions, no observation.
 
     The games are the ones :func:`play_aec` plays on ``raw_env`` with the same seed: the same
-    game RNG, the same chooser, and ``legal_actions()`` is sorted like the indices of the mask.
+    episode seeds, the same chooser, and ``legal_actions()`` is sorted like the indices of the mask.
     """
     chooser = random.Random(seed)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # draws the later episodes' seeds, as raw_env.reset() does
+    episode_seed = seed
     new_game = GameState.new
     decisions = episodes = 0
     clock = CLOCKS[budget.clock]
     start = clock()
     while True:
-        state = new_game(config, seed=rng)
+        state = new_game(config, seed=episode_seed)
+        episode_seed = int(rng.integers(2**63))
         while not state.is_terminal:
             legal = state.legal_actions()
             state.apply_action(legal[int(chooser.random() * len(legal))])

@@ -16,6 +16,7 @@ position (:meth:`GameState.from_position`).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -72,6 +73,10 @@ class ScrambledGroup:
     def __init__(self, counts: list[int] | None, size: int) -> None:
         self.counts = counts
         self.size = size
+
+    def key(self) -> tuple:
+        """The group's public knowledge as a hashable value (for :meth:`GameState.fingerprint`)."""
+        return (None if self.counts is None else tuple(self.counts), self.size)
 
 
 class ChestCard:
@@ -450,6 +455,50 @@ class GameState:
             ],
             "turns": self.turn,
         }
+
+    def fingerprint(self) -> str:
+        """A short hex digest of the whole state, hidden parts and RNG included (16 characters).
+
+        Two states with the same fingerprint are, for all purposes, the same game at the same
+        point; game records store it after every decision so a replay can name the first step at
+        which it departs from the recorded game (:mod:`traitors_env.records`).
+        """
+        groups: dict[int, int] = {}
+        chest = tuple(
+            (
+                c.kind,
+                c.placer,
+                c.announced,
+                c.known_by,
+                None if c.group is None else (groups.setdefault(id(c.group), len(groups)), c.group.key()),
+            )
+            for c in self.chest
+        )
+        parts = (
+            self.num_players,
+            self.config.claims,
+            tuple(int(r) for r in self.roles),
+            tuple(tuple(h) for h in self.hands),
+            tuple(self.draw_pile),
+            tuple(self.draw_known),
+            chest,
+            tuple(self.discard),
+            tuple(self.planks),
+            tuple(self.aboard),
+            tuple(self.revealed),
+            self.current_player,
+            int(self.phase),
+            None if self.winner is None else int(self.winner),
+            self.turn,
+            tuple(self.claim_accuse + self.claim_vouch + self.claim_hand + self.claim_chest + self.last_claim),
+            tuple(self.targeted),
+            tuple(tuple(row) for row in self.actions_played),
+            self.spyglass_taken,
+            tuple(c.kind for c in self.spyglass_seen),
+            tuple(self.history),
+            repr(self.rng.bit_generator.state),
+        )
+        return hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()
 
     # ---------------------------------------------------------- transitions
     def apply_action(self, action: int) -> None:

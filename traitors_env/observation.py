@@ -387,3 +387,149 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
 def role_of_observation(observation: np.ndarray) -> Role:
     """The observer's own role read back from an observation."""
     return Role.PIRATE if observation[_O_ROLE] > 0.5 else Role.MUTINEER
+
+
+# ------------------------------------------------------------------ reading an observation back
+@dataclass(frozen=True)
+class SeatView:
+    """One seat's row of an observation (public: rulebook "Setup", R10, R11)."""
+
+    aboard: bool
+    planks: int  # Planks in front of the seat (0–2)
+    revealed: Role | None  # the role, once shown (overboard, R11; opened the chest, R03)
+    loot_placed: int
+    announced_total: int
+    actions_played: tuple[int, ...]  # Planks, Good Riddance, Spyglass, Miraculous Catch, Empty Your Pockets
+    pockets_emptied: int
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """One seat's latest claim of each kind (R16); seats relative to the observer, loot as indices 0–2."""
+
+    accused: int | None
+    vouched: int | None
+    hand: tuple[int, ...] | None  # card kinds, sorted
+    chest_top: tuple[int, ...] | None  # loot indices (0 = +1, 1 = 0, 2 = −2), sorted
+
+
+@dataclass(frozen=True)
+class ChestCardView:
+    """One chest card as the observer knows it; loot as indices 0 = +1, 1 = 0, 2 = −2."""
+
+    announced: int | None  # None once a Spyglass scrambled the position (R07)
+    placer: int | None  # relative seat, None once scrambled
+    scrambled: bool
+    known: int | None  # the true value, if the observer knows it
+
+
+@dataclass(frozen=True)
+class DecodedObservation:
+    """An observation vector read back into named values (see :data:`LAYOUT`).
+
+    Lists over seats are indexed by *relative* seat: 0 is the observer, 1 the next seat to the
+    left (R02). ``chest`` is from the top down. Everything here is what the observer may know,
+    since it comes from the observation alone.
+    """
+
+    role: Role
+    hand: tuple[int, ...]  # counts per CardKind
+    phase: Phase | None  # the decision asked of the observer, or None when it is not acting
+    num_players: int
+    target: int
+    draw_pile_size: int
+    discard_size: int
+    chest_size: int
+    spyglass_taken: int
+    spyglass_view: tuple[int, ...]  # true loot index of each taken card, in the shuffled order seen (R07)
+    seats: tuple[SeatView, ...]
+    claims: tuple[ClaimView, ...]
+    targeted: np.ndarray  # int array [player, target, card]: Planks (0) and Empty Your Pockets (1), relative seats
+    chest: tuple[ChestCardView, ...]
+    attributable_announced_total: int
+    scrambled: int
+    scrambled_announced: tuple[int, int, int] | None  # counts of +1, 0, −2 among scrambled cards, if public
+    draw_pile_known: tuple[int | None, ...]  # per top draw-pile position: the CardKind I know there, else None
+
+
+def _one_hot(values: np.ndarray) -> int | None:
+    hits = np.flatnonzero(values > 0.5)
+    return int(hits[0]) if hits.size else None
+
+
+def _multiset(counts: np.ndarray) -> tuple[int, ...]:
+    return tuple(k for k, c in enumerate(counts.tolist()) for _ in range(int(round(c))))
+
+
+def decode(observation: np.ndarray) -> DecodedObservation:
+    """Read an observation vector (shape ``(OBS_SIZE,)``) back into a :class:`DecodedObservation`.
+
+    Used to show a human exactly what their agent observes (:mod:`traitors_env.view`).
+
+    Raises:
+        ValueError: if ``observation`` does not have shape ``(OBS_SIZE,)``.
+    """
+    obs = np.asarray(observation, dtype=np.float32)
+    if obs.shape != (OBS_SIZE,):
+        raise ValueError(f"observation has shape {obs.shape}; expected ({OBS_SIZE},)")
+    n = _one_hot(piece(obs, "num_players")) + MIN_PLAYERS
+    phase_index = _one_hot(piece(obs, "phase"))
+    seat_rows = piece(obs, "seats")
+    seats = []
+    for row in seat_rows[:n]:
+        revealed = _one_hot(row[5:7])
+        seats.append(
+            SeatView(
+                aboard=bool(row[1] > 0.5),
+                planks=_one_hot(row[2:5]) or 0,
+                revealed=None if revealed is None else Role(revealed),
+                loot_placed=int(row[7]),
+                announced_total=int(row[8]),
+                actions_played=tuple(int(x) for x in row[9:14]),
+                pockets_emptied=int(row[14]),
+            )
+        )
+    claims = []
+    for row in piece(obs, "claims")[:n]:
+        claims.append(
+            ClaimView(
+                accused=_one_hot(row[0:8]),
+                vouched=_one_hot(row[8:16]),
+                hand=_multiset(row[16:24]) if row[24] > 0.5 else None,
+                chest_top=_multiset(row[25:28]) if row[28] > 0.5 else None,
+            )
+        )
+    chest_size = int(obs[OFFSETS["chest_size"]])
+    chest = []
+    for row in piece(obs, "chest_cards")[:chest_size]:
+        scrambled = bool(row[12] > 0.5)
+        chest.append(
+            ChestCardView(
+                announced=None if scrambled else _one_hot(row[1:4]),
+                placer=None if scrambled else _one_hot(row[4:12]),
+                scrambled=scrambled,
+                known=_one_hot(row[13:16]),
+            )
+        )
+    summary = piece(obs, "chest_summary")
+    view = piece(obs, "spyglass_view")
+    return DecodedObservation(
+        role=Role(_one_hot(piece(obs, "role"))),
+        hand=tuple(int(x) for x in piece(obs, "hand")),
+        phase=None if phase_index is None else Phase(phase_index),
+        num_players=n,
+        target=int(obs[OFFSETS["target"]]),
+        draw_pile_size=int(obs[OFFSETS["draw_pile_size"]]),
+        discard_size=int(obs[OFFSETS["discard_size"]]),
+        chest_size=chest_size,
+        spyglass_taken=_one_hot(piece(obs, "spyglass_taken")) or 0,
+        spyglass_view=tuple(v for v in (_one_hot(row) for row in view) if v is not None),
+        seats=tuple(seats),
+        claims=tuple(claims),
+        targeted=np.rint(piece(obs, "targeted")[:n, :n]).astype(int),
+        chest=tuple(chest),
+        attributable_announced_total=int(summary[0]),
+        scrambled=int(summary[1]),
+        scrambled_announced=tuple(int(x) for x in summary[2:5]) if summary[5] > 0.5 else None,  # type: ignore[arg-type]
+        draw_pile_known=tuple(_one_hot(row) for row in piece(obs, "draw_pile_known")),
+    )

@@ -117,6 +117,8 @@ class raw_env(AECEnv):
         self.action_spaces = {agent: action_space for agent in self.possible_agents}
         self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._rng: np.random.Generator | None = None
+        #: The seed of the current game (``None`` for a game started with :meth:`reset_to_position`).
+        self.episode_seed: int | None = None
         self.game: GameState | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -126,7 +128,12 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game. ``seed`` seeds the one RNG of the game; ``None`` continues the previous RNG.
+        """Deal a new game from its own seed, :attr:`episode_seed`.
+
+        ``reset(seed=s)`` plays the game of seed ``s`` (``GameState.new(config, seed=s)``) and
+        seeds the env's RNG with ``s``; ``reset()`` continues that RNG, drawing the next episode's
+        seed from it (fresh entropy before any seed was given). Every game thus has a seed, and
+        :meth:`record` can write it as a replayable game record.
 
         Raises:
             ValueError: for a ``seed`` that is not ``None`` or a non-negative int.
@@ -138,9 +145,15 @@ class raw_env(AECEnv):
             isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
         ):
             raise ValueError(f"seed={seed!r} is not supported; expected None or a non-negative int")
-        if seed is not None or self._rng is None:
+        if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self._start(GameState.new(self.config, seed=self._rng))
+            episode_seed = int(seed)
+        else:
+            if self._rng is None:
+                self._rng = np.random.default_rng()
+            episode_seed = int(self._rng.integers(2**63))
+        self.episode_seed = episode_seed
+        self._start(GameState.new(self.config, seed=episode_seed))
 
     def reset_to_position(self, state: GameState) -> None:
         """Start from an explicit position (see :meth:`GameState.from_position`).
@@ -155,6 +168,7 @@ class raw_env(AECEnv):
                 f"position has {state.num_players} players, claims={state.config.claims}; this env has "
                 f"{self.config.num_players} players, claims={self.config.claims}"
             )
+        self.episode_seed = None  # a position has no seed to replay from
         self._start(copy.deepcopy(state))
 
     def _start(self, state: GameState) -> None:
@@ -215,6 +229,24 @@ class raw_env(AECEnv):
             self.agent_selection = self.possible_agents[game.current_player]
         if self.render_mode == "human":
             self.render()
+
+    def record(self, seats: list[str] | None = None):
+        """The current game as a :class:`traitors_env.records.GameRecord` (finished or not).
+
+        Args:
+            seats: optional label per seat of who played it (``"human"``, ``"heuristic"`` …).
+
+        Raises:
+            RecordError: for a game started with :meth:`reset_to_position` (it has no seed), or
+                before :meth:`reset`.
+        """
+        from .records import RecordError, record_game
+
+        if self.game is None:
+            raise RecordError("record() was called before reset(); there is no game to record")
+        if self.episode_seed is None:
+            raise RecordError("this game started from an explicit position (reset_to_position); only seeded games can be recorded")
+        return record_game(self.game, self.episode_seed, seats=seats)
 
     def action_to_string(self, action: int) -> str:
         """Readable text for ``action`` of the agent to act, in the current state."""

@@ -1,0 +1,374 @@
+"""Play and watch (issue 5): a human seat in the terminal, game records saved, replays.
+
+The scripted human answers through the prompt (``PlaySession``'s ``read_line``), sprinkling bad
+input. At every prompt it takes the text the terminal received since the previous prompt and
+checks it against the same screen drawn from a *hidden variant* of the game: everything the
+human cannot know redrawn (other hands and roles, unseen chest values, draw pile; see
+``game_helpers.hidden_variant``) and the private part of the other players' decisions redrawn
+too (which loot card was placed, the Spyglass order, the cards returned). The text must not
+change, so it cannot show another player's hand or role, or a chest card the human did not see.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+import pytest
+from game_helpers import hidden_variant
+from rich.console import Console
+
+from traitors_env import actions as A
+from traitors_env import play
+from traitors_env.bots import make_agent
+from traitors_env.observation import encode
+from traitors_env.play import PROMPT, BotSpecError, GameAbandoned, PlaySession, make_bot
+from traitors_env.records import load_record, replay
+from traitors_env.replay import main as replay_main
+from traitors_env.replay import record_states, step_view
+
+WIDTH = 140
+BAD_INPUTS = ("", "abc", "0", "999", "-1", "1.5", "²", "2 3")
+
+
+def console() -> Console:
+    return Console(file=io.StringIO(), width=WIDTH, color_system=None, highlight=False)
+
+
+def text_of(renderable) -> str:
+    c = console()
+    c.print(renderable)
+    return c.file.getvalue()
+
+
+def private_variant(action: int, rng: np.random.Generator) -> int:
+    """``action`` with its private part redrawn: another loot card with the same announcement,
+    another Spyglass order, another returned card."""
+    if A.LOOT_BASE <= action < A.PLANK_BASE + 1:
+        announced = (action - A.LOOT_BASE) % 3
+        return A.loot_action(int(rng.integers(3)), announced)
+    if A.SPYGLASS_ORDER_BASE <= action < A.RETURN_BASE:
+        return A.SPYGLASS_ORDER_BASE + int(rng.integers(len(A.SPYGLASS_PERMUTATIONS)))
+    if A.RETURN_BASE <= action < A.CLAIM_NONE:
+        return A.RETURN_BASE + int(rng.integers(8))
+    return action
+
+
+class ScriptedHuman:
+    """Answers the prompts of a :class:`PlaySession`; checks the screen at every prompt."""
+
+    def __init__(self, seed: int, bad_input_rate: float = 0.15, open_rate: float = 0.05, check: bool = True):
+        self.rng = np.random.default_rng(seed)
+        self.bad_input_rate = bad_input_rate
+        self.open_rate = open_rate
+        self.check = check
+        self.session: PlaySession | None = None
+        self.position = 0
+        self.prompts = 0
+        self.bad_answers = 0
+        self.decisions = 0
+        self.last_bad = False
+        self.screens: list[str] = []
+
+    def read_line(self, prompt: str) -> str:
+        session = self.session
+        out = session.console.file.getvalue()
+        chunk, self.position = out[self.position :], len(out)
+        k = int(re.fullmatch(re.escape(PROMPT).replace(r"\{k\}", r"(\d+)"), prompt).group(1))
+        if self.last_bad:
+            # After bad input: the complaint naming it, then the same list of choices again.
+            assert "is not one of the choices" in chunk and f"from 1 to {k}" in chunk
+            assert chunk.count(f"{k:>3}. ") == 1
+        else:
+            self.screens.append(chunk)
+            if self.check:
+                self.check_screen(chunk)
+        self.prompts += 1
+        if self.rng.random() < self.bad_input_rate:
+            self.last_bad = True
+            self.bad_answers += 1
+            return BAD_INPUTS[int(self.rng.integers(len(BAD_INPUTS)))] + "\n"
+        self.last_bad = False
+        self.decisions += 1
+        choices = [i for i in range(1, k + 1)]
+        game = session.env.game
+        legal = game.legal_actions()
+        if legal[0] == A.OPEN_CHEST and k > 1 and self.rng.random() > self.open_rate:
+            choices = choices[1:]  # mostly keep the game going
+        return f"{choices[int(self.rng.integers(len(choices)))]}\n"
+
+    def check_screen(self, chunk: str) -> None:
+        session = self.session
+        seat = session.human_seat
+        game = session.env.game
+        if self.prompts == 0:  # the first screen opens with the title (the seed) and the seat
+            title, seat_line, chunk = chunk.split("\n", 2)
+            assert f"seed {session.seed}" in title and seat_line.startswith(f"You play player_{seat}.")
+        expected = text_of(session.frame(session.frame_events, encode(game, seat), game.legal_actions()))
+        assert chunk == expected, "the screen is not what the human's frame draws"
+        for _ in range(2):
+            variant = hidden_variant(game, seat, self.rng)
+            events = [(actor, a if actor == seat else private_variant(a, self.rng)) for actor, a in session.frame_events]
+            session.env.game = variant  # whatever the frame reads, it reads from the variant
+            try:
+                redrawn = text_of(session.frame(events, encode(variant, seat), variant.legal_actions()))
+            finally:
+                session.env.game = game
+            assert redrawn == chunk, "the human's screen depends on something the human cannot know"
+
+
+def run_session(num_players: int, seat: int, seed: int, human: ScriptedHuman, bots=None, claims: bool = True):
+    bots = bots or [None if s == seat else make_agent("heuristic", seed=s) for s in range(num_players)]
+    session = PlaySession(num_players, seat, bots, seed, console(), human.read_line, claims=claims)
+    human.session = session
+    record = session.run()
+    return session, record
+
+
+# ---------------------------------------------------------------- a whole game through the prompt
+@pytest.mark.parametrize(("num_players", "seat", "seed"), [(3, 0, 1), (3, 2, 5), (8, 0, 2), (8, 5, 9)])
+def test_scripted_human_finishes_a_game_and_sees_only_what_it_may(num_players, seat, seed):
+    human = ScriptedHuman(seed)
+    session, record = run_session(num_players, seat, seed, human)
+    out = session.console.file.getvalue()
+    assert record.finished and human.decisions >= 1 and human.bad_answers >= 1
+    assert len(human.screens) == human.decisions
+    # The end reveals the chest and every role, then the record replays to the same game.
+    assert "Game over" in out and out.count("Game over") == 1
+    assert out.index("Game over") > out.rindex("Your hand")
+    ending = out[out.index("Game over") :]
+    for other in range(num_players):
+        assert f"player_{other}" in ending
+    assert "The chest holds" in ending
+    assert replay(load_record(record.to_json())).fingerprint() == session.env.game.fingerprint()
+    assert record.seats is None or record.seats[seat] == "human"
+
+
+def test_game_without_claims_and_with_random_bots():
+    human = ScriptedHuman(3)
+    bots = [None] + [make_agent("random", seed=s) for s in range(1, 4)]
+    session, record = run_session(4, 0, 3, human, bots=bots, claims=False)
+    assert record.finished and not record.options.claims
+    assert not any("claim" in d.meaning for d in record.decisions)
+
+
+def test_the_screen_check_has_teeth(monkeypatch):
+    """A screen that also draws the hidden table is caught by the check at the first prompt."""
+    from traitors_env.render import render_text
+
+    original = PlaySession.frame
+
+    def leaky(self, events, observation, legal):
+        from rich.console import Group
+        from rich.text import Text
+
+        return Group(original(self, events, observation, legal), Text(render_text(self.env.game, show_hidden=True)))
+
+    monkeypatch.setattr(PlaySession, "frame", leaky)
+    with pytest.raises(AssertionError, match="cannot know"):
+        run_session(5, 0, 4, ScriptedHuman(4, bad_input_rate=0.0))
+
+
+@pytest.mark.parametrize("num_players", [3, 5, 8])
+def test_public_description_hides_exactly_the_private_part(num_players):
+    """Every decision shown to others: the same text whatever its private part (R04, R07, R09); the
+    public parts (announced value, targets, claims) still tell actions apart."""
+    rng = np.random.default_rng(num_players)
+    for actor in range(num_players):
+        texts = {}
+        for action in range(A.NUM_ACTIONS):
+            text = A.public_description(action, actor, num_players)
+            for _ in range(4):
+                assert A.public_description(private_variant(action, rng), actor, num_players) == text
+            texts.setdefault(text, set()).add(action)
+        loot = {A.public_description(A.loot_action(0, a), actor, num_players) for a in range(3)}
+        assert len(loot) == 3  # the announced value is public
+        assert "+1" in A.public_description(A.loot_action(2, 0), actor, num_players)  # a -2 announced as +1
+        if num_players == 8:  # (smaller tables name one seat by several offsets)
+            # Only the private parts are merged: loot (9 actions, 3 texts), Spyglass orders (6, 1), returns (8, 1).
+            assert len(texts) == A.NUM_ACTIONS - 6 - 5 - 7
+
+
+# ---------------------------------------------------------------- bad input, quitting
+def test_quit_and_end_of_input_abandon_the_game_and_keep_the_record(tmp_path):
+    path = tmp_path / "quit.json"
+    c = console()
+    status = play.main(["--players", "3", "--seed", "4", "--record", str(path)], console=c, stdin=io.StringIO("2\nq\n"))
+    assert status == 1 and "Game abandoned (quit at the prompt)" in c.file.getvalue()
+    record = load_record(path)
+    assert not record.finished and record.decisions
+    replay(record)
+    path2 = tmp_path / "eof.json"
+    status = play.main(["--players", "3", "--seed", "4", "--record", str(path2)], console=console(), stdin=io.StringIO("2\n"))
+    assert status == 1 and not load_record(path2).finished
+
+
+def test_cli_plays_a_whole_game_from_standard_input(tmp_path):
+    path = tmp_path / "game.json"
+    c = console()
+    answers = io.StringIO("\n".join(["x", "1"] * 400) + "\n")  # bad input, then always the first choice
+    status = play.main(
+        ["--players", "3", "--seat", "1", "--seed", "11", "--bots", "random", "--bot", "2=heuristic", "--record", str(path)],
+        console=c,
+        stdin=answers,
+    )
+    out = c.file.getvalue()
+    assert status == 0, out[-2000:]
+    record = load_record(path)
+    assert record.finished and record.seats == ["random", "human", "heuristic"] and record.seed == 11
+    assert f"Game record saved to {path}" in out
+    assert "'x' is not one of the choices" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--players", "9"], "--players 9: expected 3–8"),
+        (["--players", "3", "--seat", "3"], "--seat 3: expected a seat in 0–2"),
+        (["--seed", "-1"], "--seed -1"),
+        (["--bot", "0=random"], "seat 0 is yours"),
+        (["--bot", "7=random"], "seat 7 is not a seat"),
+        (["--bot", "two=random"], "expected SEAT=SPEC"),
+        (["--bots", "genius"], "'genius' is neither a bot name"),
+        (["--bots", "/nonexistent/run"], "'/nonexistent/run' is neither a bot name"),
+    ],
+)
+def test_bad_command_lines_are_refused_clearly(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        play.main(argv, console=console(), stdin=io.StringIO(""))
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_folder_without_checkpoints_is_refused(tmp_path):
+    with pytest.raises(BotSpecError, match="no pirates.zip and mutineers.zip"):
+        make_bot(str(tmp_path), np.random.default_rng(0))
+    (tmp_path / "checkpoints").mkdir()
+    with pytest.raises(BotSpecError, match="no generation"):
+        make_bot(str(tmp_path), np.random.default_rng(0))
+
+
+def test_abandoning_keeps_the_unfinished_record_on_the_session():
+    human = ScriptedHuman(0, bad_input_rate=0.0)
+
+    def quit_at_second_prompt(prompt: str) -> str:
+        if human.prompts >= 1:
+            return "q\n"
+        return human.read_line(prompt)
+
+    session = PlaySession(5, 0, [None] + [make_agent("random", seed=s) for s in range(1, 5)], 6, console(), quit_at_second_prompt)
+    human.session = session
+    with pytest.raises(GameAbandoned):
+        session.run()
+    assert session.record is not None and not session.record.finished
+    assert replay(session.record).fingerprint() == session.env.game.fingerprint()
+
+
+# ---------------------------------------------------------------- trained checkpoints as bots
+def test_trained_checkpoints_play_as_bots(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from training.agents import OpponentPool
+    from training.team_env import TeamEnv
+
+    generation = tmp_path / "run" / "checkpoints" / "gen_001"
+    generation.mkdir(parents=True)
+    for team in ("pirates", "mutineers"):
+        env = TeamEnv(team, OpponentPool({"random": 1.0}, seed=0), player_counts=[5])
+        model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, n_steps=32, batch_size=32, seed=0)
+        model.save(generation / f"{team}.zip")
+    for spec in (generation / "pirates.zip", generation, tmp_path / "run"):
+        label, agent = make_bot(str(spec), np.random.default_rng(0))
+        assert label.startswith("policy:")
+    path = tmp_path / "game.json"
+    status = play.main(
+        ["--players", "5", "--seed", "3", "--bots", str(tmp_path / "run"), "--bot", "1=heuristic", "--record", str(path)],
+        console=console(),
+        stdin=io.StringIO("1\n" * 400),
+    )
+    assert status == 0
+    record = load_record(path)
+    assert record.finished and record.seats[1] == "heuristic" and record.seats[2] == f"policy:{generation}"
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"not a zip")
+    with pytest.raises(BotSpecError, match="not a MaskablePPO snapshot"):
+        make_bot(str(broken), np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------- replay
+@pytest.fixture(scope="module")
+def saved_game(tmp_path_factory):
+    human = ScriptedHuman(7, bad_input_rate=0.0, check=False)
+    _, record = run_session(6, 2, 7, human)
+    path = tmp_path_factory.mktemp("replay") / "game.json"
+    record.save(path)
+    return path, record
+
+
+def replay_text(*argv) -> tuple[int, str]:
+    c = console()
+    status = replay_main([*map(str, argv), "--no-pause"], console=c)
+    return status, c.file.getvalue()
+
+
+def test_replay_views(saved_game):
+    path, record = saved_game
+    status, spectator = replay_text(path)
+    assert status == 0
+    steps = len(record.decisions)
+    assert spectator.count("step ") >= steps and f"step {steps}/{steps}" in spectator
+    before_end = spectator[: spectator.index("Game over")]
+    assert "You are" not in before_end and "you know" not in before_end and "Your hand" not in before_end
+    status, seat_view = replay_text(path, "--seat", 2)
+    assert status == 0 and "You are player_2" in seat_view and "(you)" in seat_view
+    status, revealed = replay_text(path, "--reveal")
+    assert status == 0 and "hand [" in revealed and "chest value" in revealed
+    # Every decision is shown in full in the revealed view.
+    for decision in record.decisions:
+        assert decision.meaning in revealed
+
+
+def test_replay_spectator_and_seat_views_hide_what_they_must(saved_game):
+    _, record = saved_game
+    states = record_states(record)
+    rng = np.random.default_rng(0)
+    for step in range(len(states)):
+        if states[step].is_terminal:
+            continue
+        for seat in (None, 0, 2):
+            expected = text_of(step_view(record, states, step, seat, reveal=False))
+            variants = list(states)
+            variants[step] = hidden_variant(states[step], seat, rng)
+            assert text_of(step_view(record, variants, step, seat, reveal=False)) == expected
+
+
+def test_replay_refuses_a_corrupted_record_naming_the_step(saved_game, tmp_path):
+    path, record = saved_game
+    data = record.model_dump()
+    data["decisions"][3]["action"] = 195
+    bad = tmp_path / "bad.json"
+    bad.write_text(__import__("json").dumps(data), encoding="utf-8")
+    status, out = replay_text(bad)
+    assert status == 2 and "step 4 (" in out and "not legal" in out
+    status, out = replay_text(tmp_path / "missing.json")
+    assert status == 2 and "does not exist" in out
+
+
+def test_replay_steps_on_request(saved_game):
+    path, record = saved_game
+    states = record_states(record)
+    answers = iter(["", "", "b", "5", "zz", "9999", "q"])
+    c = console()
+
+    def read_line(prompt: str) -> str:
+        return next(answers)
+
+    from traitors_env.replay import browse
+
+    browse(record, states, c, None, False, read_line)
+    out = c.file.getvalue()
+    for title in ("the deal", "step 1/", "step 2/", "step 5/"):
+        assert title in out
+    assert "'zz': press Enter" in out and "'9999': press Enter" in out

@@ -1,0 +1,340 @@
+"""``traitors-play``: a human at one seat in the terminal, bots or trained policies at the others.
+
+Usage::
+
+    traitors-play --players 5 --seat 0                       # heuristic bots at the other seats
+    traitors-play --players 8 --seat 3 --bots random --bot 5=runs/quick --seed 7
+
+At each of the human's decisions the terminal shows what happened since their last one (the
+other players' decisions as the table sees them: a loot card's announced value, never the card,
+R04), then the table exactly as the human's observation has it (:mod:`traitors_env.view`) and a
+numbered list of the legal choices in words. Anything but one of those numbers is answered with
+the list again; ``q`` abandons the game. At the end the chest and the roles are revealed and the
+game record is saved (:mod:`traitors_env.records`); an abandoned game's record is saved too,
+unfinished.
+
+Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
+(:mod:`traitors_env.bots`), or a trained checkpoint by path (needs the ``train`` extra): a
+``MaskablePPO`` ``.zip`` (plays whichever role its seat has), a generation folder holding
+``pirates.zip`` and ``mutineers.zip`` (each role played by its team's policy), or a run folder
+(its newest generation). Bots are seeded from the game seed, so a seed and the human's answers
+replay the same game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import random
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+from rich.columns import Columns
+from rich.console import Console, Group, RenderableType
+from rich.rule import Rule
+from rich.text import Text
+
+from . import traitors_aboard_v0
+from .bots import AGENT_NAMES, Agent, TeamAgent, make_agent
+from .cards import MAX_PLAYERS, MIN_PLAYERS
+from .observation import decode
+from .records import GameRecord
+from .view import PHASE_TEXT, agent_view, choice_texts, event_text, result_view
+
+PROMPT = "Your choice (1–{k}, q to quit): "
+
+
+class BotSpecError(ValueError):
+    """A bot given on the command line that cannot be built (unknown name, missing checkpoint)."""
+
+
+class GameAbandoned(Exception):
+    """The human quit (``q``), or their input ended, before the game was over."""
+
+
+def newest_generation(run: Path) -> Path:
+    """The newest ``checkpoints/gen_NNN`` folder of a training run folder.
+
+    Raises:
+        BotSpecError: if the run has no generation with both teams' checkpoints.
+    """
+    generations = sorted(
+        g for g in (run / "checkpoints").glob("gen_*") if (g / "pirates.zip").is_file() and (g / "mutineers.zip").is_file()
+    )
+    if not generations:
+        raise BotSpecError(f"run folder {str(run)!r} has no generation with pirates.zip and mutineers.zip yet")
+    return generations[-1]
+
+
+def make_bot(spec: str, rng: np.random.Generator) -> tuple[str, Agent]:
+    """A bot from a command-line ``spec``; returns ``(label for the record, agent)``.
+
+    ``spec``: ``random``, ``heuristic``, a checkpoint ``.zip``, a generation folder (``pirates.zip`` +
+    ``mutineers.zip``) or a run folder (its newest generation).
+
+    Raises:
+        BotSpecError: naming the spec and what was expected.
+    """
+    if spec in AGENT_NAMES:
+        return spec, make_agent(spec, seed=rng)
+    path = Path(spec)
+    if not path.exists():
+        raise BotSpecError(
+            f"bot {spec!r} is neither a bot name ({', '.join(AGENT_NAMES)}) nor an existing checkpoint file or folder"
+        )
+    try:
+        from training.agents import PolicyAgent, PolicyLoadError, load_frozen_policy
+    except ImportError as error:
+        raise BotSpecError(
+            f"bot {spec!r}: trained checkpoints need the training extra (pip install -e '.[train]'): {error}"
+        ) from None
+
+    def policy(file: Path) -> Agent:
+        try:
+            return PolicyAgent(load_frozen_policy(file), seed=rng)
+        except PolicyLoadError as error:
+            raise BotSpecError(f"bot {spec!r}: {error}") from None
+
+    if path.is_file():
+        return f"policy:{path}", policy(path)
+    folder = path
+    if not (path / "pirates.zip").is_file() and (path / "checkpoints").is_dir():
+        folder = newest_generation(path)
+    pirates, mutineers = folder / "pirates.zip", folder / "mutineers.zip"
+    if not (pirates.is_file() and mutineers.is_file()):
+        raise BotSpecError(
+            f"bot {spec!r}: folder holds no pirates.zip and mutineers.zip; expected a checkpoint .zip, "
+            "a generation folder or a run folder"
+        )
+    return f"policy:{folder}", TeamAgent(policy(pirates), policy(mutineers))
+
+
+class PlaySession:
+    """One game with a human at ``human_seat``; :meth:`run` plays it to the end.
+
+    Args:
+        num_players: 3–8.
+        human_seat: the human's seat.
+        bots: one agent per seat (``None`` at the human's seat).
+        seed: the game's seed (:meth:`raw_env.reset`).
+        claims: the claim step (R14).
+        console: where everything is shown (a rich ``Console``).
+        read_line: shows the prompt it is given and returns the human's next line; raises ``EOFError``
+            when input ends.
+        seat_labels: per seat, who plays it (written into the record).
+    """
+
+    def __init__(
+        self,
+        num_players: int,
+        human_seat: int,
+        bots: Sequence[Agent | None],
+        seed: int,
+        console: Console,
+        read_line: Callable[[str], str],
+        claims: bool = True,
+        seat_labels: Sequence[str] | None = None,
+    ) -> None:
+        self.env = traitors_aboard_v0.raw_env(num_players=num_players, claims=claims)
+        if not (isinstance(human_seat, int) and 0 <= human_seat < num_players):
+            raise ValueError(f"seat {human_seat!r} is not a seat of a {num_players}-player table; expected 0–{num_players - 1}")
+        self.n = num_players
+        self.human_seat = human_seat
+        self.bots = list(bots)
+        self.seed = seed
+        self.console = console
+        self.read_line = read_line
+        self.seat_labels = list(seat_labels) if seat_labels is not None else None
+        #: The decisions shown in the latest frame (``(seat, action)``), for tests and tools.
+        self.frame_events: list[tuple[int, int]] = []
+
+    # --------------------------------------------------------------- what is shown
+    def frame(self, events: Sequence[tuple[int, int]], observation: np.ndarray, legal: Sequence[int]) -> RenderableType:
+        """What the human is shown at a decision: the decisions since their last one, their view
+        and the choices. A function of the human's observation and the public part of others'
+        decisions only."""
+        view = decode(observation)
+        seat = self.human_seat
+        parts: list[RenderableType] = [Rule()]
+        parts.extend(Text(event_text(actor, action, self.n, seat)) for actor, action in events)
+        parts.append(agent_view(view, seat))
+        parts.append(Text(PHASE_TEXT[view.phase]))
+        parts.append(self.choices(choice_texts(view, seat, legal)))
+        return Group(*parts)
+
+    @staticmethod
+    def choices(texts: Sequence[str]) -> RenderableType:
+        """The numbered list of choices (in columns when long, e.g. the 120 hand claims)."""
+        items = [f"{i + 1:>3}. {t}" for i, t in enumerate(texts)]
+        if len(items) <= 12:
+            return Text("\n".join(items))
+        return Columns(items, equal=True, column_first=True)
+
+    def ask(self, texts: Sequence[str]) -> int:
+        """The index of the human's choice among ``texts``; bad input gets the list again.
+
+        Raises:
+            GameAbandoned: on ``q`` or when input ends.
+        """
+        k = len(texts)
+        while True:
+            try:
+                line = self.read_line(PROMPT.format(k=k))
+            except (EOFError, KeyboardInterrupt):
+                raise GameAbandoned("input ended") from None
+            answer = line.strip()
+            if answer.lower() in ("q", "quit", "exit"):
+                raise GameAbandoned("quit at the prompt")
+            if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= k:
+                return int(answer) - 1
+            self.console.print(Text(f"{answer!r} is not one of the choices: enter a number from 1 to {k}, or q to quit."))
+            self.console.print(self.choices(texts))
+
+    # --------------------------------------------------------------- the game
+    def run(self) -> GameRecord:
+        """Play the game to its end (or until the human quits) and return its record.
+
+        Raises:
+            GameAbandoned: if the human quit; ``self.record`` then holds the unfinished record.
+        """
+        env = self.env
+        env.reset(seed=self.seed)
+        seat = self.human_seat
+        human = env.possible_agents[seat]
+        console = self.console
+        console.print(Rule(f"Traitors Aboard · {self.n} players · seed {self.seed}"))
+        console.print(Text(f"You play {human}. Play passes to the left: player_k is followed by player_k+1 (R02)."))
+        events: list[tuple[int, int]] = []
+        self.record: GameRecord | None = None
+        try:
+            for agent in env.agent_iter():
+                observation, _, termination, truncation, _ = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                acting = env.possible_agents.index(agent)
+                mask = observation["action_mask"]
+                if acting == seat:
+                    legal = [int(a) for a in np.flatnonzero(mask)]
+                    self.frame_events = list(events)
+                    console.print(self.frame(events, observation["observation"], legal))
+                    view = decode(observation["observation"])
+                    action = legal[self.ask(choice_texts(view, seat, legal))]
+                    events = []
+                else:
+                    action = int(self.bots[acting].act(observation["observation"], mask))
+                env.step(action)
+                events.append((acting, action))
+        except GameAbandoned as reason:
+            self.record = env.record(seats=self.seat_labels)
+            console.print(Text(f"Game abandoned ({reason}) after {len(self.record.decisions)} decisions."))
+            raise
+        console.print(Rule())
+        for actor, action in events:
+            console.print(Text(event_text(actor, action, self.n, seat)))
+        console.print(result_view(env.game, seat))
+        self.record = env.record(seats=self.seat_labels)
+        return self.record
+
+
+# ------------------------------------------------------------------ command line
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="traitors-play",
+        description="Play Traitors Aboard in the terminal against bots or trained policies.",
+    )
+    parser.add_argument("--players", type=int, default=5, help="table size, 3–8 (default 5)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0–players-1 (default 0)")
+    parser.add_argument(
+        "--bots",
+        default="heuristic",
+        metavar="SPEC",
+        help="bot for every other seat: random, heuristic (default), a checkpoint .zip, a generation folder or a run folder",
+    )
+    parser.add_argument(
+        "--bot", action="append", default=[], metavar="SEAT=SPEC", help="bot for one seat (repeatable), e.g. 2=random"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="game seed (default: drawn at random and shown)")
+    parser.add_argument("--no-claims", action="store_true", help="play without the claim step (R14)")
+    parser.add_argument(
+        "--record",
+        default=None,
+        metavar="PATH",
+        help="where to save the game record (default records/game-<time>-seed<seed>.json)",
+    )
+    return parser
+
+
+def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[int, str]:
+    specs = {s: args.bots for s in range(args.players) if s != args.seat}
+    for item in args.bot:
+        seat_text, sep, spec = item.partition("=")
+        if not sep or not seat_text.strip().isdigit() or not spec:
+            parser.error(f"--bot {item!r}: expected SEAT=SPEC, e.g. --bot 2=random")
+        seat = int(seat_text)
+        if not 0 <= seat < args.players:
+            parser.error(f"--bot {item!r}: seat {seat} is not a seat of a {args.players}-player table (0–{args.players - 1})")
+        if seat == args.seat:
+            parser.error(f"--bot {item!r}: seat {seat} is yours (--seat {args.seat})")
+        specs[seat] = spec
+    return specs
+
+
+def main(argv: Sequence[str] | None = None, console: Console | None = None, stdin: TextIO | None = None) -> int:
+    """Run ``traitors-play``; returns the exit status (0 finished, 1 abandoned, 2 bad arguments)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        parser.error(f"--players {args.players}: expected {MIN_PLAYERS}–{MAX_PLAYERS}")
+    if not 0 <= args.seat < args.players:
+        parser.error(f"--seat {args.seat}: expected a seat in 0–{args.players - 1}")
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed {args.seed}: expected a non-negative integer")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    specs = _bot_specs(args, parser)
+    bots: list[Agent | None] = [None] * args.players
+    labels = ["human"] * args.players
+    for seat, spec in specs.items():
+        try:
+            labels[seat], bots[seat] = make_bot(spec, np.random.default_rng([seed, seat]))
+        except BotSpecError as error:
+            parser.error(str(error))
+    console = console or Console(highlight=False)
+    if stdin is None and sys.stdin.isatty():
+
+        def read_line(prompt: str) -> str:
+            return console.input(prompt)
+
+    else:
+
+        stream = stdin or sys.stdin
+
+        def read_line(prompt: str) -> str:
+            console.print(prompt, end="")
+            line = stream.readline()
+            if not line:
+                console.print()
+                raise EOFError
+            console.print(line.rstrip("\n"), markup=False)  # echo piped input, as a terminal would
+            return line
+
+    session = PlaySession(args.players, args.seat, bots, seed, console, read_line, not args.no_claims, labels)
+    record_path = Path(
+        args.record or f"records/game-{datetime.datetime.now():%Y%m%d-%H%M%S}-seed{seed}.json"
+    )
+    status = 0
+    try:
+        record = session.run()
+    except GameAbandoned:
+        record = session.record
+        status = 1
+    record.save(record_path)
+    console.print(Text(f"Game record saved to {record_path} (replay: traitors-replay {record_path})"))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""Game records: one finished (or unfinished) game as JSON, and its step-by-step replay.
+
+A record holds the seed, the table size and options, every decision in order (agent, action
+index, its meaning in words, and a fingerprint of the whole state after it) and, once the game
+is over, the result with the chest revealed. Because the engine is deterministic given its seed
+(:class:`~traitors_env.engine.GameState`), the seed and the actions are the game: :func:`replay`
+rebuilds it bit for bit and checks every step against the record.
+
+Format (``"version": 1``), as written by :meth:`GameRecord.to_json`::
+
+    {
+      "format": "traitors-aboard-record",
+      "version": 1,
+      "engine": "traitors-aboard-rl 0.1.0",      # the package that wrote it (information only)
+      "seed": 42,                                # GameState.new(config, seed=42) deals the game
+      "num_players": 5,
+      "options": {"claims": true, "first_player": null},
+      "seats": ["human", "heuristic", ...],      # who played each seat (information only; may be null)
+      "start": "3f2a…",                          # fingerprint of the dealt state
+      "decisions": [
+        {"step": 1, "agent": "player_2", "action": 5,
+         "meaning": "place loot 0 announced as 0", "check": "9bf3…"},
+        ...
+      ],
+      "result": {"winner": "Pirate", "end_condition": "chest_opened", "roles": [...],
+                 "chest_value": 11, "target": 11, "chest": [{"value": 1, "announced": 1, "placer": 2}, ...],
+                 "turns": 17}                     # GameState.result(); null while unfinished
+    }
+
+``step`` counts decisions from 1; ``check`` is :meth:`GameState.fingerprint` after the decision.
+A record reveals everything (hands through the loot actions, roles in the result): it is for
+after the game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .engine import GameConfig, GameState, IllegalActionError
+from .files import atomic_write_text
+
+FORMAT = "traitors-aboard-record"
+VERSION = 1
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay; the message names the step and the reason."""
+
+
+class RecordOptions(BaseModel):
+    """The game options of a record (:class:`~traitors_env.engine.GameConfig` minus the table size)."""
+
+    model_config = ConfigDict(extra="forbid")
+    claims: bool = True
+    first_player: int | None = None
+
+
+class Decision(BaseModel):
+    """One decision: who took it, the action index, its meaning and the state's fingerprint after it."""
+
+    model_config = ConfigDict(extra="forbid")
+    step: int = Field(ge=1)
+    agent: str
+    action: int
+    meaning: str
+    check: str
+
+
+class GameRecord(BaseModel):
+    """A game record (format version 1); see the module docstring for the JSON layout."""
+
+    model_config = ConfigDict(extra="forbid")
+    format: str = FORMAT
+    version: int = VERSION
+    engine: str | None = None
+    seed: int = Field(ge=0)
+    num_players: int
+    options: RecordOptions = RecordOptions()
+    seats: list[str] | None = None
+    start: str
+    decisions: list[Decision] = []
+    result: dict | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Whether the record holds a result (the game was played to its end)."""
+        return self.result is not None
+
+    def config(self) -> GameConfig:
+        """The :class:`GameConfig` of the recorded game.
+
+        Raises:
+            RecordError: for a table size or option the engine rejects.
+        """
+        try:
+            return GameConfig(
+                num_players=self.num_players, claims=self.options.claims, first_player=self.options.first_player
+            )
+        except ValueError as error:
+            raise RecordError(f"the record's options do not fit the engine: {error}") from None
+
+    def to_json(self) -> str:
+        """The record as indented JSON text."""
+        return self.model_dump_json(indent=1)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the record to ``path`` (parent folders made; an existing file is replaced whole)."""
+        path = Path(path)
+        atomic_write_text(path, self.to_json() + "\n")
+        return path
+
+
+def _engine_label() -> str:
+    from . import __version__
+
+    return f"traitors-aboard-rl {__version__}"
+
+
+def record_game(state: GameState, seed: int, seats: list[str] | None = None) -> GameRecord:
+    """The record of ``state``'s game, dealt by ``GameState.new(state.config, seed=seed)``.
+
+    The decisions are ``state.history``; the game is replayed from the seed to take the
+    fingerprints, so a state that did not come from that seed is refused.
+
+    Raises:
+        RecordError: if ``state`` is not the game of ``seed`` with its history, or ``seats``
+            does not name every seat.
+    """
+    if seats is not None and len(seats) != state.num_players:
+        raise RecordError(f"seats names {len(seats)} seats; the game has {state.num_players}")
+    game = GameState.new(state.config, seed=seed)
+    start = game.fingerprint()
+    decisions = []
+    for step, (seat, action) in enumerate(state.history, start=1):
+        if seat != game.current_player:
+            raise RecordError(f"step {step}: the history has player_{seat} acting, but seed {seed} asks player_{game.current_player}")
+        meaning = game.action_to_string(action)
+        try:
+            game.apply_action(action)
+        except IllegalActionError as error:
+            raise RecordError(f"step {step}: the history does not replay from seed {seed}: {error}") from None
+        decisions.append(Decision(step=step, agent=f"player_{seat}", action=action, meaning=meaning, check=game.fingerprint()))
+    if game.fingerprint() != state.fingerprint():
+        raise RecordError(f"the state is not the game of seed {seed} (its deal or hidden state differ)")
+    return GameRecord(
+        engine=_engine_label(),
+        seed=seed,
+        num_players=state.num_players,
+        options=RecordOptions(claims=state.config.claims, first_player=state.config.first_player),
+        seats=list(seats) if seats is not None else None,
+        start=start,
+        decisions=decisions,
+        result=state.result() if state.is_terminal else None,
+    )
+
+
+def load_record(source: str | Path | dict) -> GameRecord:
+    """Read and validate a record: a path to a JSON file, JSON text, or an already parsed dict.
+
+    Raises:
+        RecordError: for a missing file, text that is not JSON, another format or version, or a
+            field of the wrong type (the message names the field).
+    """
+    if isinstance(source, dict):
+        data = source
+    else:
+        text = str(source)
+        if isinstance(source, Path) or not text.lstrip().startswith("{"):
+            path = Path(source)
+            if not path.is_file():
+                raise RecordError(f"record file {str(path)!r} does not exist")
+            text = path.read_text(encoding="utf-8")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RecordError(f"the record is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise RecordError(f"the record is a JSON {type(data).__name__}; expected an object")
+    if data.get("format") != FORMAT:
+        raise RecordError(f"format={data.get('format')!r}; expected {FORMAT!r} (is this a game record?)")
+    if data.get("version") != VERSION:
+        raise RecordError(f"record version {data.get('version')!r} is not supported; this engine reads version {VERSION}")
+    try:
+        return GameRecord.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in error.errors()[:5]
+        )
+        raise RecordError(f"the record has malformed fields: {problems}") from None
+
+
+def replay_steps(record: GameRecord) -> Iterator[tuple[Decision | None, GameState]]:
+    """Replay ``record`` step by step, checking each step against it.
+
+    Yields ``(None, dealt state)`` first, then ``(decision, state after it)`` for every
+    decision. The same :class:`GameState` object moves on between yields: copy it
+    (``copy.deepcopy``) to keep one.
+
+    Raises:
+        RecordError: naming the first step that does not fit: a deal that differs from the
+            record's (another engine version or seed), a step number out of order, the wrong
+            agent, an illegal action, another meaning, a state that departs from the recorded
+            fingerprint, decisions after the game ended, a missing end, or another result.
+    """
+    config = record.config()
+    game = GameState.new(config, seed=record.seed)
+    if game.fingerprint() != record.start:
+        raise RecordError(
+            f"step 0 (the deal): seed {record.seed} deals a different game than the record's "
+            "(a record from another engine version, or an edited seed or options)"
+        )
+    yield None, game
+    for index, decision in enumerate(record.decisions):
+        step = index + 1
+        where = f"step {step} ({decision.agent}, action {decision.action})"
+        if decision.step != step:
+            raise RecordError(f"{where}: numbered {decision.step}; expected {step} (a decision missing or out of order)")
+        if game.is_terminal:
+            raise RecordError(f"{where}: the game already ended after step {index}; the record goes on")
+        expected_agent = f"player_{game.current_player}"
+        if decision.agent != expected_agent:
+            raise RecordError(f"{where}: the game asks {expected_agent} to act here, not {decision.agent}")
+        try:
+            meaning = game.action_to_string(decision.action)
+            game.apply_action(decision.action)
+        except (IllegalActionError, ValueError) as error:
+            raise RecordError(f"{where}: {error}") from None
+        if meaning != decision.meaning:
+            raise RecordError(f"{where}: the record says {decision.meaning!r}; this engine reads the action as {meaning!r}")
+        if game.fingerprint() != decision.check:
+            raise RecordError(f"{where}: the game departs from the recorded one here (its state fingerprint differs)")
+        yield decision, game
+    if record.result is not None:
+        if not game.is_terminal:
+            raise RecordError(
+                f"step {len(record.decisions) + 1}: the record ends with a result, but the game goes on here "
+                "(decisions are missing: a truncated record?)"
+            )
+        if game.result() != record.result:
+            raise RecordError(f"the result: the record says {record.result!r}; the replay gives {game.result()!r}")
+    elif game.is_terminal:
+        raise RecordError(f"step {len(record.decisions)}: the game ended here, but the record has no result")
+
+
+def replay(record: GameRecord) -> GameState:
+    """The final state of ``record``'s game, every step checked (see :func:`replay_steps`).
+
+    Raises:
+        RecordError: naming the first step that does not fit.
+    """
+    *_, (_, final) = replay_steps(record)
+    return final

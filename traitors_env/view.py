@@ -1,0 +1,264 @@
+"""What one player sees, drawn for a terminal with rich: built from the observation vector alone.
+
+:func:`agent_view` reads only a :class:`~traitors_env.observation.DecodedObservation` (the
+observation vector read back), so a human seat is shown exactly what its agent observes: its
+role and hand, the table (aboard, Planks, revealed roles, loot placed and announced, action
+cards played), the chest as announced (per card from the top, and the true values it knows),
+the claims (R16) and, while choosing, the Spyglass view (R07). With ``private=False`` the same
+view leaves out everything private: what a spectator sees (used by ``traitors-replay``).
+
+:func:`choice_texts` words the legal actions of a decision; :func:`event_text` words a
+decision as the table sees it (:func:`traitors_env.actions.public_description`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from . import actions as A
+from .cards import CARD_NAMES, CARD_SHORT, ROLE_NAMES, CardKind, Role
+from .engine import GameState, Phase
+from .observation import DecodedObservation
+
+LOOT_TEXT = ("+1", "0", "-2")
+PHASE_TEXT = {
+    Phase.MAIN: "your turn: open the chest, place loot or play an action card",
+    Phase.SPYGLASS_ORDER: "Spyglass: put the cards back on the chest in the order you choose (R07)",
+    Phase.CATCH_RETURN_1: "Miraculous Catch: put a first card back on the draw pile (it ends up under the second, R09)",
+    Phase.CATCH_RETURN_2: "Miraculous Catch: put a second card back on the draw pile (R09)",
+    Phase.CLAIM: "your claim to the table (R14–R16); it may be false",
+}
+_ACTION_CARDS = (
+    CardKind.PLANK,
+    CardKind.GOOD_RIDDANCE,
+    CardKind.SPYGLASS,
+    CardKind.MIRACULOUS_CATCH,
+    CardKind.EMPTY_YOUR_POCKETS,
+)
+
+
+def _signed(value: int) -> str:
+    return f"{value:+d}" if value else "0"
+
+
+def seat_name(seat: int, relative: int, num_players: int) -> str:
+    """The name ``player_k`` of the seat ``relative`` places to the left of ``seat``."""
+    return f"player_{(seat + relative) % num_players}"
+
+
+def hand_text(hand: Sequence[int]) -> str:
+    """A hand given as counts per :class:`CardKind`, in words ("Loot +1, Plank, Spyglass")."""
+    return ", ".join(CARD_NAMES[CardKind(k)] for k in range(len(hand)) for _ in range(hand[k])) or "no cards"
+
+
+def _claims_text(view: DecodedObservation, seat: int, relative: int) -> str:
+    claim = view.claims[relative]
+    n = view.num_players
+    parts = []
+    if claim.accused is not None:
+        parts.append(f"accuses {seat_name(seat, claim.accused, n)}")
+    if claim.vouched is not None:
+        parts.append("vouches for " + ("self" if claim.vouched == relative else seat_name(seat, claim.vouched, n)))
+    if claim.hand is not None:
+        parts.append("hand {" + ", ".join(CARD_SHORT[CardKind(k)] for k in claim.hand) + "}")
+    if claim.chest_top is not None:
+        parts.append("chest top {" + ", ".join(LOOT_TEXT[v] for v in claim.chest_top) + "}")
+    return "; ".join(parts) or "-"
+
+
+def _played_text(view: DecodedObservation, seat: int, relative: int) -> str:
+    n = view.num_players
+    parts = []
+    for index, count in enumerate(view.seats[relative].actions_played):
+        if count:
+            kind = _ACTION_CARDS[index]
+            targets = ""
+            if kind in (CardKind.PLANK, CardKind.EMPTY_YOUR_POCKETS):
+                card = 0 if kind == CardKind.PLANK else 1
+                hits = [
+                    f"{seat_name(seat, t, n)}" + (f" ×{int(c)}" if c > 1 else "")
+                    for t, c in enumerate(view.targeted[relative, :, card])
+                    if c
+                ]
+                targets = " on " + ", ".join(hits)
+            parts.append(f"{CARD_SHORT[kind]}{' ×' + str(count) if count > 1 else ''}{targets}")
+    return "; ".join(parts) or "-"
+
+
+def _table(view: DecodedObservation, seat: int, private: bool) -> Table:
+    n = view.num_players
+    table = Table(show_edge=False, pad_edge=False, expand=False)
+    table.add_column("seat", no_wrap=True)
+    table.add_column("aboard", no_wrap=True)
+    table.add_column("role", no_wrap=True)
+    table.add_column("planks", justify="right")
+    table.add_column("loot (ann.)", justify="right")
+    table.add_column("cards played")
+    for relative in range(n):
+        row = view.seats[relative]
+        name = seat_name(seat, relative, n)
+        if private and relative == 0:
+            name += " (you)"
+            role = ROLE_NAMES[view.role]
+        else:
+            role = ROLE_NAMES[row.revealed] if row.revealed is not None else "?"
+        played = _played_text(view, seat, relative)
+        if row.pockets_emptied:
+            played = ("" if played == "-" else played + "; ") + f"pockets emptied ×{row.pockets_emptied}"
+        table.add_row(
+            name,
+            "yes" if row.aboard else "OVERBOARD",
+            role,
+            str(row.planks),
+            f"{row.loot_placed} ({row.announced_total:+d})" if row.loot_placed else "-",
+            played,
+        )
+    return table
+
+
+def _chest_text(view: DecodedObservation, seat: int, private: bool) -> Text:
+    n = view.num_players
+    text = Text(f"Chest: {view.chest_size} card{'s' if view.chest_size != 1 else ''}")
+    if not view.chest:
+        return text
+    scrambled = ""
+    if view.scrambled:
+        counts = view.scrambled_announced
+        if counts is None:
+            scrambled = f"; {view.scrambled} scrambled by Spyglass, their announcements no longer known"
+        else:
+            announced = ", ".join(f"{c}× {LOOT_TEXT[v]}" for v, c in enumerate(counts) if c)
+            scrambled = f"; {view.scrambled} scrambled by Spyglass, announced together as {announced}"
+    text.append(f", announced total {view.attributable_announced_total:+d} of the attributable cards{scrambled}")
+    text.append("\n  from the top: ")
+    cards = []
+    for card in view.chest:
+        if card.scrambled:
+            entry = "?"
+        else:
+            entry = f"{LOOT_TEXT[card.announced]} by {seat_name(seat, card.placer, n)}"
+        if private and card.known is not None:
+            entry += f" (you know: {LOOT_TEXT[card.known]})"
+        cards.append(entry)
+    text.append(" | ".join(cards))
+    return text
+
+
+def agent_view(view: DecodedObservation, seat: int, private: bool = True) -> RenderableType:
+    """The table as ``seat`` observes it (``private=False``: only the public part, for a spectator).
+
+    Args:
+        view: the decoded observation of ``seat`` (:func:`traitors_env.observation.decode`).
+        seat: the observer's absolute seat (the observation itself is relative to it).
+        private: show the observer's role, hand, the chest values it knows and its Spyglass view.
+    """
+    n = view.num_players
+    parts: list[RenderableType] = []
+    header = Text(f"{n} players · target {view.target} · draw pile {view.draw_pile_size} · discard pile {view.discard_size}")
+    parts.append(header)
+    parts.append(_table(view, seat, private))
+    in_seat_order = [(other - seat) % n for other in range(n)]
+    claims = [
+        f"  {seat_name(seat, r, n)}: {_claims_text(view, seat, r)}"
+        for r in in_seat_order
+        if _claims_text(view, seat, r) != "-"
+    ]
+    if claims:
+        parts.append(Text("Latest claims (R16):\n" + "\n".join(claims)))
+    parts.append(_chest_text(view, seat, private))
+    if private:
+        parts.append(Text(f"You are player_{seat}, a {ROLE_NAMES[view.role]}. Your hand: {hand_text(view.hand)}."))
+        known = [(i, k) for i, k in enumerate(view.draw_pile_known) if k is not None]
+        if known:
+            parts.append(
+                Text(
+                    "You know the draw pile: "
+                    + ", ".join(f"#{i + 1} from the top is {CARD_NAMES[CardKind(k)]}" for i, k in known)
+                )
+            )
+        if view.phase is Phase.SPYGLASS_ORDER:
+            seen = ", ".join(f"#{i + 1}: {LOOT_TEXT[v]}" for i, v in enumerate(view.spyglass_view))
+            parts.append(Text(f"Through the Spyglass you see, in the shuffled order: {seen}"))
+    return Group(*parts)
+
+
+def choice_texts(view: DecodedObservation, seat: int, legal_actions: Sequence[int]) -> list[str]:
+    """Each legal action of ``seat``'s decision in words (seats named ``player_k``).
+
+    For the Spyglass order the true values come from the observer's Spyglass view (R07).
+    """
+    n = view.num_players
+    texts = []
+    for action in legal_actions:
+        text = A.describe_action(action, seat, n)
+        if A.SPYGLASS_ORDER_BASE <= action < A.RETURN_BASE and view.spyglass_view:
+            perm = A.SPYGLASS_PERMUTATIONS[action - A.SPYGLASS_ORDER_BASE][: len(view.spyglass_view)]
+            text = "put back, top first: " + ", ".join(
+                f"#{p + 1} ({LOOT_TEXT[view.spyglass_view[p]]})" for p in perm
+            )
+        elif A.RETURN_BASE <= action < A.CLAIM_NONE:
+            text = f"put {CARD_NAMES[CardKind(action - A.RETURN_BASE)]} back on the draw pile"
+        texts.append(text.removeprefix("claim: "))
+    return texts
+
+
+def event_text(actor: int, action: int, num_players: int, viewer: int | None) -> str:
+    """One decision as ``viewer`` saw it: in full for the viewer's own decisions, else the public part.
+
+    ``viewer=None`` is a spectator (public part only).
+    """
+    if viewer is not None and actor == viewer:
+        return f"You ({'player_' + str(actor)}): {A.describe_action(action, actor, num_players)}"
+    return f"player_{actor} {A.public_description(action, actor, num_players)}"
+
+
+def overboard_texts(before: DecodedObservation | None, after: DecodedObservation, seat: int) -> list[str]:
+    """Seats that went overboard between two observations of ``seat``, with their revealed role (R11)."""
+    texts = []
+    for relative, row in enumerate(after.seats):
+        was_aboard = before is None or before.seats[relative].aboard
+        if was_aboard and not row.aboard:
+            role = ROLE_NAMES[row.revealed] if row.revealed is not None else "?"
+            texts.append(f"{seat_name(seat, relative, after.num_players)} goes overboard: a {role}")
+    return texts
+
+
+def result_view(state: GameState, seat: int | None = None) -> RenderableType:
+    """The end of the game, everything revealed: winner, end condition, roles and the chest (rulebook
+    "End of the Game").
+
+    Raises:
+        RuntimeError: if the game is not over (nothing may be revealed before).
+    """
+    result = state.result()
+    n = state.num_players
+    lines: list[RenderableType] = []
+    title = f"Game over: the {result['winner']}s win ({result['end_condition'].replace('_', ' ')})."
+    if seat is not None:
+        won = state.roles[seat] == state.winner
+        title += f" You ({ROLE_NAMES[state.roles[seat]]}) {'win' if won else 'lose'}."
+    lines.append(Text(title))
+    roles = Table(show_edge=False, pad_edge=False)
+    roles.add_column("seat")
+    roles.add_column("role")
+    roles.add_column("status")
+    for s in range(n):
+        roles.add_row(
+            f"player_{s}" + (" (you)" if s == seat else ""),
+            ROLE_NAMES[Role(state.roles[s])],
+            "aboard" if state.aboard[s] else "overboard",
+        )
+    lines.append(roles)
+    chest = Table(show_edge=False, pad_edge=False, title=None)
+    for column in ("from the top", "value", "announced", "by", ""):
+        chest.add_column(column, justify="right" if column != "by" else "left")
+    for i, card in enumerate(result["chest"]):
+        lie = "a lie" if card["value"] != card["announced"] else ""
+        chest.add_row(str(i + 1), _signed(card["value"]), _signed(card["announced"]), f"player_{card['placer']}", lie)
+    lines.append(Text(f"The chest holds {_signed(result['chest_value'])} (target {result['target']}):"))
+    lines.append(chest if result["chest"] else Text("  (empty)"))
+    return Group(*lines)
