@@ -23,13 +23,13 @@ from traitors_env import actions as A
 from traitors_env import play
 from traitors_env.bots import make_agent
 from traitors_env.observation import encode
-from traitors_env.play import PROMPT, BotSpecError, GameAbandoned, PlaySession, make_bot
+from traitors_env.play import HAND_PROMPT, BotSpecError, GameAbandoned, PlaySession, make_bot
 from traitors_env.records import load_record, replay
 from traitors_env.replay import main as replay_main
 from traitors_env.replay import record_states, step_view
 
 WIDTH = 140
-BAD_INPUTS = ("", "abc", "0", "999", "-1", "1.5", "²", "2 3")
+BAD_INPUTS = ("", "abc", "0", "999", "-1", "1.5", "²", "2 3", "1" * 5000, "[bold]x[/bold]")
 
 
 def console() -> Console:
@@ -56,10 +56,13 @@ def private_variant(action: int, rng: np.random.Generator) -> int:
 
 
 class ScriptedHuman:
-    """Answers the prompts of a :class:`PlaySession`; checks the screen at every prompt."""
+    """Answers the prompts of a :class:`PlaySession`; checks the screen at every decision."""
 
-    def __init__(self, seed: int, bad_input_rate: float = 0.15, open_rate: float = 0.05, check: bool = True):
+    def __init__(
+        self, seed: int, bad_input_rate: float = 0.15, open_rate: float = 0.05, check: bool = True, hand_rate: float = 0.3
+    ):
         self.rng = np.random.default_rng(seed)
+        self.hand_rate = hand_rate
         self.bad_input_rate = bad_input_rate
         self.open_rate = open_rate
         self.check = check
@@ -67,7 +70,8 @@ class ScriptedHuman:
         self.position = 0
         self.prompts = 0
         self.bad_answers = 0
-        self.decisions = 0
+        self.answers = 0
+        self.hand_lists = 0
         self.last_bad = False
         self.screens: list[str] = []
 
@@ -75,41 +79,54 @@ class ScriptedHuman:
         session = self.session
         out = session.console.file.getvalue()
         chunk, self.position = out[self.position :], len(out)
-        k = int(re.fullmatch(re.escape(PROMPT).replace(r"\{k\}", r"(\d+)"), prompt).group(1))
+        k = int(re.search(r"\(1–(\d+)", prompt).group(1))
+        hand_list = prompt == HAND_PROMPT.format(k=k)
         if self.last_bad:
             # After bad input: the complaint naming it, then the same list of choices again.
             assert "is not one of the choices" in chunk and f"from 1 to {k}" in chunk
             assert chunk.count(f"{k:>3}. ") == 1
-        else:
+        elif hand_list:
+            assert chunk.startswith("Which hand do you claim") and k == 120
+            self.hand_lists += 1
+        elif chunk.startswith("─"):  # a new decision: its frame opens with a rule
             self.screens.append(chunk)
             if self.check:
                 self.check_screen(chunk)
         self.prompts += 1
-        if self.rng.random() < self.bad_input_rate:
+        first_bad = self.prompts == 1 and self.bad_input_rate > 0  # at least one bad answer per game
+        if first_bad or self.rng.random() < self.bad_input_rate:
             self.last_bad = True
             self.bad_answers += 1
-            return BAD_INPUTS[int(self.rng.integers(len(BAD_INPUTS)))] + "\n"
+            bad = BAD_INPUTS[int(self.rng.integers(len(BAD_INPUTS)))]
+            return ("abc" if hand_list and bad == "0" else bad) + "\n"  # 0 goes back from the hand list
         self.last_bad = False
-        self.decisions += 1
-        choices = [i for i in range(1, k + 1)]
-        game = session.env.game
-        legal = game.legal_actions()
-        if legal[0] == A.OPEN_CHEST and k > 1 and self.rng.random() > self.open_rate:
-            choices = choices[1:]  # mostly keep the game going
+        self.answers += 1
+        if hand_list and self.rng.random() < 0.2:
+            return "0\n"  # back to the other claims
+        if not hand_list and f"{k:>3}. my hand is {{…}}" in chunk and self.rng.random() < self.hand_rate:
+            return f"{k}\n"  # open the list of hand claims
+        choices = list(range(1, k + 1))
+        if not hand_list and session.env.game.legal_actions()[0] == A.OPEN_CHEST and k > 1:
+            if self.rng.random() > self.open_rate:
+                choices = choices[1:]  # mostly keep the game going
         return f"{choices[int(self.rng.integers(len(choices)))]}\n"
 
     def check_screen(self, chunk: str) -> None:
         session = self.session
         seat = session.human_seat
         game = session.env.game
-        if self.prompts == 0:  # the first screen opens with the title (the seed) and the seat
+        if not self.screens[:-1]:  # the first screen opens with the title (no seed) and the seat
             title, seat_line, chunk = chunk.split("\n", 2)
-            assert f"seed {session.seed}" in title and seat_line.startswith(f"You play player_{seat}.")
+            assert "Traitors Aboard" in title and str(session.seed) not in title
+            assert seat_line.startswith(f"You play player_{seat}.")
         expected = text_of(session.frame(session.frame_events, encode(game, seat), game.legal_actions()))
         assert chunk == expected, "the screen is not what the human's frame draws"
         for _ in range(2):
             variant = hidden_variant(game, seat, self.rng)
-            events = [(actor, a if actor == seat else private_variant(a, self.rng)) for actor, a in session.frame_events]
+            events = [
+                (actor, a if actor == seat else private_variant(a, self.rng), notes)
+                for actor, a, notes in session.frame_events
+            ]
             session.env.game = variant  # whatever the frame reads, it reads from the variant
             try:
                 redrawn = text_of(session.frame(events, encode(variant, seat), variant.legal_actions()))
@@ -132,15 +149,21 @@ def test_scripted_human_finishes_a_game_and_sees_only_what_it_may(num_players, s
     human = ScriptedHuman(seed)
     session, record = run_session(num_players, seat, seed, human)
     out = session.console.file.getvalue()
-    assert record.finished and human.decisions >= 1 and human.bad_answers >= 1
-    assert len(human.screens) == human.decisions
+    assert record.finished and len(human.screens) >= 1 and human.bad_answers >= 1
+    human_decisions = [d for d in record.decisions if d.agent == f"player_{seat}"]
+    assert len(human.screens) == len(human_decisions)
     # The end reveals the chest and every role, then the record replays to the same game.
     assert "Game over" in out and out.count("Game over") == 1
     assert out.index("Game over") > out.rindex("Your hand")
     ending = out[out.index("Game over") :]
     for other in range(num_players):
         assert f"player_{other}" in ending
-    assert "The chest holds" in ending
+    assert "The chest holds" in ending and f"Seed {seed}." in ending
+    # Every fall overboard was announced with the role it revealed (R11).
+    game = session.env.game
+    for other in range(num_players):
+        if not game.aboard[other]:
+            assert f"player_{other} goes overboard: a {['Pirate', 'Mutineer'][game.roles[other]]}" in out
     assert replay(load_record(record.to_json())).fingerprint() == session.env.game.fingerprint()
     assert record.seats is None or record.seats[seat] == "human"
 
@@ -295,6 +318,12 @@ def test_trained_checkpoints_play_as_bots(tmp_path):
     broken.write_bytes(b"not a zip")
     with pytest.raises(BotSpecError, match="not a MaskablePPO snapshot"):
         make_bot(str(broken), np.random.default_rng(0))
+    import gymnasium
+
+    other = MaskablePPO("MlpPolicy", gymnasium.make("CartPole-v1"), n_steps=32, batch_size=32)
+    other.save(tmp_path / "cartpole.zip")
+    with pytest.raises(BotSpecError, match=r"observations of shape \(4,\) and 2 actions"):
+        make_bot(str(tmp_path / "cartpole.zip"), np.random.default_rng(0))
 
 
 # ---------------------------------------------------------------- replay
@@ -372,3 +401,51 @@ def test_replay_steps_on_request(saved_game):
     for title in ("the deal", "step 1/", "step 2/", "step 5/"):
         assert title in out
     assert "'zz': press Enter" in out and "'9999': press Enter" in out
+
+
+def test_an_unwritable_record_path_is_refused_before_the_game(tmp_path, capsys):
+    for target, message in ((tmp_path, "is a folder"), (tmp_path / "file.txt" / "game.json", "cannot be made")):
+        (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+        with pytest.raises(SystemExit):
+            play.main(["--players", "3", "--record", str(target)], console=console(), stdin=io.StringIO("1\n"))
+        err = capsys.readouterr().err
+        assert f"--record {target}: " in err and message in err
+
+
+def test_interrupts_and_failing_bots_keep_the_record():
+    def interrupt(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    bots = [None] + [make_agent("random", seed=s) for s in range(1, 3)]
+    session = PlaySession(3, 0, bots, 5, console(), interrupt)
+    with pytest.raises(GameAbandoned, match="interrupted"):
+        session.run()
+    assert session.record is not None and "Game abandoned (interrupted)" in session.console.file.getvalue()
+
+    class Broken:
+        def act(self, observation, action_mask):
+            raise RuntimeError("the bot failed")
+
+    session = PlaySession(3, 0, [None, Broken(), Broken()], 5, console(), lambda prompt: "2\n")
+    with pytest.raises(RuntimeError, match="the bot failed"):
+        session.run()
+    assert session.record is not None and not session.record.finished
+    with pytest.raises(ValueError, match=r"no bot for seat\(s\) \[2\]"):
+        PlaySession(3, 0, [None, Broken()], 5, console(), interrupt)
+
+
+def test_no_standard_input_is_refused(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", None)
+    with pytest.raises(SystemExit):
+        play.main(["--players", "3"], console=console())
+    assert "no standard input" in capsys.readouterr().err
+
+
+def test_hand_claims_come_as_their_own_list():
+    human = ScriptedHuman(12, bad_input_rate=0.1, hand_rate=1.0)
+    session, record = run_session(5, 1, 12, human)
+    assert human.hand_lists >= 2
+    out = session.console.file.getvalue()
+    assert "my hand is {…}: choose three cards from a list" in out
+    hand_claims = [d for d in record.decisions if d.agent == "player_1" and "my hand is" in d.meaning]
+    assert hand_claims  # some were made through the second list

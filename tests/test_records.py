@@ -165,10 +165,12 @@ def test_other_seed_or_engine_deal_is_refused_at_the_deal():
     assert refusal(data).startswith("step 0 (the deal)")
 
 
-def test_edited_result_is_refused():
+def test_edited_result_is_refused_naming_the_key():
     data = record_dict()
     data["result"]["winner"] = "Pirate" if data["result"]["winner"] == "Mutineer" else "Mutineer"
-    assert refusal(data).startswith("the result")
+    message = refusal(data)
+    assert message.startswith("the result differs") and "winner: the record says" in message
+    assert "roles" not in message  # only what differs
 
 
 def test_edited_meaning_is_refused():
@@ -189,6 +191,22 @@ def test_edited_meaning_is_refused():
         (lambda d: d.update(colour="red"), "colour"),
         (lambda d: d["decisions"][1].update(action="x"), "decisions.1.action"),
         (lambda d: d["decisions"][1].pop("agent"), "decisions.1.agent"),
+        # Another JSON type is an edit, not a value to convert.
+        (lambda d: d["decisions"][1].update(action=str(d["decisions"][1]["action"])), "decisions.1.action"),
+        (lambda d: d["decisions"][1].update(action=float(d["decisions"][1]["action"])), "decisions.1.action"),
+        (lambda d: d["decisions"][1].update(step="2"), "decisions.1.step"),
+        (lambda d: d.update(seed=float(d["seed"])), "seed"),
+        (lambda d: d.update(num_players="5"), "num_players"),
+        (lambda d: d["options"].update(claims="yes"), "options.claims"),
+        (lambda d: d["options"].update(claims=1), "options.claims"),
+        (lambda d: d.update(version=1.0), "version 1.0 is not supported"),
+        (lambda d: d.update(version=True), "version True is not supported"),
+        (lambda d: d.pop("options"), "options"),
+        (lambda d: d.pop("decisions"), "decisions"),
+        (lambda d: d.pop("result"), "result"),
+        (lambda d: d.update(seats=["human"] * 2), "seats names 2 seats"),
+        (lambda d: d["result"].update(turns=float(d["result"]["turns"])), "turns: the record says"),
+        (lambda d: d["result"]["chest"][0].update(placer=d["result"]["chest"][0]["placer"] + 1), "chest: the record says"),
     ],
 )
 def test_malformed_records_are_refused_naming_the_field(edit, expected):
@@ -210,6 +228,29 @@ def test_unreadable_files_are_refused(tmp_path):
     listing.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(RecordError, match="expected an object"):
         load_record(listing)
+    garbage = tmp_path / "garbage.json"
+    garbage.write_bytes(bytes(range(256)))
+    with pytest.raises(RecordError, match="not UTF-8 text"):
+        load_record(garbage)
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_text(json.dumps(record_dict()), encoding="utf-16")
+    with pytest.raises(RecordError, match="not UTF-8 text"):
+        load_record(utf16)
+    nested = tmp_path / "nested.json"
+    nested.write_text('{"a":' * 100_000 + "1" + "}" * 100_000, encoding="utf-8")
+    with pytest.raises(RecordError, match="nested too deeply"):
+        load_record(nested)
+    with pytest.raises(RecordError, match="is a folder"):
+        load_record(tmp_path)
+    with pytest.raises(RecordError, match="got list"):
+        load_record([1, 2])  # type: ignore[arg-type]
+    with pytest.raises(RecordError, match="does not exist"):
+        load_record("x" * 5000)
+
+
+def test_a_file_whose_name_starts_with_a_brace_is_read_as_a_file(tmp_path):
+    path = played_env(3, seed=2).record().save(tmp_path / "{game}.json")
+    assert load_record(path) == load_record(str(path))
 
 
 def test_record_game_refuses_a_state_of_another_seed():

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from traitors_env.observation import OBS_HIGH, OBS_LOW
+from traitors_env.actions import NUM_ACTIONS
+from traitors_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 
 #: Observations are divided by this (the larger absolute Box bound of each feature) so every
 #: feature lies in [-1, 1]; the learner's environment and :class:`FrozenPolicy` both apply it.
@@ -48,7 +49,8 @@ class FrozenPolicy:
         path: a ``.zip`` written by ``MaskablePPO.save``.
 
     Raises:
-        PolicyLoadError: if ``path`` does not exist or cannot be loaded as a ``MaskablePPO``.
+        PolicyLoadError: if ``path`` does not exist, cannot be loaded as a ``MaskablePPO``, or was
+            trained on other observation or action spaces than ``traitors_aboard_v0``'s.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -61,6 +63,12 @@ class FrozenPolicy:
             model = MaskablePPO.load(path, device="cpu")
         except Exception as error:  # corrupt zip, wrong algorithm, …
             raise PolicyLoadError(f"checkpoint {str(path)!r} is not a MaskablePPO snapshot: {error}") from error
+        shape, actions = getattr(model.observation_space, "shape", None), getattr(model.action_space, "n", None)
+        if shape != (OBS_SIZE,) or actions != NUM_ACTIONS:  # e.g. a policy of another environment
+            raise PolicyLoadError(
+                f"checkpoint {str(path)!r} was trained on observations of shape {shape} and {actions} actions; "
+                f"traitors_aboard_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+            )
         self.path = str(path)
         self.policy = model.policy.eval()
 

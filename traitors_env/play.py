@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import random
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -37,14 +39,16 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
+from . import actions as A
 from . import traitors_aboard_v0
 from .bots import AGENT_NAMES, Agent, TeamAgent, make_agent
 from .cards import MAX_PLAYERS, MIN_PLAYERS
-from .observation import decode
+from .observation import DecodedObservation, decode
 from .records import GameRecord
-from .view import PHASE_TEXT, agent_view, choice_texts, event_text, result_view
+from .view import PHASE_TEXT, agent_view, choice_texts, event_text, overboard_texts, result_view
 
 PROMPT = "Your choice (1–{k}, q to quit): "
+HAND_PROMPT = "Your hand claim (1–{k}, 0 to go back, q to quit): "
 
 
 class BotSpecError(ValueError):
@@ -112,6 +116,10 @@ def make_bot(spec: str, rng: np.random.Generator) -> tuple[str, Agent]:
     return f"policy:{folder}", TeamAgent(policy(pirates), policy(mutineers))
 
 
+#: One decision shown to the human: who, which action, and what it publicly led to (overboard).
+Event = tuple[int, int, tuple[str, ...]]
+
+
 class PlaySession:
     """One game with a human at ``human_seat``; :meth:`run` plays it to the end.
 
@@ -120,11 +128,14 @@ class PlaySession:
         human_seat: the human's seat.
         bots: one agent per seat (``None`` at the human's seat).
         seed: the game's seed (:meth:`raw_env.reset`).
-        claims: the claim step (R14).
         console: where everything is shown (a rich ``Console``).
         read_line: shows the prompt it is given and returns the human's next line; raises ``EOFError``
             when input ends.
+        claims: the claim step (R14).
         seat_labels: per seat, who plays it (written into the record).
+
+    Raises:
+        ValueError: for a seat outside the table or a missing bot.
     """
 
     def __init__(
@@ -141,6 +152,9 @@ class PlaySession:
         self.env = traitors_aboard_v0.raw_env(num_players=num_players, claims=claims)
         if not (isinstance(human_seat, int) and 0 <= human_seat < num_players):
             raise ValueError(f"seat {human_seat!r} is not a seat of a {num_players}-player table; expected 0–{num_players - 1}")
+        missing = [s for s in range(num_players) if s != human_seat and (s >= len(bots) or bots[s] is None)]
+        if missing:
+            raise ValueError(f"no bot for seat(s) {missing}; give one agent per seat other than the human's")
         self.n = num_players
         self.human_seat = human_seat
         self.bots = list(bots)
@@ -148,67 +162,113 @@ class PlaySession:
         self.console = console
         self.read_line = read_line
         self.seat_labels = list(seat_labels) if seat_labels is not None else None
-        #: The decisions shown in the latest frame (``(seat, action)``), for tests and tools.
-        self.frame_events: list[tuple[int, int]] = []
+        #: The decisions shown in the latest frame, for tests and tools.
+        self.frame_events: list[Event] = []
+        #: The game's record once :meth:`run` has returned or raised (unfinished if abandoned).
+        self.record: GameRecord | None = None
 
     # --------------------------------------------------------------- what is shown
-    def frame(self, events: Sequence[tuple[int, int]], observation: np.ndarray, legal: Sequence[int]) -> RenderableType:
+    def frame(self, events: Sequence[Event], observation: np.ndarray, legal: Sequence[int]) -> RenderableType:
         """What the human is shown at a decision: the decisions since their last one, their view
         and the choices. A function of the human's observation and the public part of others'
         decisions only."""
         view = decode(observation)
-        seat = self.human_seat
         parts: list[RenderableType] = [Rule()]
-        parts.extend(Text(event_text(actor, action, self.n, seat)) for actor, action in events)
-        parts.append(agent_view(view, seat))
+        parts.extend(self.event_lines(events))
+        parts.append(agent_view(view, self.human_seat))
         parts.append(Text(PHASE_TEXT[view.phase]))
-        parts.append(self.choices(choice_texts(view, seat, legal)))
+        parts.append(self.choices([text for text, _ in self.menu(view, legal)]))
         return Group(*parts)
+
+    def event_lines(self, events: Sequence[Event]) -> list[Text]:
+        lines = []
+        for actor, action, notes in events:
+            lines.append(Text(event_text(actor, action, self.n, self.human_seat)))
+            lines.extend(Text("  " + note) for note in notes)
+        return lines
+
+    def menu(self, view: DecodedObservation, legal: Sequence[int]) -> list[tuple[str, int | None]]:
+        """The numbered choices: ``(text, action)``; the 120 hand claims fold into one entry
+        (``action`` ``None``) that opens their own list, so the claim step fits a screen."""
+        seat = self.human_seat
+        hands = [a for a in legal if A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
+        others = [a for a in legal if not A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
+        entries: list[tuple[str, int | None]] = list(zip(choice_texts(view, seat, others), others))
+        if hands:
+            entries.append(("my hand is {…}: choose three cards from a list", None))
+        return entries
 
     @staticmethod
     def choices(texts: Sequence[str]) -> RenderableType:
         """The numbered list of choices (in columns when long, e.g. the 120 hand claims)."""
         items = [f"{i + 1:>3}. {t}" for i, t in enumerate(texts)]
-        if len(items) <= 12:
+        if len(items) <= 16:
             return Text("\n".join(items))
         return Columns(items, equal=True, column_first=True)
 
-    def ask(self, texts: Sequence[str]) -> int:
-        """The index of the human's choice among ``texts``; bad input gets the list again.
+    def ask(self, texts: Sequence[str], prompt: str = PROMPT, allow_back: bool = False) -> int | None:
+        """The index of the human's choice among ``texts`` (``None`` for 0 when ``allow_back``);
+        anything else gets the list again.
 
         Raises:
-            GameAbandoned: on ``q`` or when input ends.
+            GameAbandoned: on ``q``, Ctrl-C or when input ends.
         """
         k = len(texts)
         while True:
             try:
-                line = self.read_line(PROMPT.format(k=k))
-            except (EOFError, KeyboardInterrupt):
+                line = self.read_line(prompt.format(k=k))
+            except EOFError:
                 raise GameAbandoned("input ended") from None
+            except KeyboardInterrupt:
+                raise GameAbandoned("interrupted") from None
             answer = line.strip()
             if answer.lower() in ("q", "quit", "exit"):
                 raise GameAbandoned("quit at the prompt")
-            if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= k:
-                return int(answer) - 1
-            self.console.print(Text(f"{answer!r} is not one of the choices: enter a number from 1 to {k}, or q to quit."))
+            # ASCII digits only, and short: int() of a 5000-digit line would raise.
+            if answer.isascii() and answer.isdigit() and len(answer) <= 4:
+                if 1 <= int(answer) <= k:
+                    return int(answer) - 1
+                if allow_back and int(answer) == 0:
+                    return None
+            back = ", 0 to go back" if allow_back else ""
+            shown = answer if len(answer) <= 20 else answer[:20] + "…"
+            self.console.print(Text(f"{shown!r} is not one of the choices: enter a number from 1 to {k}{back}, or q to quit."))
             self.console.print(self.choices(texts))
+
+    def choose(self, view: DecodedObservation, legal: Sequence[int]) -> int:
+        """The human's action: from the menu, through the list of hand claims if asked for."""
+        entries = self.menu(view, legal)
+        while True:
+            _, action = entries[self.ask([text for text, _ in entries])]
+            if action is not None:
+                return action
+            hands = [a for a in legal if A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
+            texts = choice_texts(view, self.human_seat, hands)
+            self.console.print(Text("Which hand do you claim (it may be false)?"))
+            self.console.print(self.choices(texts))
+            index = self.ask(texts, HAND_PROMPT, allow_back=True)
+            if index is not None:
+                return hands[index]
+            self.console.print(self.choices([text for text, _ in entries]))
 
     # --------------------------------------------------------------- the game
     def run(self) -> GameRecord:
         """Play the game to its end (or until the human quits) and return its record.
 
         Raises:
-            GameAbandoned: if the human quit; ``self.record`` then holds the unfinished record.
+            GameAbandoned: if the human quit or input ended; :attr:`record` then holds the
+                unfinished record (as it does if a bot raises).
         """
         env = self.env
         env.reset(seed=self.seed)
         seat = self.human_seat
         human = env.possible_agents[seat]
         console = self.console
-        console.print(Rule(f"Traitors Aboard · {self.n} players · seed {self.seed}"))
+        # The seed is shown only at the end: with it the deal can be recomputed.
+        console.print(Rule(f"Traitors Aboard · {self.n} players"))
         console.print(Text(f"You play {human}. Play passes to the left: player_k is followed by player_k+1 (R02)."))
-        events: list[tuple[int, int]] = []
-        self.record: GameRecord | None = None
+        events: list[Event] = []
+        before = decode(env.observe(human)["observation"])
         try:
             for agent in env.agent_iter():
                 observation, _, termination, truncation, _ = env.last()
@@ -221,21 +281,29 @@ class PlaySession:
                     legal = [int(a) for a in np.flatnonzero(mask)]
                     self.frame_events = list(events)
                     console.print(self.frame(events, observation["observation"], legal))
-                    view = decode(observation["observation"])
-                    action = legal[self.ask(choice_texts(view, seat, legal))]
+                    action = self.choose(decode(observation["observation"]), legal)
                     events = []
                 else:
-                    action = int(self.bots[acting].act(observation["observation"], mask))
+                    try:
+                        action = int(self.bots[acting].act(observation["observation"], mask))
+                    except KeyboardInterrupt:
+                        raise GameAbandoned("interrupted") from None
                 env.step(action)
-                events.append((acting, action))
-        except GameAbandoned as reason:
+                after = decode(env.observe(human)["observation"])
+                events.append((acting, action, tuple(overboard_texts(before, after, seat))))
+                if before.seats[0].aboard and not after.seats[0].aboard and not env.game.is_terminal:
+                    console.print(Group(Rule(), *self.event_lines(events)))
+                    console.print(Text("You are overboard (R11): no more turns for you, but you share your team's result."))
+                    events = []
+                before = after
+        except BaseException as error:
             self.record = env.record(seats=self.seat_labels)
-            console.print(Text(f"Game abandoned ({reason}) after {len(self.record.decisions)} decisions."))
+            if isinstance(error, GameAbandoned):
+                console.print(Text(f"Game abandoned ({error}) after {len(self.record.decisions)} decisions."))
             raise
-        console.print(Rule())
-        for actor, action in events:
-            console.print(Text(event_text(actor, action, self.n, seat)))
+        console.print(Group(Rule(), *self.event_lines(events)))
         console.print(result_view(env.game, seat))
+        console.print(Text(f"Seed {self.seed}."))
         self.record = env.record(seats=self.seat_labels)
         return self.record
 
@@ -294,23 +362,35 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed {args.seed}: expected a non-negative integer")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    default_name = f"game-{datetime.datetime.now():%Y%m%d-%H%M%S}-seed{seed}.json"
+    if args.record is not None and not args.record.strip():
+        parser.error("--record '': expected a file path")
+    record_path = Path(args.record) if args.record is not None else Path("records") / default_name
+    problem = _unwritable(record_path)
+    if problem:  # found before the game, not after an hour of play
+        parser.error(f"--record {record_path}: {problem}")
+    console = console or Console(highlight=False)
+    stream = stdin if stdin is not None else sys.stdin
+    if stream is None:
+        parser.error("there is no standard input to read your answers from")
     specs = _bot_specs(args, parser)
     bots: list[Agent | None] = [None] * args.players
     labels = ["human"] * args.players
-    for seat, spec in specs.items():
-        try:
+    try:
+        for seat, spec in specs.items():
             labels[seat], bots[seat] = make_bot(spec, np.random.default_rng([seed, seat]))
-        except BotSpecError as error:
-            parser.error(str(error))
-    console = console or Console(highlight=False)
-    if stdin is None and sys.stdin.isatty():
+    except BotSpecError as error:
+        parser.error(str(error))
+    except KeyboardInterrupt:
+        console.print(Text("Interrupted while loading the bots; no game was started."))
+        return 130
+
+    if stdin is None and stream.isatty():
 
         def read_line(prompt: str) -> str:
             return console.input(prompt)
 
     else:
-
-        stream = stdin or sys.stdin
 
         def read_line(prompt: str) -> str:
             console.print(prompt, end="")
@@ -322,18 +402,39 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
             return line
 
     session = PlaySession(args.players, args.seat, bots, seed, console, read_line, not args.no_claims, labels)
-    record_path = Path(
-        args.record or f"records/game-{datetime.datetime.now():%Y%m%d-%H%M%S}-seed{seed}.json"
-    )
     status = 0
     try:
-        record = session.run()
+        session.run()
     except GameAbandoned:
-        record = session.record
         status = 1
-    record.save(record_path)
-    console.print(Text(f"Game record saved to {record_path} (replay: traitors-replay {record_path})"))
+    finally:  # also when a bot fails: what was played is kept
+        if session.record is not None:
+            _save(session.record, record_path, default_name, console)
     return status
+
+
+def _save(record: GameRecord, path: Path, default_name: str, console: Console) -> None:
+    try:
+        record.save(path)
+    except OSError as error:  # e.g. the folder went away during the game: keep the record anyway
+        fallback = Path(tempfile.gettempdir()) / default_name
+        record.save(fallback)
+        console.print(Text(f"Could not write {path} ({error.strerror or error}); the record is in {fallback} instead."))
+        path = fallback
+    console.print(Text(f"Game record saved to {path} (replay: traitors-replay {path})"))
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why a record cannot be written at ``path`` (``None`` if it can); makes the missing parent folders."""
+    if path.is_dir():
+        return "is a folder; expected a file name such as game.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"its folder cannot be made ({error.strerror or error})"
+    if not os.access(path.parent, os.W_OK):
+        return f"its folder {str(path.parent)!r} is not writable"
+    return None
 
 
 if __name__ == "__main__":

@@ -38,8 +38,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .actions import NUM_ACTIONS
 from .engine import GameConfig, GameState, IllegalActionError
 from .files import atomic_write_text
 
@@ -51,18 +52,23 @@ class RecordError(ValueError):
     """A record that cannot be read or does not replay; the message names the step and the reason."""
 
 
+# Strict: a record is written by this module, so a value of another JSON type ("62", 62.0, true for
+# 1) is an edit, refused rather than converted.
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+
 class RecordOptions(BaseModel):
     """The game options of a record (:class:`~traitors_env.engine.GameConfig` minus the table size)."""
 
-    model_config = ConfigDict(extra="forbid")
-    claims: bool = True
-    first_player: int | None = None
+    model_config = _STRICT
+    claims: bool
+    first_player: int | None
 
 
 class Decision(BaseModel):
     """One decision: who took it, the action index, its meaning and the state's fingerprint after it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _STRICT
     step: int = Field(ge=1)
     agent: str
     action: int
@@ -73,17 +79,23 @@ class Decision(BaseModel):
 class GameRecord(BaseModel):
     """A game record (format version 1); see the module docstring for the JSON layout."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _STRICT
     format: str = FORMAT
     version: int = VERSION
     engine: str | None = None
     seed: int = Field(ge=0)
     num_players: int
-    options: RecordOptions = RecordOptions()
-    seats: list[str] | None = None
+    options: RecordOptions
+    seats: list[str] | None
     start: str
-    decisions: list[Decision] = []
-    result: dict | None = None
+    decisions: list[Decision]
+    result: dict | None
+
+    @model_validator(mode="after")
+    def _seats_name_every_seat(self) -> GameRecord:
+        if self.seats is not None and len(self.seats) != self.num_players:
+            raise ValueError(f"seats names {len(self.seats)} seats; the record's table has {self.num_players}")
+        return self
 
     @property
     def finished(self) -> bool:
@@ -162,28 +174,22 @@ def load_record(source: str | Path | dict) -> GameRecord:
     """Read and validate a record: a path to a JSON file, JSON text, or an already parsed dict.
 
     Raises:
-        RecordError: for a missing file, text that is not JSON, another format or version, or a
-            field of the wrong type (the message names the field).
+        RecordError: for a missing or unreadable file, text that is not JSON, another format or
+            version, a missing field or one of the wrong type (the message names the field).
     """
     if isinstance(source, dict):
         data = source
+    elif isinstance(source, (str, Path)):
+        data = _parse(_read_text(source))
     else:
-        text = str(source)
-        if isinstance(source, Path) or not text.lstrip().startswith("{"):
-            path = Path(source)
-            if not path.is_file():
-                raise RecordError(f"record file {str(path)!r} does not exist")
-            text = path.read_text(encoding="utf-8")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"the record is not valid JSON: {error}") from None
+        raise RecordError(f"a record source is a path, JSON text or a dict; got {type(source).__name__}")
     if not isinstance(data, dict):
         raise RecordError(f"the record is a JSON {type(data).__name__}; expected an object")
     if data.get("format") != FORMAT:
         raise RecordError(f"format={data.get('format')!r}; expected {FORMAT!r} (is this a game record?)")
-    if data.get("version") != VERSION:
-        raise RecordError(f"record version {data.get('version')!r} is not supported; this engine reads version {VERSION}")
+    version = data.get("version")
+    if type(version) is not int or version != VERSION:
+        raise RecordError(f"record version {version!r} is not supported; this engine reads version {VERSION}")
     try:
         return GameRecord.model_validate(data)
     except ValidationError as error:
@@ -191,6 +197,36 @@ def load_record(source: str | Path | dict) -> GameRecord:
             f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in error.errors()[:5]
         )
         raise RecordError(f"the record has malformed fields: {problems}") from None
+
+
+def _read_text(source: str | Path) -> str:
+    """The text of a record file, or ``source`` itself when it is JSON text rather than a path."""
+    text = str(source)
+    try:
+        is_file = Path(source).is_file()
+        if not is_file and Path(source).is_dir():
+            raise RecordError(f"{text!r} is a folder; expected a record file")
+    except OSError:  # e.g. a name too long to be a path: then it can only be JSON text
+        is_file = False
+    if not is_file:
+        if isinstance(source, str) and source.lstrip().startswith("{"):
+            return source
+        raise RecordError(f"record file {text!r} does not exist")
+    try:
+        return Path(source).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise RecordError(f"record file {text!r} is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise RecordError(f"record file {text!r} cannot be read: {error.strerror or error}") from None
+
+
+def _parse(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordError(f"the record is not valid JSON: {error}") from None
+    except RecursionError:
+        raise RecordError("the record is not a game record: its JSON is nested too deeply") from None
 
 
 def replay_steps(record: GameRecord) -> Iterator[tuple[Decision | None, GameState]]:
@@ -224,11 +260,11 @@ def replay_steps(record: GameRecord) -> Iterator[tuple[Decision | None, GameStat
         expected_agent = f"player_{game.current_player}"
         if decision.agent != expected_agent:
             raise RecordError(f"{where}: the game asks {expected_agent} to act here, not {decision.agent}")
-        try:
-            meaning = game.action_to_string(decision.action)
-            game.apply_action(decision.action)
-        except (IllegalActionError, ValueError) as error:
-            raise RecordError(f"{where}: {error}") from None
+        if decision.action not in game.legal_actions():
+            phase = game.phase.name.lower().replace("_", " ")
+            raise RecordError(f"{where}: {_action_text(decision.action, game)} is not legal here ({expected_agent}, phase {phase})")
+        meaning = game.action_to_string(decision.action)
+        game.apply_action(decision.action)
         if meaning != decision.meaning:
             raise RecordError(f"{where}: the record says {decision.meaning!r}; this engine reads the action as {meaning!r}")
         if game.fingerprint() != decision.check:
@@ -240,10 +276,28 @@ def replay_steps(record: GameRecord) -> Iterator[tuple[Decision | None, GameStat
                 f"step {len(record.decisions) + 1}: the record ends with a result, but the game goes on here "
                 "(decisions are missing: a truncated record?)"
             )
-        if game.result() != record.result:
-            raise RecordError(f"the result: the record says {record.result!r}; the replay gives {game.result()!r}")
+        differences = _differences(record.result, game.result())
+        if differences:
+            raise RecordError(f"the result differs from the replay's: {'; '.join(differences)}")
     elif game.is_terminal:
         raise RecordError(f"step {len(record.decisions)}: the game ended here, but the record has no result")
+
+
+def _action_text(action: int, game: GameState) -> str:
+    try:
+        return f"action {action} ({game.action_to_string(action)})"
+    except ValueError:
+        return f"action {action} (not an action index: expected 0–{NUM_ACTIONS - 1})"
+
+
+def _differences(recorded: dict, replayed: dict) -> list[str]:
+    """The result keys whose values differ, compared as JSON (so 48.0 is not 48, nor true 1)."""
+    keys = sorted(set(recorded) | set(replayed))
+    return [
+        f"{key}: the record says {json.dumps(recorded.get(key))[:80]}, the replay gives {json.dumps(replayed.get(key))[:80]}"
+        for key in keys
+        if json.dumps(recorded.get(key), sort_keys=True) != json.dumps(replayed.get(key), sort_keys=True)
+    ]
 
 
 def replay(record: GameRecord) -> GameState:

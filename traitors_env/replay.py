@@ -47,6 +47,8 @@ def step_view(record: GameRecord, states: Sequence[GameState], step: int, seat: 
     n = record.num_players
     total = len(record.decisions)
     parts: list[RenderableType] = [Rule(f"step {step}/{total}" if step else f"the deal (seed {record.seed})")]
+    if step == 0 and record.seats is not None:
+        parts.append(Text("Seats: " + ", ".join(f"player_{i} {label}" for i, label in enumerate(record.seats))))
     if step:
         decision = record.decisions[step - 1]
         actor = int(decision.agent.removeprefix("player_"))

@@ -236,6 +236,9 @@ class raw_env(AECEnv):
         Args:
             seats: optional label per seat of who played it (``"human"``, ``"heuristic"`` …).
 
+        A game that PettingZoo's ``TerminateIllegalWrapper`` stopped after an illegal action is
+        recorded as unfinished: the illegal action is no move of the game, so it is not in the record.
+
         Raises:
             RecordError: for a game started with :meth:`reset_to_position` (it has no seed), or
                 before :meth:`reset`.

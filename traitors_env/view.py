@@ -30,8 +30,9 @@ PHASE_TEXT = {
     Phase.SPYGLASS_ORDER: "Spyglass: put the cards back on the chest in the order you choose (R07)",
     Phase.CATCH_RETURN_1: "Miraculous Catch: put a first card back on the draw pile (it ends up under the second, R09)",
     Phase.CATCH_RETURN_2: "Miraculous Catch: put a second card back on the draw pile (R09)",
-    Phase.CLAIM: "your claim to the table (R14–R16); it may be false",
+    Phase.CLAIM: "your claim to the table: everybody sees it, and it may be false (R14–R16)",
 }
+LEGEND = "Cards: +1, 0, -2 loot · PL Plank · GR Good Riddance · SG Spyglass · MC Miraculous Catch · EYP Empty Your Pockets"
 _ACTION_CARDS = (
     CardKind.PLANK,
     CardKind.GOOD_RIDDANCE,
@@ -71,21 +72,26 @@ def _claims_text(view: DecodedObservation, seat: int, relative: int) -> str:
 
 
 def _played_text(view: DecodedObservation, seat: int, relative: int) -> str:
+    """Action cards a seat has played: "PL → player_5 ×2, player_6; SG" (targets of Planks and
+    Empty Your Pockets are public, R10, R11)."""
     n = view.num_players
     parts = []
     for index, count in enumerate(view.seats[relative].actions_played):
-        if count:
-            kind = _ACTION_CARDS[index]
-            targets = ""
-            if kind in (CardKind.PLANK, CardKind.EMPTY_YOUR_POCKETS):
-                card = 0 if kind == CardKind.PLANK else 1
-                hits = [
-                    f"{seat_name(seat, t, n)}" + (f" ×{int(c)}" if c > 1 else "")
-                    for t, c in enumerate(view.targeted[relative, :, card])
-                    if c
-                ]
-                targets = " on " + ", ".join(hits)
-            parts.append(f"{CARD_SHORT[kind]}{' ×' + str(count) if count > 1 else ''}{targets}")
+        if not count:
+            continue
+        kind = _ACTION_CARDS[index]
+        text = CARD_SHORT[kind]
+        if kind in (CardKind.PLANK, CardKind.EMPTY_YOUR_POCKETS):
+            card = 0 if kind == CardKind.PLANK else 1
+            hits = [
+                seat_name(seat, t, n) + (f" ×{int(c)}" if c > 1 else "")
+                for t, c in enumerate(view.targeted[relative, :, card])
+                if c
+            ]
+            text += " → " + ", ".join(hits)
+        elif count > 1:
+            text += f" ×{count}"
+        parts.append(text)
     return "; ".join(parts) or "-"
 
 
@@ -114,7 +120,7 @@ def _table(view: DecodedObservation, seat: int, private: bool) -> Table:
             "yes" if row.aboard else "OVERBOARD",
             role,
             str(row.planks),
-            f"{row.loot_placed} ({row.announced_total:+d})" if row.loot_placed else "-",
+            f"{row.loot_placed} ({_signed(row.announced_total)})" if row.loot_placed else "-",
             played,
         )
     return table
@@ -122,20 +128,27 @@ def _table(view: DecodedObservation, seat: int, private: bool) -> Table:
 
 def _chest_text(view: DecodedObservation, seat: int, private: bool) -> Text:
     n = view.num_players
-    text = Text(f"Chest: {view.chest_size} card{'s' if view.chest_size != 1 else ''}")
+    cards = f"{view.chest_size} card{'s' if view.chest_size != 1 else ''}"
     if not view.chest:
-        return text
-    scrambled = ""
+        return Text(f"Chest: {cards} (target {view.target})")
+    counts = view.scrambled_announced
+    if view.scrambled == 0 or counts is not None:
+        scrambled_total = 0 if counts is None else sum(c * v for c, v in zip(counts, (1, 0, -2)))
+        total = view.attributable_announced_total + scrambled_total
+        text = Text(f"Chest: {cards}, announced {_signed(total)} in all (target {view.target})")
+    else:
+        text = Text(
+            f"Chest: {cards}; the cards whose placer is known were announced as "
+            f"{_signed(view.attributable_announced_total)} (target {view.target})"
+        )
     if view.scrambled:
-        counts = view.scrambled_announced
         if counts is None:
-            scrambled = f"; {view.scrambled} scrambled by Spyglass, their announcements no longer known"
+            text.append(f"; {view.scrambled} scrambled by Spyglass, their announcements no longer known (R07)")
         else:
             announced = ", ".join(f"{c}× {LOOT_TEXT[v]}" for v, c in enumerate(counts) if c)
-            scrambled = f"; {view.scrambled} scrambled by Spyglass, announced together as {announced}"
-    text.append(f", announced total {view.attributable_announced_total:+d} of the attributable cards{scrambled}")
+            text.append(f"; {view.scrambled} scrambled by Spyglass (R07), announced together as {announced}")
     text.append("\n  from the top: ")
-    cards = []
+    entries = []
     for card in view.chest:
         if card.scrambled:
             entry = "?"
@@ -143,8 +156,8 @@ def _chest_text(view: DecodedObservation, seat: int, private: bool) -> Text:
             entry = f"{LOOT_TEXT[card.announced]} by {seat_name(seat, card.placer, n)}"
         if private and card.known is not None:
             entry += f" (you know: {LOOT_TEXT[card.known]})"
-        cards.append(entry)
-    text.append(" | ".join(cards))
+        entries.append(entry)
+    text.append(" | ".join(entries))
     return text
 
 
@@ -170,6 +183,7 @@ def agent_view(view: DecodedObservation, seat: int, private: bool = True) -> Ren
     if claims:
         parts.append(Text("Latest claims (R16):\n" + "\n".join(claims)))
     parts.append(_chest_text(view, seat, private))
+    parts.append(Text(LEGEND, style="dim"))
     if private:
         parts.append(Text(f"You are player_{seat}, a {ROLE_NAMES[view.role]}. Your hand: {hand_text(view.hand)}."))
         known = [(i, k) for i, k in enumerate(view.draw_pile_known) if k is not None]
