@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -253,6 +254,7 @@ def test_cli_plays_a_whole_game_from_standard_input(tmp_path):
         (["--bot", "0=random"], "seat 0 is yours"),
         (["--bot", "7=random"], "seat 7 is not a seat"),
         (["--bot", "two=random"], "expected SEAT=SPEC"),
+        (["--bot", "1=random", "--bot", "1=heuristic"], "seat 1 was given a bot already"),
         (["--bots", "genius"], "'genius' is neither a bot name"),
         (["--bots", "/nonexistent/run"], "'/nonexistent/run' is neither a bot name"),
     ],
@@ -404,12 +406,30 @@ def test_replay_steps_on_request(saved_game):
 
 
 def test_an_unwritable_record_path_is_refused_before_the_game(tmp_path, capsys):
-    for target, message in ((tmp_path, "is a folder"), (tmp_path / "file.txt" / "game.json", "cannot be made")):
-        (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    existing = tmp_path / "file.txt"
+    existing.write_text("keep me", encoding="utf-8")
+    cases = (
+        (tmp_path, "is a folder"),
+        (existing / "game.json", "is not a folder"),
+        (existing, "a file is already there"),
+        (Path("/dev/null"), "a special file is already there"),
+    )
+    for target, message in cases:
         with pytest.raises(SystemExit):
             play.main(["--players", "3", "--record", str(target)], console=console(), stdin=io.StringIO("1\n"))
         err = capsys.readouterr().err
         assert f"--record {target}: " in err and message in err
+    assert existing.read_text(encoding="utf-8") == "keep me"
+    # Missing folders are made only when a game is saved, not for a command line that is refused.
+    with pytest.raises(SystemExit):
+        play.main(["--players", "9", "--record", str(tmp_path / "new" / "g.json")], console=console())
+    assert not (tmp_path / "new").exists()
+    status = play.main(
+        ["--players", "3", "--seed", "1", "--record", str(tmp_path / "new" / "g.json")],
+        console=console(),
+        stdin=io.StringIO("1\n" * 300),
+    )
+    assert status == 0 and load_record(tmp_path / "new" / "g.json").finished
 
 
 def test_interrupts_and_failing_bots_keep_the_record():
@@ -449,3 +469,13 @@ def test_hand_claims_come_as_their_own_list():
     assert "my hand is {…}: choose three cards from a list" in out
     hand_claims = [d for d in record.decisions if d.agent == "player_1" and "my hand is" in d.meaning]
     assert hand_claims  # some were made through the second list
+
+
+def test_ctrl_c_while_the_end_is_shown_still_saves_the_finished_record(tmp_path, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play, "result_view", interrupted)
+    path = tmp_path / "g.json"
+    status = play.main(["--players", "3", "--seed", "2", "--record", str(path)], console=console(), stdin=io.StringIO("1\n" * 300))
+    assert status == 130 and load_record(path).finished

@@ -25,7 +25,7 @@ def played_env(num_players: int, seed: int | None, claims: bool = True):
 
 
 def record_dict(num_players: int = 5, seed: int = 3) -> dict:
-    return json.loads(played_env(num_players, seed).record().to_json())
+    return json.loads(played_env(num_players, seed).record(seats=["bot"] * num_players).to_json())
 
 
 def refusal(data: dict) -> str:
@@ -187,7 +187,7 @@ def test_edited_meaning_is_refused():
         (lambda d: d.update(format="something-else"), "format='something-else'"),
         (lambda d: d.pop("seed"), "seed"),
         (lambda d: d.update(seed="abc"), "seed"),
-        (lambda d: d.update(num_players=9), "num_players=9"),
+        (lambda d: d.update(num_players=9), "num_players: Input should be less than or equal to 8"),
         (lambda d: d.update(colour="red"), "colour"),
         (lambda d: d["decisions"][1].update(action="x"), "decisions.1.action"),
         (lambda d: d["decisions"][1].pop("agent"), "decisions.1.agent"),
@@ -205,7 +205,11 @@ def test_edited_meaning_is_refused():
         (lambda d: d.pop("decisions"), "decisions"),
         (lambda d: d.pop("result"), "result"),
         (lambda d: d.update(seats=["human"] * 2), "seats names 2 seats"),
-        (lambda d: d["result"].update(turns=float(d["result"]["turns"])), "turns: the record says"),
+        (lambda d: d["result"].update(turns=float(d["result"]["turns"])), "result: Value error, turns: Input should be"),
+        (lambda d: d["result"].update(turns=[[[[1]]]]), "turns: Input should be a valid integer"),
+        (lambda d: d["result"]["chest"].append({"value": 1}), ".announced: Field required"),
+        (lambda d: d.update(seats=["\x1b[2Jevil"] + d["seats"][1:]), "seats.0: String should match pattern"),
+        (lambda d: d.update(engine="x" * 300), "engine: String should have at most 200 characters"),
         (lambda d: d["result"]["chest"][0].update(placer=d["result"]["chest"][0]["placer"] + 1), "chest: the record says"),
     ],
 )
@@ -246,6 +250,8 @@ def test_unreadable_files_are_refused(tmp_path):
         load_record([1, 2])  # type: ignore[arg-type]
     with pytest.raises(RecordError, match="does not exist"):
         load_record("x" * 5000)
+    with pytest.raises(RecordError, match="no record given"):
+        load_record("")
 
 
 def test_a_file_whose_name_starts_with_a_brace_is_read_as_a_file(tmp_path):
@@ -277,3 +283,24 @@ def test_saving_replaces_the_file_whole(tmp_path):
     second.save(path)
     assert load_record(path) == second
     assert [p.name for p in path.parent.iterdir()] == ["game.json"]  # no temporary file left behind
+
+
+def test_a_record_can_come_through_a_pipe():
+    import os
+    import threading
+
+    text = played_env(4, seed=6).record().to_json()
+    read_end, write_end = os.pipe()
+
+    def write() -> None:
+        with os.fdopen(write_end, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        record = load_record(f"/dev/fd/{read_end}")
+    finally:
+        writer.join()
+        os.close(read_end)
+    assert record == load_record(text)

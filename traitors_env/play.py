@@ -243,8 +243,8 @@ class PlaySession:
             if action is not None:
                 return action
             hands = [a for a in legal if A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
-            texts = choice_texts(view, self.human_seat, hands)
-            self.console.print(Text("Which hand do you claim (it may be false)?"))
+            texts = [text.removeprefix("my hand is ") for text in choice_texts(view, self.human_seat, hands)]
+            self.console.print(Text("Which hand do you claim (it may be false)? My hand is …"))
             self.console.print(self.choices(texts))
             index = self.ask(texts, HAND_PROMPT, allow_back=True)
             if index is not None:
@@ -298,13 +298,17 @@ class PlaySession:
                 before = after
         except BaseException as error:
             self.record = env.record(seats=self.seat_labels)
+            if isinstance(error, KeyboardInterrupt):  # Ctrl-C anywhere in the game: abandoned, record kept
+                console.print()
+                error = GameAbandoned("interrupted")
             if isinstance(error, GameAbandoned):
                 console.print(Text(f"Game abandoned ({error}) after {len(self.record.decisions)} decisions."))
+                raise error from None
             raise
+        self.record = env.record(seats=self.seat_labels)  # first: an interrupt while printing loses nothing
         console.print(Group(Rule(), *self.event_lines(events)))
         console.print(result_view(env.game, seat))
         console.print(Text(f"Seed {self.seed}."))
-        self.record = env.record(seats=self.seat_labels)
         return self.record
 
 
@@ -331,13 +335,14 @@ def _parser() -> argparse.ArgumentParser:
         "--record",
         default=None,
         metavar="PATH",
-        help="where to save the game record (default records/game-<time>-seed<seed>.json)",
+        help="where to save the game record (default records/game-<time>.json; never an existing file)",
     )
     return parser
 
 
 def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[int, str]:
     specs = {s: args.bots for s in range(args.players) if s != args.seat}
+    given: set[int] = set()
     for item in args.bot:
         seat_text, sep, spec = item.partition("=")
         if not sep or not seat_text.strip().isdigit() or not spec:
@@ -347,6 +352,9 @@ def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dic
             parser.error(f"--bot {item!r}: seat {seat} is not a seat of a {args.players}-player table (0–{args.players - 1})")
         if seat == args.seat:
             parser.error(f"--bot {item!r}: seat {seat} is yours (--seat {args.seat})")
+        if seat in given:
+            parser.error(f"--bot {item!r}: seat {seat} was given a bot already")
+        given.add(seat)
         specs[seat] = spec
     return specs
 
@@ -362,7 +370,8 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed {args.seed}: expected a non-negative integer")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    default_name = f"game-{datetime.datetime.now():%Y%m%d-%H%M%S}-seed{seed}.json"
+    # No seed in the name: it is shown at the end of a game, not before (it gives the deal away).
+    default_name = f"game-{datetime.datetime.now():%Y%m%d-%H%M%S-%f}.json"
     if args.record is not None and not args.record.strip():
         parser.error("--record '': expected a file path")
     record_path = Path(args.record) if args.record is not None else Path("records") / default_name
@@ -407,6 +416,8 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
         session.run()
     except GameAbandoned:
         status = 1
+    except KeyboardInterrupt:  # after the game, while its end was shown
+        status = 130
     finally:  # also when a bot fails: what was played is kept
         if session.record is not None:
             _save(session.record, record_path, default_name, console)
@@ -425,17 +436,17 @@ def _save(record: GameRecord, path: Path, default_name: str, console: Console) -
 
 
 def _unwritable(path: Path) -> str | None:
-    """Why a record cannot be written at ``path`` (``None`` if it can); makes the missing parent folders."""
+    """Why a record cannot be written at ``path`` (``None`` if it can). Nothing is created here."""
     if path.is_dir():
         return "is a folder; expected a file name such as game.json"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        return f"its folder cannot be made ({error.strerror or error})"
-    if not os.access(path.parent, os.W_OK):
-        return f"its folder {str(path.parent)!r} is not writable"
+    if path.exists() or path.is_symlink():
+        kind = "file" if path.is_file() else "special file"
+        return f"a {kind} is already there; records never replace a file, so give a new name"
+    folder = path.parent
+    while not folder.exists():  # the folders missing are made when the record is saved
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{str(folder)!r} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {str(folder)!r} is not writable"
     return None
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -37,10 +37,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from .actions import NUM_ACTIONS
+from .cards import MAX_PLAYERS, MIN_PLAYERS
 from .engine import GameConfig, GameState, IllegalActionError
 from .files import atomic_write_text
 
@@ -76,20 +78,55 @@ class Decision(BaseModel):
     check: str
 
 
+class _ChestCard(BaseModel):
+    model_config = _STRICT
+    value: int
+    announced: int
+    placer: int
+
+
+class _Result(BaseModel):
+    """The shape of :meth:`GameState.result` (checked on load; the record keeps the plain dict)."""
+
+    model_config = _STRICT
+    winner: str
+    end_condition: str
+    roles: list[str]
+    chest_value: int
+    target: int
+    chest: list[_ChestCard]
+    turns: int
+
+
+# Labels are shown on a terminal by traitors-replay: no control characters (escape sequences).
+_Label = Annotated[str, StringConstraints(max_length=200, pattern=r"^[^\x00-\x1f\x7f-\x9f]*$")]
+
+
 class GameRecord(BaseModel):
     """A game record (format version 1); see the module docstring for the JSON layout."""
 
     model_config = _STRICT
     format: str = FORMAT
     version: int = VERSION
-    engine: str | None = None
+    engine: _Label | None = None
     seed: int = Field(ge=0)
-    num_players: int
+    num_players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)
     options: RecordOptions
-    seats: list[str] | None
+    seats: list[_Label] | None
     start: str
     decisions: list[Decision]
     result: dict | None
+
+    @field_validator("result")
+    @classmethod
+    def _result_has_its_shape(cls, value: dict | None) -> dict | None:
+        if value is not None:
+            try:
+                _Result.model_validate(value)
+            except ValidationError as error:
+                first = error.errors()[0]
+                raise ValueError(f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+        return value
 
     @model_validator(mode="after")
     def _seats_name_every_seat(self) -> GameRecord:
@@ -202,18 +239,21 @@ def load_record(source: str | Path | dict) -> GameRecord:
 def _read_text(source: str | Path) -> str:
     """The text of a record file, or ``source`` itself when it is JSON text rather than a path."""
     text = str(source)
+    if not text.strip():
+        raise RecordError("no record given: expected a record file path")
     try:
-        is_file = Path(source).is_file()
-        if not is_file and Path(source).is_dir():
+        path = Path(source)
+        exists = path.exists()  # also pipes such as /dev/stdin or <(cat game.json)
+        if path.is_dir():
             raise RecordError(f"{text!r} is a folder; expected a record file")
     except OSError:  # e.g. a name too long to be a path: then it can only be JSON text
-        is_file = False
-    if not is_file:
+        exists = False
+    if not exists:
         if isinstance(source, str) and source.lstrip().startswith("{"):
             return source
         raise RecordError(f"record file {text!r} does not exist")
     try:
-        return Path(source).read_bytes().decode("utf-8-sig")
+        return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise RecordError(f"record file {text!r} is not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:

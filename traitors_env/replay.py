@@ -98,7 +98,8 @@ def browse(
                 return
             step += 1
         else:
-            console.print(Text(f"{answer!r}: press Enter, b, q or give a step number 0–{last}"))
+            shown = answer if len(answer) <= 20 else answer[:20] + "…"
+            console.print(Text(f"{shown!r}: press Enter, b, q or give a step number 0–{last}"))
 
 
 def _parser() -> argparse.ArgumentParser:
