@@ -367,6 +367,9 @@ def test_r07_spyglass_on_two_card_chest(perm):
     assert [int(np.flatnonzero(view[i])[0]) for i in range(2)] == seen and not view[2].any()
     for other in (1, 2):
         assert not piece(obs(state, other), "spyglass_view").any()
+    # The choice in words names the two cards taken, not a third position (R07: min(3, chest size)).
+    text = state.action_to_string(A.spyglass_order_action(perm))
+    assert "#3" not in text and f"seen #{perm[0] + 1}, #{perm[1] + 1} (top first: " in text
     state.apply_action(A.spyglass_order_action(perm))
     # The cards go back in the chosen order: seen[perm[0]] on top.
     assert [kind for kind, _, _ in chest_top_first(state)] == [seen[perm[0]], seen[perm[1]]]

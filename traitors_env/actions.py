@@ -112,6 +112,11 @@ def chest_claim_action(loot_indices) -> int:
     return CLAIM_CHEST_BASE + CHEST_MULTISET_INDEX[tuple(sorted(int(v) for v in loot_indices))]
 
 
+def spyglass_order_text(perm: tuple[int, ...]) -> str:
+    """Words for putting Spyglass cards back in order ``perm`` (indices into the order seen, top first)."""
+    return "put Spyglass cards back, top first: seen #" + ", #".join(str(p + 1) for p in perm)
+
+
 def describe_action(action: int, actor_seat: int | None = None, num_players: int | None = None) -> str:
     """Readable text for ``action``; with ``actor_seat``/``num_players`` offsets become seat names.
 
@@ -143,8 +148,7 @@ def describe_action(action: int, actor_seat: int | None = None, num_players: int
     if a == MIRACULOUS_CATCH:
         return "Miraculous Catch"
     if a < RETURN_BASE:
-        perm = SPYGLASS_PERMUTATIONS[a - SPYGLASS_ORDER_BASE]
-        return "put Spyglass cards back, top first: seen #" + ", #".join(str(p + 1) for p in perm)
+        return spyglass_order_text(SPYGLASS_PERMUTATIONS[a - SPYGLASS_ORDER_BASE])
     if a < CLAIM_NONE:
         return f"return {CARD_SHORT[CardKind(a - RETURN_BASE)]} to the draw pile"
     if a == CLAIM_NONE:

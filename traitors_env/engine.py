@@ -27,6 +27,8 @@ from . import actions as A
 from .cards import (
     HAND_SIZE,
     LOOT_VALUES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     NUM_CARD_KINDS,
     PLANKS_TO_OVERBOARD,
     ROLE_NAMES,
@@ -50,6 +52,11 @@ class Phase(IntEnum):
 
 
 NUM_PHASES = len(Phase) - 1  # phases in which a decision is asked
+
+# Aliases for the per-decision code: on Python 3.11 an Enum member lookup such as ``Phase.MAIN``
+# takes the metaclass's slow attribute path (~900 machine instructions; a global name costs tens).
+_MAIN, _SPYGLASS_ORDER, _CLAIM, _GAME_OVER = Phase.MAIN, Phase.SPYGLASS_ORDER, Phase.CLAIM, Phase.GAME_OVER
+_PLANK = CardKind.PLANK
 
 
 class IllegalActionError(ValueError):
@@ -139,6 +146,11 @@ class _Legal:
 
 
 _LEGAL_CACHE: dict[tuple, _Legal] = {}
+#: Per table size, the deck as card kinds in kind order (shuffled by :meth:`GameState.new`).
+_SORTED_DECKS = {
+    n: tuple(kind for kind, count in enumerate(table_setup(n).deck_counts()) for _ in range(count))
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+}
 
 
 class GameState:
@@ -205,10 +217,13 @@ class GameState:
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         state = cls(config, rng)
         n, setup = state.num_players, state.setup
+        # rng.shuffle of a list draws the same numbers and makes the same swaps as rng.permutation
+        # of an array of that length: the same deal as indexing by a permutation, without numpy arrays.
         roles = [Role.PIRATE] * setup.pirates + [Role.MUTINEER] * setup.mutineers
-        state.roles = [roles[i] for i in rng.permutation(n).tolist()]
-        deck = np.repeat(np.arange(NUM_CARD_KINDS), setup.deck_counts())[rng.permutation(sum(setup.deck_counts()))]
-        deck = deck.tolist()
+        rng.shuffle(roles)
+        state.roles = roles
+        deck = list(_SORTED_DECKS[n])
+        rng.shuffle(deck)
         for seat in range(n):
             for _ in range(HAND_SIZE):
                 state.hands[seat][deck.pop()] += 1
@@ -357,7 +372,7 @@ class GameState:
     @property
     def is_terminal(self) -> bool:
         """Whether the game has ended."""
-        return self.phase is Phase.GAME_OVER
+        return self.phase is _GAME_OVER
 
     def returns(self) -> list[int]:
         """Per seat: +1 if its team won, −1 if it lost, 0 while the game runs (R17)."""
@@ -377,13 +392,13 @@ class GameState:
             return self._legal_entry
         phase = self.phase
         seat = self.current_player
-        if phase is Phase.MAIN:
+        if phase is _MAIN:
             key = (0, tuple(self.hands[seat]), self.roles[seat], self.aboard_offsets_mask(seat))
-        elif phase is Phase.CLAIM:
+        elif phase is _CLAIM:
             key = (4, self.aboard_offsets_mask(seat), self.spyglass_taken)
-        elif phase is Phase.SPYGLASS_ORDER:
+        elif phase is _SPYGLASS_ORDER:
             key = (1, len(self.spyglass_seen))
-        elif phase is Phase.GAME_OVER:
+        elif phase is _GAME_OVER:
             key = (5,)
         else:
             key = (2, tuple(self.hands[seat]))
@@ -405,9 +420,10 @@ class GameState:
         """Readable text for ``action`` taken by the current player in this state."""
         text = A.describe_action(action, self.current_player, self.num_players)
         if self.phase is Phase.SPYGLASS_ORDER and A.SPYGLASS_ORDER_BASE <= action < A.RETURN_BASE:
+            # Only the cards taken: with 2, the third position of the permutation stays put.
             perm = A.SPYGLASS_PERMUTATIONS[action - A.SPYGLASS_ORDER_BASE][: len(self.spyglass_seen)]
             values = ", ".join(("+1", "0", "-2")[self.spyglass_seen[p].kind] for p in perm)
-            text += f" (top first: {values})"
+            text = f"{A.spyglass_order_text(perm)} (top first: {values})"
         return text
 
     def chest_value(self) -> int:
@@ -514,11 +530,11 @@ class GameState:
         seat = self.current_player
         self.history.append((seat, action))
         phase = self.phase
-        if phase is Phase.MAIN:
+        if phase is _MAIN:
             self._main_action(seat, action)
-        elif phase is Phase.CLAIM:
+        elif phase is _CLAIM:
             self._make_claim(seat, action)
-        elif phase is Phase.SPYGLASS_ORDER:
+        elif phase is _SPYGLASS_ORDER:
             self._put_back_spyglass_cards(seat, A.SPYGLASS_PERMUTATIONS[action - A.SPYGLASS_ORDER_BASE])
         else:
             self._return_card(seat, action - A.RETURN_BASE)
@@ -587,8 +603,8 @@ class GameState:
     def _use_action_card(self, seat: int, kind: int) -> None:
         """An action card is shown, then (after its effect) discarded face down."""
         self.hands[seat][kind] -= 1
-        self.actions_played[seat][kind - CardKind.PLANK] += 1
-        if kind != CardKind.PLANK:
+        self.actions_played[seat][kind - _PLANK] += 1
+        if kind != _PLANK:
             self.discard[kind] += 1
 
     def _play_plank(self, seat: int, target: int) -> None:
@@ -718,7 +734,7 @@ class GameState:
         if draw and not self._draw(seat):
             return
         if self.config.claims:
-            self.phase = Phase.CLAIM
+            self.phase = _CLAIM
         else:
             self._next_turn()
 
@@ -742,7 +758,7 @@ class GameState:
         while not self.aboard[seat]:
             seat = (seat + 1) % n
         self.current_player = seat
-        self.phase = Phase.MAIN
+        self.phase = _MAIN
         self.spyglass_taken = 0
         self.turn += 1
 

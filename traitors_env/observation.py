@@ -247,6 +247,9 @@ _TEMPLATE_VIEWS = {n: memoryview(t) for n, t in _TEMPLATES.items()}
 # Blocks per count tuple, filled on first sight (bounded: counts are bounded by the deck).
 _HAND_ROWS: dict[tuple[int, ...], memoryview] = {}  # own hand, per CardKind
 _PLAYED_ROWS: dict[tuple[int, ...], memoryview] = {}  # action cards played, per action kind
+# Phase members as globals: on Python 3.11 ``Phase.GAME_OVER`` is a slow class attribute lookup.
+_GAME_OVER = Phase.GAME_OVER
+_SPYGLASS_ORDER = Phase.SPYGLASS_ORDER
 
 
 def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -288,10 +291,10 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
         row = _HAND_ROWS[key] = memoryview(np.array(key, dtype=np.float32))
     mv[_O_HAND : _O_HAND + NUM_CARD_KINDS] = row
     phase = state.phase
-    if state.current_player == seat and phase is not Phase.GAME_OVER:  # acting
+    if state.current_player == seat and phase is not _GAME_OVER:  # acting
         mv[_O_PHASE + phase] = 1.0
         mv[_O_SG_TAKEN + state.spyglass_taken] = 1.0
-        if phase is Phase.SPYGLASS_ORDER:
+        if phase is _SPYGLASS_ORDER:
             for i, card in enumerate(state.spyglass_seen):
                 mv[_O_SG_VIEW + 3 * i + card.kind] = 1.0
 

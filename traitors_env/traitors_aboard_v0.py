@@ -47,11 +47,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import actions as A
-from .engine import GameConfig, GameState
+from .engine import GameConfig, GameState, Phase
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
 from .render import render_text
 
 RENDER_MODES = ("ansi", "human")
+# ``game.phase is _GAME_OVER`` rather than ``game.is_terminal`` in observe() and step(): no property
+# call, and no Enum member lookup (slow on Python 3.11), at every decision.
+_GAME_OVER = Phase.GAME_OVER
 
 
 def env(**kwargs) -> AECEnv:
@@ -174,10 +177,10 @@ class raw_env(AECEnv):
     def _start(self, state: GameState) -> None:
         self.game = state
         self.agents = self.possible_agents[:]
-        self.rewards = {agent: 0 for agent in self.agents}
-        self._cumulative_rewards = {agent: 0 for agent in self.agents}
-        self.terminations = {agent: False for agent in self.agents}
-        self.truncations = {agent: False for agent in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[state.current_player]
         if state.is_terminal:  # a finished position: every agent is done, with its result
@@ -201,7 +204,7 @@ class raw_env(AECEnv):
         if game is None:
             raise RuntimeError("observe() was called before reset(); call reset() first")
         # An agent terminated by the illegal-move wrapper is asked nothing, though the game itself goes on.
-        if game.current_player == seat and not game.is_terminal and not self.terminations[agent]:
+        if game.current_player == seat and game.phase is not _GAME_OVER and not self.terminations[agent]:
             mask = game.legal_mask().copy()
         else:
             mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
@@ -213,16 +216,16 @@ class raw_env(AECEnv):
         Raises:
             IllegalActionError: if ``action`` is not legal (a ``ValueError`` naming the legal set).
         """
-        if self.game is None:
+        game = self.game
+        if game is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
         game.apply_action(action)
         self._cumulative_rewards[agent] = 0
-        if game.is_terminal:
+        if game.phase is _GAME_OVER:
             self._finish()
         else:
             # Rewards are 0 until the game ends, so there is nothing to accumulate (a per-step saving).
