@@ -78,3 +78,18 @@ def test_bad_arguments_are_rejected():
         benchmark.main(["--games", "0"])
     with pytest.raises(ValueError, match="players=2"):
         benchmark.run_benchmark(players=(2,))
+
+
+def test_a_repetition_is_split_into_interleaved_parts():
+    result = benchmark.run_benchmark(
+        players=(5,), budget=benchmark.Budget(seconds=0.06), repeats=2, slices=3, memory_games=0, leduc=False
+    )
+    assert result["meta"]["slices"] == 3
+    for figures in result["traitors"]["5"].values():
+        assert len(figures["runs"]) == 2  # one total per repetition, over its 3 parts
+        for run in figures["runs"]:
+            assert run["seconds"] >= 0.06 and run["episodes"] >= 3  # every part ends a game at least
+    target = result["targets"][0]
+    assert len(target["per_repetition"]) == 2 and target["required"] == ">= 100000"
+    with pytest.raises(ValueError, match="slices=0"):
+        benchmark.run_benchmark(players=(3,), slices=0)
