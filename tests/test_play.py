@@ -23,7 +23,7 @@ from rich.console import Console
 from traitors_env import actions as A
 from traitors_env import play
 from traitors_env.bots import make_agent
-from traitors_env.observation import encode
+from traitors_env.observation import decode, encode
 from traitors_env.play import HAND_PROMPT, BotSpecError, GameAbandoned, PlaySession, make_bot
 from traitors_env.records import load_record, replay
 from traitors_env.replay import main as replay_main
@@ -120,7 +120,7 @@ class ScriptedHuman:
             title, seat_line, chunk = chunk.split("\n", 2)
             assert "Traitors Aboard" in title and str(session.seed) not in title
             assert seat_line.startswith(f"You play player_{seat}.")
-        expected = text_of(session.frame(session.frame_events, encode(game, seat), game.legal_actions()))
+        expected = text_of(session.frame(session.frame_events, decode(encode(game, seat)), game.legal_actions()))
         assert chunk == expected, "the screen is not what the human's frame draws"
         for _ in range(2):
             variant = hidden_variant(game, seat, self.rng)
@@ -130,7 +130,7 @@ class ScriptedHuman:
             ]
             session.env.game = variant  # whatever the frame reads, it reads from the variant
             try:
-                redrawn = text_of(session.frame(events, encode(variant, seat), variant.legal_actions()))
+                redrawn = text_of(session.frame(events, decode(encode(variant, seat)), variant.legal_actions()))
             finally:
                 session.env.game = game
             assert redrawn == chunk, "the human's screen depends on something the human cannot know"
@@ -183,11 +183,11 @@ def test_the_screen_check_has_teeth(monkeypatch):
 
     original = PlaySession.frame
 
-    def leaky(self, events, observation, legal):
+    def leaky(self, events, view, legal):
         from rich.console import Group
         from rich.text import Text
 
-        return Group(original(self, events, observation, legal), Text(render_text(self.env.game, show_hidden=True)))
+        return Group(original(self, events, view, legal), Text(render_text(self.env.game, show_hidden=True)))
 
     monkeypatch.setattr(PlaySession, "frame", leaky)
     with pytest.raises(AssertionError, match="cannot know"):
@@ -296,6 +296,7 @@ def test_trained_checkpoints_play_as_bots(tmp_path):
     from sb3_contrib import MaskablePPO
 
     from training.agents import OpponentPool
+    from training.storage import RunFolder
     from training.team_env import TeamEnv
 
     generation = tmp_path / "run" / "checkpoints" / "gen_001"
@@ -304,6 +305,7 @@ def test_trained_checkpoints_play_as_bots(tmp_path):
         env = TeamEnv(team, OpponentPool({"random": 1.0}, seed=0), player_counts=[5])
         model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, n_steps=32, batch_size=32, seed=0)
         model.save(generation / f"{team}.zip")
+    RunFolder(tmp_path / "run").write_state({"completed_generations": 1})  # what traitors-train writes last
     for spec in (generation / "pirates.zip", generation, tmp_path / "run"):
         label, agent = make_bot(str(spec), np.random.default_rng(0))
         assert label.startswith("policy:")

@@ -347,8 +347,7 @@ def evaluation_stem(config: RunConfig, completed: int, generation: int, games: i
 
 
 def _completed(run: RunFolder) -> tuple[dict | None, int]:
-    state = run.read_state()
-    return state, (state["completed_generations"] if state else 0)
+    return run.read_state(), run.completed_generations()
 
 
 def evaluation_is_current(config: RunConfig, run: RunFolder) -> bool:

@@ -58,6 +58,11 @@ class RunFolder:
             return None
         return json.loads(self.state_path.read_text(encoding="utf-8"))
 
+    def completed_generations(self) -> int:
+        """Generations the run has completed (0 before the first): what ``state.json`` says, not the folders."""
+        state = self.read_state()
+        return state["completed_generations"] if state else 0
+
     def write_state(self, state: dict) -> None:
         atomic_write_text(self.state_path, json.dumps(state, indent=2))
 

@@ -59,20 +59,6 @@ class GameAbandoned(Exception):
     """The human quit (``q``), or their input ended, before the game was over."""
 
 
-def newest_generation(run: Path) -> Path:
-    """The newest ``checkpoints/gen_NNN`` folder of a training run folder.
-
-    Raises:
-        BotSpecError: if the run has no generation with both teams' checkpoints.
-    """
-    generations = sorted(
-        g for g in (run / "checkpoints").glob("gen_*") if (g / "pirates.zip").is_file() and (g / "mutineers.zip").is_file()
-    )
-    if not generations:
-        raise BotSpecError(f"run folder {str(run)!r} has no generation with pirates.zip and mutineers.zip yet")
-    return generations[-1]
-
-
 def make_bot(spec: str, rng: np.random.Generator) -> tuple[str, Agent]:
     """A bot from a command-line ``spec``; returns ``(label for the record, agent)``.
 
@@ -91,6 +77,7 @@ def make_bot(spec: str, rng: np.random.Generator) -> tuple[str, Agent]:
         )
     try:
         from training.agents import PolicyAgent, PolicyLoadError, load_frozen_policy
+        from training.storage import RunFolder
     except ImportError as error:
         raise BotSpecError(
             f"bot {spec!r}: trained checkpoints need the training extra (pip install -e '.[train]'): {error}"
@@ -106,7 +93,13 @@ def make_bot(spec: str, rng: np.random.Generator) -> tuple[str, Agent]:
         return f"policy:{path}", policy(path)
     folder = path
     if not (path / "pirates.zip").is_file() and (path / "checkpoints").is_dir():
-        folder = newest_generation(path)
+        # A run folder: its newest generation is the last one state.json calls completed (a generation
+        # killed while saving is not).
+        run = RunFolder(path)
+        completed = run.completed_generations()
+        if not completed:
+            raise BotSpecError(f"run folder {spec!r} has no generation completed yet (its state.json names none)")
+        folder = run.generation_dir(completed - 1)
     pirates, mutineers = folder / "pirates.zip", folder / "mutineers.zip"
     if not (pirates.is_file() and mutineers.is_file()):
         raise BotSpecError(
@@ -168,11 +161,10 @@ class PlaySession:
         self.record: GameRecord | None = None
 
     # --------------------------------------------------------------- what is shown
-    def frame(self, events: Sequence[Event], observation: np.ndarray, legal: Sequence[int]) -> RenderableType:
+    def frame(self, events: Sequence[Event], view: DecodedObservation, legal: Sequence[int]) -> RenderableType:
         """What the human is shown at a decision: the decisions since their last one, their view
-        and the choices. A function of the human's observation and the public part of others'
-        decisions only."""
-        view = decode(observation)
+        and the choices. A function of the human's (decoded) observation and the public part of
+        others' decisions only."""
         parts: list[RenderableType] = [Rule()]
         parts.extend(self.event_lines(events))
         parts.append(agent_view(view, self.human_seat))
@@ -280,8 +272,9 @@ class PlaySession:
                 if acting == seat:
                     legal = [int(a) for a in np.flatnonzero(mask)]
                     self.frame_events = list(events)
-                    console.print(self.frame(events, observation["observation"], legal))
-                    action = self.choose(decode(observation["observation"]), legal)
+                    view = decode(observation["observation"])
+                    console.print(self.frame(events, view, legal))
+                    action = self.choose(view, legal)
                     events = []
                 else:
                     try:

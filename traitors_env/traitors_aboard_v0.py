@@ -246,7 +246,7 @@ class raw_env(AECEnv):
             RecordError: for a game started with :meth:`reset_to_position` (it has no seed), or
                 before :meth:`reset`.
         """
-        from .records import RecordError, record_game
+        from .records import RecordError, record_game  # here: pydantic loads only for those who record
 
         if self.game is None:
             raise RecordError("record() was called before reset(); there is no game to record")

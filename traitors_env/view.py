@@ -175,11 +175,7 @@ def agent_view(view: DecodedObservation, seat: int, private: bool = True) -> Ren
     parts.append(header)
     parts.append(_table(view, seat, private))
     in_seat_order = [(other - seat) % n for other in range(n)]
-    claims = [
-        f"  {seat_name(seat, r, n)}: {_claims_text(view, seat, r)}"
-        for r in in_seat_order
-        if _claims_text(view, seat, r) != "-"
-    ]
+    claims = [f"  {seat_name(seat, r, n)}: {text}" for r in in_seat_order if (text := _claims_text(view, seat, r)) != "-"]
     if claims:
         parts.append(Text("Latest claims (R16):\n" + "\n".join(claims)))
     parts.append(_chest_text(view, seat, private))
@@ -230,12 +226,11 @@ def event_text(actor: int, action: int, num_players: int, viewer: int | None) ->
     return f"player_{actor} {A.public_description(action, actor, num_players)}"
 
 
-def overboard_texts(before: DecodedObservation | None, after: DecodedObservation, seat: int) -> list[str]:
+def overboard_texts(before: DecodedObservation, after: DecodedObservation, seat: int) -> list[str]:
     """Seats that went overboard between two observations of ``seat``, with their revealed role (R11)."""
     texts = []
     for relative, row in enumerate(after.seats):
-        was_aboard = before is None or before.seats[relative].aboard
-        if was_aboard and not row.aboard:
+        if before.seats[relative].aboard and not row.aboard:
             role = ROLE_NAMES[row.revealed] if row.revealed is not None else "?"
             texts.append(f"{seat_name(seat, relative, after.num_players)} goes overboard: a {role}")
     return texts
