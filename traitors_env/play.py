@@ -17,7 +17,7 @@ Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``,
 (:mod:`traitors_env.bots`), or a trained checkpoint by path (needs the ``train`` extra): a
 ``MaskablePPO`` ``.zip`` (plays whichever role its seat has), a generation folder holding
 ``pirates.zip`` and ``mutineers.zip`` (each role played by its team's policy), or a run folder
-(its newest generation). Bots are seeded from the game seed, so a seed and the human's answers
+(its newest completed generation). Bots are seeded from the game seed, so a seed and the human's answers
 replay the same game.
 """
 
@@ -63,7 +63,7 @@ def make_bot(spec: str, rng: np.random.Generator) -> tuple[str, Agent]:
     """A bot from a command-line ``spec``; returns ``(label for the record, agent)``.
 
     ``spec``: ``random``, ``heuristic``, a checkpoint ``.zip``, a generation folder (``pirates.zip`` +
-    ``mutineers.zip``) or a run folder (its newest generation).
+    ``mutineers.zip``) or a run folder (its newest completed generation).
 
     Raises:
         BotSpecError: naming the spec and what was expected.
