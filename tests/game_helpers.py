@@ -11,6 +11,7 @@ import copy
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from hypothesis import strategies as st
 
 from traitors_env import actions as A
 from traitors_env.cards import SETUP_TABLE, CardKind, Role
@@ -243,3 +244,49 @@ def hidden_variant(state: GameState, seat: int | None, rng: np.random.Generator)
         variant.spyglass_seen = [variant.spyglass_seen[i] for i in rng.permutation(len(variant.spyglass_seen))]
     variant.rng = np.random.default_rng(int(rng.integers(2**32)))
     return variant
+
+
+@st.composite
+def explicit_positions(draw) -> GameState:
+    """A random legal position built with ``from_position``: a dealt deck, a chest, Planks, overboard seats."""
+    n = draw(st.sampled_from(TABLE_SIZES))
+    setup = SETUP_TABLE[n]
+    roles = draw(st.permutations(default_roles(n)))
+    # Overboard seats, keeping the game running (R12): at least one Mutineer and more Pirates aboard.
+    overboard = []
+    for seat in draw(st.permutations(range(n))):
+        if draw(st.booleans()) and draw(st.booleans()):
+            trial = [*overboard, seat]
+            mut = sum(1 for s in range(n) if s not in trial and roles[s] == M)
+            pir = sum(1 for s in range(n) if s not in trial and roles[s] == P)
+            if 0 < mut < pir:
+                overboard = trial
+    deck = [k for k, count in enumerate(setup.deck_counts()) for _ in range(count)]
+    deck = draw(st.permutations(deck))
+    planks = [0 if s in overboard else draw(st.integers(0, 2)) for s in range(n)]
+    deck = list(deck)
+    for _ in range(sum(planks)):
+        deck.remove(PL)
+    hands = []
+    for s in range(n):
+        hands.append([] if s in overboard else [deck.pop() for _ in range(3)])
+    loot = [k for k in deck if k <= MINUS]
+    chest_size = draw(st.integers(0, min(12, len(loot))))
+    chest = []
+    for k in loot[:chest_size]:
+        deck.remove(k)
+        chest.append((k, draw(st.integers(0, n - 1)), draw(st.integers(0, 2))))
+    draw_size = draw(st.integers(1, max(1, len(deck) - 2)))
+    current = draw(st.sampled_from([s for s in range(n) if s not in overboard]))
+    return GameState.from_position(
+        n,
+        roles=roles,
+        hands=hands,
+        draw_pile=deck[:draw_size],
+        chest=chest,
+        planks=planks,
+        overboard=overboard,
+        current_player=current,
+        claims=draw(st.booleans()),
+        seed=draw(st.integers(0, 2**16)),
+    )

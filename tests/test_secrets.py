@@ -28,7 +28,7 @@ from game_helpers import (
     ZERO,
     M,
     P,
-    default_roles,
+    explicit_positions,
     hidden_variant,
     position,
     random_action,
@@ -40,7 +40,6 @@ from hypothesis import strategies as st
 
 from traitors_env import actions as A
 from traitors_env import traitors_aboard_v0
-from traitors_env.cards import SETUP_TABLE
 from traitors_env.engine import GameConfig, GameState, Phase
 from traitors_env.observation import encode
 from traitors_env.render import render_text
@@ -128,52 +127,6 @@ def test_public_render_ignores_hidden_state():
 
 
 # ---------------------------------------------------------------------- explicit positions
-@st.composite
-def explicit_positions(draw) -> GameState:
-    """A random legal position built with ``from_position``: a dealt deck, a chest, Planks, overboard seats."""
-    n = draw(st.sampled_from(TABLE_SIZES))
-    setup = SETUP_TABLE[n]
-    roles = draw(st.permutations(default_roles(n)))
-    # Overboard seats, keeping the game running (R12): at least one Mutineer and more Pirates aboard.
-    overboard = []
-    for seat in draw(st.permutations(range(n))):
-        if draw(st.booleans()) and draw(st.booleans()):
-            trial = [*overboard, seat]
-            mut = sum(1 for s in range(n) if s not in trial and roles[s] == M)
-            pir = sum(1 for s in range(n) if s not in trial and roles[s] == P)
-            if 0 < mut < pir:
-                overboard = trial
-    deck = [k for k, count in enumerate(setup.deck_counts()) for _ in range(count)]
-    deck = draw(st.permutations(deck))
-    planks = [0 if s in overboard else draw(st.integers(0, 2)) for s in range(n)]
-    deck = list(deck)
-    for _ in range(sum(planks)):
-        deck.remove(PL)
-    hands = []
-    for s in range(n):
-        hands.append([] if s in overboard else [deck.pop() for _ in range(3)])
-    loot = [k for k in deck if k <= MINUS]
-    chest_size = draw(st.integers(0, min(12, len(loot))))
-    chest = []
-    for k in loot[:chest_size]:
-        deck.remove(k)
-        chest.append((k, draw(st.integers(0, n - 1)), draw(st.integers(0, 2))))
-    draw_size = draw(st.integers(1, max(1, len(deck) - 2)))
-    current = draw(st.sampled_from([s for s in range(n) if s not in overboard]))
-    return GameState.from_position(
-        n,
-        roles=roles,
-        hands=hands,
-        draw_pile=deck[:draw_size],
-        chest=chest,
-        planks=planks,
-        overboard=overboard,
-        current_player=current,
-        claims=draw(st.booleans()),
-        seed=draw(st.integers(0, 2**16)),
-    )
-
-
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(state=explicit_positions(), steps=st.integers(0, 12), seed=st.integers(0, 2**16))
 def test_observation_ignores_hidden_state_in_explicit_positions(state, steps, seed):

@@ -37,6 +37,9 @@ Time is the process's CPU time by default (``--clock cpu``): on an idle machine 
 wall-clock time for this single-threaded loop, and on a shared one it is far less disturbed
 by other processes; ``--clock wall`` uses ``time.perf_counter``.
 
+The header names the observation encoder in use: ``compiled`` (``traitors_env._encoder``, built at
+install where a C compiler is present) or ``pure Python`` (the fallback, same observations, slower).
+
 Targets (issue 4, 5 players, claims on): ``env()`` ≥ 1.5 × leduc ``env()``; ``raw_env()`` ≥ 4 ×
 leduc ``env()``; engine ≥ 100,000 decisions/s; no slowdown of more than 2× from 3 to 8 players.
 They are reported, never enforced: the exit status is 0 whether they are met or not.
@@ -63,6 +66,7 @@ import numpy as np
 
 from .cards import MAX_PLAYERS, MIN_PLAYERS
 from .engine import GameConfig, GameState
+from .observation import COMPILED_ENCODER
 
 #: The loops measured for each table size, in table order.
 TRAITORS_APIS = ("env", "raw_env", "engine")
@@ -351,6 +355,7 @@ def run_benchmark(
             "rlcard": _version("rlcard"),
             "machine": platform.platform(),
             "cpu_count": os.cpu_count(),
+            "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python",
             "claims": True,
             "seed": seed,
             "repeats": repeats,
@@ -440,7 +445,7 @@ def format_report(result: dict) -> str:
         f"Random legal games, claims on; median of {meta['repeats']} repetitions of {budget} each; seed {meta['seed']}; "
         f"timed by {'process CPU time' if meta['clock'] == 'cpu' else 'wall-clock time'}.",
         f"Python {meta['python']}, numpy {meta['numpy']}, pettingzoo {meta['pettingzoo']}, rlcard {meta['rlcard']}; "
-        f"{meta['machine']}, {meta['cpu_count']} CPUs.",
+        f"{meta['machine']}, {meta['cpu_count']} CPUs; observation encoder: {meta['observation_encoder']}.",
         "",
         "| game | players | API | decisions/s (median) | min–max | × leduc env() | × leduc raw_env() "
         "| mean episode length | peak memory (KiB) |",

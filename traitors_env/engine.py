@@ -32,6 +32,7 @@ from .cards import (
     NUM_CARD_KINDS,
     PLANKS_TO_OVERBOARD,
     ROLE_NAMES,
+    SETUP_TABLE,
     CardKind,
     EndCondition,
     Role,
@@ -171,7 +172,7 @@ class GameState:
     def __init__(self, config: GameConfig, rng: np.random.Generator) -> None:
         self.config = config
         self.num_players = n = config.num_players
-        self.setup: TableSetup = table_setup(n)
+        self.setup: TableSetup = SETUP_TABLE[n]  # n was checked by GameConfig
         self.rng = rng
         self.roles: list[Role] = []
         self.hands: list[list[int]] = [[0] * NUM_CARD_KINDS for _ in range(n)]

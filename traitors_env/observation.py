@@ -259,7 +259,30 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
     Writes into ``out`` if given (it is overwritten entirely) and returns it; otherwise
     returns a new array. Raises ``ValueError`` if ``out`` is not a ``float32``
     array of shape ``(OBS_SIZE,)``.
+
+    Uses the compiled twin of :func:`encode_python` (``traitors_env._encoder``) when it was built
+    at install (:data:`COMPILED_ENCODER`); both give the same array for every state.
     """
+    if _encode_into is None:
+        return encode_python(state, seat, out)
+    n = state.num_players
+    if not 0 <= seat < n:
+        _bad_seat(seat, n)
+    if out is None:
+        out = _TEMPLATES[n].copy()
+    else:
+        try:
+            memoryview(out)[:] = _TEMPLATE_VIEWS[n]
+        except (ValueError, TypeError, NotImplementedError):
+            raise ValueError(
+                f"out has dtype {out.dtype} and shape {out.shape}; expected float32 of shape ({OBS_SIZE},)"
+            ) from None
+    _encode_into(state, seat, out)
+    return out
+
+
+def encode_python(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The pure-Python encoder: the reference for :func:`encode` (same arguments, result and errors)."""
     # Speed: this runs at every decision. Single items are written through a memoryview of
     # ``out`` (far cheaper than numpy item or fancy assignment from Python lists), whole blocks
     # (table-size entries, own hand, claims, chest cards) by memoryview slice assignment from
@@ -276,7 +299,10 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
             raise ValueError(
                 f"out has dtype {out.dtype} and shape {out.shape}; expected float32 of shape ({OBS_SIZE},)"
             ) from None
-    rel, rows = _SEAT_TABLES[n, seat]
+    try:
+        rel, rows = _SEAT_TABLES[n, seat]
+    except KeyError:
+        _bad_seat(seat, n)
     chest = state.chest
     mv[_O_ROLE + state.roles[seat]] = 1.0
     mv[_O_TARGET] = state.setup.target
@@ -385,6 +411,35 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
                 mv[_O_DRAW_KNOWN + i * NUM_CARD_KINDS + state.draw_pile[-1 - i]] = 1.0
 
     return out
+
+
+def _bad_seat(seat: object, n: int) -> None:
+    raise ValueError(f"seat {seat!r} is not a seat of this {n}-player table; expected 0–{n - 1}")
+
+
+def _configure_compiled_encoder():
+    """The compiled encoder's ``encode_into``, given this module's layout; ``None`` where it was not built."""
+    try:
+        from . import _encoder
+    except ImportError:
+        return None
+    sizes = {
+        "seat_features": _F_SEAT,
+        "claim_features": CLAIM_FEATURES,
+        "chest_features": CHEST_FEATURES,
+        "card_kinds": NUM_CARD_KINDS,
+        "max_players": MAX_PLAYERS,
+        "draw_known_slots": DRAW_KNOWN_SLOTS,
+        "game_over": int(Phase.GAME_OVER),
+        "spyglass_order": int(Phase.SPYGLASS_ORDER),
+    }
+    _encoder.configure(dict(OFFSETS), sizes, np.array(_HAND_CLAIM_ROWS), np.array(_CHEST_CLAIM_ROWS))
+    return _encoder.encode_into
+
+
+_encode_into = _configure_compiled_encoder()
+#: Whether :func:`encode` uses the compiled encoder (built at install where a C compiler is present).
+COMPILED_ENCODER = _encode_into is not None
 
 
 def role_of_observation(observation: np.ndarray) -> Role:

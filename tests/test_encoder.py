@@ -1,0 +1,108 @@
+"""The compiled observation encoder (``traitors_env._encoder``) against the pure-Python one.
+
+``observation.encode`` uses the compiled twin when the install built it; ``encode_python`` is the
+reference. They must give the same array for every state: random games at every table size with
+and without claims (Spyglass scrambles, Good Riddance, Miraculous Catch returns, overboards, claims
+of every kind), explicit positions, every seat. The information-hiding tests (``test_secrets.py``)
+and the ruling tests read observations through ``encode``, so they check the compiled encoder too.
+
+CI sets ``TRAITORS_REQUIRE_COMPILED=1``: there, an install that failed to build the extension fails
+instead of silently testing the pure-Python encoder twice.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from game_helpers import TABLE_SIZES, explicit_positions, random_action, random_states
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from traitors_env import observation
+from traitors_env.engine import GameConfig, GameState
+from traitors_env.observation import OBS_SIZE, encode, encode_python
+
+compiled = pytest.mark.skipif(not observation.COMPILED_ENCODER, reason="the compiled encoder was not built here")
+
+
+def test_compiled_encoder_is_built_where_required():
+    if os.environ.get("TRAITORS_REQUIRE_COMPILED") == "1":
+        assert observation.COMPILED_ENCODER, "TRAITORS_REQUIRE_COMPILED=1 but traitors_env._encoder did not build"
+    elif not observation.COMPILED_ENCODER:
+        pytest.skip("the compiled encoder was not built here (no C compiler at install?)")
+
+
+def assert_same_observations(state: GameState) -> None:
+    for seat in range(state.num_players):
+        fast, reference = encode(state, seat), encode_python(state, seat)
+        assert fast.dtype == reference.dtype == np.float32
+        different = np.flatnonzero(fast != reference)
+        assert different.size == 0, f"seat {seat}: entries {different.tolist()} differ"
+
+
+@compiled
+@pytest.mark.parametrize("claims", [True, False])
+@pytest.mark.parametrize("num_players", TABLE_SIZES)
+def test_same_observations_in_random_games(num_players, claims):
+    for seed in range(12):
+        for state in random_states(num_players, claims, seed=100 * num_players + seed, open_prob=0.02):
+            assert_same_observations(state)
+
+
+@compiled
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(state=explicit_positions(), steps=st.integers(0, 12), seed=st.integers(0, 2**16))
+def test_same_observations_in_explicit_positions(state, steps, seed):
+    rng = np.random.default_rng(seed)
+    assert_same_observations(state)
+    for _ in range(steps):
+        if state.is_terminal:
+            break
+        state.apply_action(random_action(state, rng, open_prob=0.0))
+        assert_same_observations(state)
+
+
+def test_out_is_overwritten_entirely_and_returned():
+    state = GameState.new(GameConfig(num_players=6), seed=3)
+    out = np.full(OBS_SIZE, 7.0, dtype=np.float32)
+    assert encode(state, 2, out=out) is out
+    np.testing.assert_array_equal(out, encode_python(state, 2))
+
+
+@pytest.mark.parametrize("bad", [np.zeros(OBS_SIZE, dtype=np.float64), np.zeros(OBS_SIZE + 1, dtype=np.float32)])
+def test_bad_out_is_refused_by_both_encoders(bad):
+    state = GameState.new(GameConfig(num_players=4), seed=0)
+    for encoder in (encode, encode_python):
+        with pytest.raises(ValueError, match="expected float32 of shape"):
+            encoder(state, 0, out=bad)
+
+
+@pytest.mark.parametrize("seat", [-1, 4, 8])
+def test_a_seat_outside_the_table_is_refused(seat):
+    state = GameState.new(GameConfig(num_players=4), seed=0)
+    for encoder in (encode, encode_python):
+        with pytest.raises(ValueError, match=r"seat .* expected 0–3"):
+            encoder(state, seat)
+
+
+@compiled
+def test_a_malformed_state_raises_instead_of_writing_out_of_bounds():
+    # The compiled encoder checks every index (boundscheck): a corrupt value is an error, never a stray write.
+    state = GameState.new(GameConfig(num_players=5), seed=1)
+    state.claim_hand[2] = 10_000  # no such hand claim
+    with pytest.raises(IndexError):
+        encode(state, 0)
+    state = GameState.new(GameConfig(num_players=5), seed=1)
+    state.planks[1] = 10_000
+    with pytest.raises(IndexError):
+        encode(state, 0)
+
+
+def test_pure_python_fallback_gives_the_same_observations(monkeypatch):
+    state = random_states(5, True, seed=11)[-1]
+    expected = [encode(state, seat) for seat in range(5)]
+    monkeypatch.setattr(observation, "_encode_into", None)  # as where the extension was not built
+    for seat in range(5):
+        np.testing.assert_array_equal(observation.encode(state, seat), expected[seat])
