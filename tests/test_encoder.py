@@ -71,31 +71,73 @@ def test_out_is_overwritten_entirely_and_returned():
     np.testing.assert_array_equal(out, encode_python(state, 2))
 
 
-@pytest.mark.parametrize("bad", [np.zeros(OBS_SIZE, dtype=np.float64), np.zeros(OBS_SIZE + 1, dtype=np.float32)])
-def test_bad_out_is_refused_by_both_encoders(bad):
+def _read_only() -> np.ndarray:
+    out = np.zeros(OBS_SIZE, dtype=np.float32)
+    out.flags.writeable = False
+    return out
+
+
+@pytest.mark.parametrize(
+    ("bad", "named"),
+    [
+        (np.zeros(OBS_SIZE, dtype=np.float64), "float64 array of shape (1228,)"),
+        (np.zeros(OBS_SIZE + 1, dtype=np.float32), "float32 array of shape (1229,)"),
+        (np.zeros(2 * OBS_SIZE, dtype=np.float32)[::2], "strided float32 array"),
+        (_read_only(), "read-only float32 array"),
+        ([0.0] * OBS_SIZE, "got list"),
+    ],
+)
+def test_bad_out_is_refused_by_both_encoders_naming_what_it_is(bad, named):
     state = GameState.new(GameConfig(num_players=4), seed=0)
     for encoder in (encode, encode_python):
-        with pytest.raises(ValueError, match="expected float32 of shape"):
+        with pytest.raises(ValueError, match="C-contiguous float32 array of shape") as error:
             encoder(state, 0, out=bad)
+        assert named in str(error.value)
 
 
-@pytest.mark.parametrize("seat", [-1, 4, 8])
+@pytest.mark.parametrize("seat", [-1, 4, 8, 2**63, None, "1", 1.5, True])
 def test_a_seat_outside_the_table_is_refused(seat):
     state = GameState.new(GameConfig(num_players=4), seed=0)
     for encoder in (encode, encode_python):
-        with pytest.raises(ValueError, match=r"seat .* expected 0–3"):
+        with pytest.raises(ValueError, match=r"seat .* expected an int in 0–3"):
             encoder(state, seat)
 
 
+def test_numpy_int_seats_are_accepted():
+    state = GameState.new(GameConfig(num_players=4), seed=0)
+    np.testing.assert_array_equal(encode(state, np.int64(2)), encode_python(state, 2))
+
+
+def _corrupt(field: str, value) -> GameState:
+    state = next(s for s in random_states(5, True, seed=2, open_prob=0.0) if s.chest)  # a chest card to corrupt
+    if field == "announced":
+        state.chest[0].announced = value
+    elif field == "placer":
+        state.chest[0].placer = value
+    elif field == "targeted":
+        state.targeted.append((value, 0, 0))
+    else:
+        getattr(state, field)[1] = value
+    return state
+
+
 @compiled
-def test_a_malformed_state_raises_instead_of_writing_out_of_bounds():
-    # The compiled encoder checks every index (boundscheck): a corrupt value is an error, never a stray write.
-    state = GameState.new(GameConfig(num_players=5), seed=1)
-    state.claim_hand[2] = 10_000  # no such hand claim
-    with pytest.raises(IndexError):
-        encode(state, 0)
-    state = GameState.new(GameConfig(num_players=5), seed=1)
-    state.planks[1] = 10_000
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("claim_hand", 10_000),  # no such hand claim
+        ("claim_accuse", 7),  # no such seat at 5 players
+        ("claim_vouch", 5),
+        ("planks", 10_000),
+        ("announced", 3),
+        ("announced", -1),
+        ("placer", 5),
+        ("targeted", 9),
+    ],
+)
+def test_a_malformed_state_raises_instead_of_reading_or_writing_out_of_bounds(field, value):
+    # The compiled encoder checks every index: a corrupt value is an error, never a stray read or write.
+    state = _corrupt(field, value)
     with pytest.raises(IndexError):
         encode(state, 0)
 

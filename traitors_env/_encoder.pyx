@@ -5,8 +5,9 @@ The observation runs at every decision, and the pure-Python encoder is bound by 
 (about 200 item writes); this writes the same entries from C. It follows ``encode_python`` line by
 line: the layout comes from :mod:`traitors_env.observation` through :func:`configure`, and tests
 check both encoders give the same array for every state they meet (``tests/test_encoder.py``).
-Every write is bounds-checked (``boundscheck=True``): a malformed state raises ``IndexError``,
-it cannot write outside ``out``.
+Every index is checked: writes by ``boundscheck=True``, seat and announcement values explicitly. A
+malformed state raises ``IndexError`` (where ``encode_python`` may raise another error); it can
+never read or write outside an array.
 
 Built with Cython when the package is installed and a C compiler is present; without it,
 ``observation.encode`` falls back to ``encode_python``.
@@ -56,6 +57,13 @@ def configure(dict offsets, dict sizes, hand_claims, chest_claims):
     CONFIGURED = True
 
 
+cdef inline Py_ssize_t relative(Py_ssize_t other, Py_ssize_t seat, Py_ssize_t n) except -1:
+    """Absolute seat ``other`` as seen from ``seat`` (R02), after checking it is a seat of the table."""
+    if not 0 <= other < n:
+        raise IndexError(f"seat {other} is not a seat of this {n}-player table")
+    return (other - seat) % n
+
+
 def encode_into(object state, Py_ssize_t seat, float[::1] out):
     """Writes ``seat``'s observation of ``state`` into ``out``, which must hold the table-size template.
 
@@ -79,6 +87,8 @@ def encode_into(object state, Py_ssize_t seat, float[::1] out):
     cdef object card, group, counts, entry
     cdef dict groups = None
     cdef bint all_known
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat} is not a seat of this {n}-player table")
 
     out[O_ROLE + <Py_ssize_t>roles[seat]] = 1.0
     out[O_TARGET] = state.setup.target
@@ -118,10 +128,10 @@ def encode_into(object state, Py_ssize_t seat, float[::1] out):
         out[base + 14] = <Py_ssize_t>emptied[other]
         claim = accuse[other]
         if claim >= 0:
-            out[cbase + (claim - seat) % n] = 1.0
+            out[cbase + relative(claim, seat, n)] = 1.0
         claim = vouch[other]
         if claim >= 0:
-            out[cbase + 8 + (claim - seat) % n] = 1.0
+            out[cbase + 8 + relative(claim, seat, n)] = 1.0
         claim = hand_claim[other]
         if claim >= 0:
             for k in range(NUM_KINDS + 1):
@@ -132,7 +142,7 @@ def encode_into(object state, Py_ssize_t seat, float[::1] out):
                 out[cbase + 25 + k] = CHEST_CLAIMS[claim, k]
 
     for entry in state.targeted:  # (player, target, 0 = Plank / 1 = Empty Your Pockets)
-        i = O_TARGETED + ((((<Py_ssize_t>entry[0]) - seat) % n) * MAX_PLAYERS + ((<Py_ssize_t>entry[1]) - seat) % n) * 2
+        i = O_TARGETED + (relative(entry[0], seat, n) * MAX_PLAYERS + relative(entry[1], seat, n)) * 2
         i += <Py_ssize_t>entry[2]
         out[i] = out[i] + 1.0
 
@@ -143,8 +153,10 @@ def encode_into(object state, Py_ssize_t seat, float[::1] out):
         out[base] = 1.0
         if group is None:
             announced = card.announced
+            if not 0 <= announced < 3:
+                raise IndexError(f"announced value index {announced} of a chest card is not 0, 1 or 2")
             out[base + 1 + announced] = 1.0
-            out[base + 4 + ((<Py_ssize_t>card.placer) - seat) % n] = 1.0
+            out[base + 4 + relative(card.placer, seat, n)] = 1.0
             attributed += LOOT_VALUE[announced]
         else:
             out[base + 12] = 1.0

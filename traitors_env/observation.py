@@ -5,13 +5,18 @@ documentation table (:func:`layout_table`), the offsets the encoder writes to an
 ``Box`` bounds all come from that declaration. Seats are *relative* to the observer
 (row 0 is the observer, row 1 the next seat to the left, R02), padded to 8.
 
-What an agent may know is decided in :func:`encode` alone: the public record kept by
+What an agent may know is decided in the encoder alone: the public record kept by
 the engine (announcements, Planks, revealed roles, action cards shown, claims,
 pile sizes, which chest positions are still attributable, R07) plus its own private
 knowledge (role, hand, chest cards it placed or saw through Spyglass while it can
 still place them, draw-pile cards it returned with Miraculous Catch). It never reads
 another seat's hand or role, a chest card's value it has not seen, or the draw-pile
 order beyond what it put there.
+
+Two implementations write the vector: :func:`encode_python`, the readable reference, and its
+compiled twin ``traitors_env._encoder`` (Cython, built at install where a C compiler is present),
+which writes the same entries from C; :func:`encode` uses the compiled one when it was built
+(:data:`COMPILED_ENCODER`), and tests check both give the same array for every state they meet.
 """
 
 from __future__ import annotations
@@ -257,52 +262,58 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
 
     Reads only public information and ``seat``'s own private knowledge (see module doc).
     Writes into ``out`` if given (it is overwritten entirely) and returns it; otherwise
-    returns a new array. Raises ``ValueError`` if ``out`` is not a ``float32``
-    array of shape ``(OBS_SIZE,)``.
+    returns a new array.
 
     Uses the compiled twin of :func:`encode_python` (``traitors_env._encoder``) when it was built
     at install (:data:`COMPILED_ENCODER`); both give the same array for every state.
+
+    Raises:
+        ValueError: if ``seat`` is not an int seat of the table, or ``out`` is not a writeable,
+            C-contiguous ``float32`` array of shape ``(OBS_SIZE,)``.
     """
     if _encode_into is None:
         return encode_python(state, seat, out)
-    n = state.num_players
-    if not 0 <= seat < n:
-        _bad_seat(seat, n)
-    if out is None:
-        out = _TEMPLATES[n].copy()
-    else:
-        try:
-            memoryview(out)[:] = _TEMPLATE_VIEWS[n]
-        except (ValueError, TypeError, NotImplementedError):
-            raise ValueError(
-                f"out has dtype {out.dtype} and shape {out.shape}; expected float32 of shape ({OBS_SIZE},)"
-            ) from None
+    out = _output(state, seat, out)
     _encode_into(state, seat, out)
     return out
 
 
+def _output(state: GameState, seat: object, out: np.ndarray | None) -> np.ndarray:
+    """Checks ``seat`` and ``out``; returns ``out`` (or a new array) holding the table-size template."""
+    n = state.num_players
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        raise ValueError(f"seat {seat!r} is not a seat of this {n}-player table; expected an int in 0–{n - 1}")
+    if out is None:
+        return _TEMPLATES[n].copy()
+    if (
+        not isinstance(out, np.ndarray)
+        or out.dtype != np.float32
+        or out.shape != (OBS_SIZE,)
+        or not out.flags.c_contiguous
+        or not out.flags.writeable
+    ):
+        got = (
+            f"a {'' if out.flags.writeable else 'read-only '}{'' if out.flags.c_contiguous else 'strided '}"
+            f"{out.dtype} array of shape {out.shape}"
+            if isinstance(out, np.ndarray)
+            else type(out).__name__
+        )
+        raise ValueError(f"out must be a writeable, C-contiguous float32 array of shape ({OBS_SIZE},); got {got}")
+    memoryview(out)[:] = _TEMPLATE_VIEWS[n]
+    return out
+
+
 def encode_python(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-    """The pure-Python encoder: the reference for :func:`encode` (same arguments, result and errors)."""
+    """The pure-Python encoder, the reference for :func:`encode`: same arguments, same array, same
+    ``ValueError`` for a bad ``seat`` or ``out``."""
     # Speed: this runs at every decision. Single items are written through a memoryview of
     # ``out`` (far cheaper than numpy item or fancy assignment from Python lists), whole blocks
     # (table-size entries, own hand, claims, chest cards) by memoryview slice assignment from
     # precomputed float32 rows, and the per-seat offsets come from precomputed tables.
+    out = _output(state, seat, out)
+    mv = memoryview(out)  # 1-D view on the same buffer; mv[i] = x stores float(x)
     n = state.num_players
-    if out is None:
-        out = _TEMPLATES[n].copy()
-        mv = memoryview(out)  # 1-D view on the same buffer; mv[i] = x stores float(x)
-    else:
-        mv = memoryview(out)
-        try:
-            mv[:] = _TEMPLATE_VIEWS[n]
-        except (ValueError, TypeError, NotImplementedError):
-            raise ValueError(
-                f"out has dtype {out.dtype} and shape {out.shape}; expected float32 of shape ({OBS_SIZE},)"
-            ) from None
-    try:
-        rel, rows = _SEAT_TABLES[n, seat]
-    except KeyError:
-        _bad_seat(seat, n)
+    rel, rows = _SEAT_TABLES[n, int(seat)]
     chest = state.chest
     mv[_O_ROLE + state.roles[seat]] = 1.0
     mv[_O_TARGET] = state.setup.target
@@ -411,10 +422,6 @@ def encode_python(state: GameState, seat: int, out: np.ndarray | None = None) ->
                 mv[_O_DRAW_KNOWN + i * NUM_CARD_KINDS + state.draw_pile[-1 - i]] = 1.0
 
     return out
-
-
-def _bad_seat(seat: object, n: int) -> None:
-    raise ValueError(f"seat {seat!r} is not a seat of this {n}-player table; expected 0–{n - 1}")
 
 
 def _configure_compiled_encoder():
