@@ -44,6 +44,11 @@ def test_quick_json_has_every_figure(tmp_path, capsys):
         names = [target["name"] for target in result["targets"]]
         assert any(name.startswith("env() at 5 players") for name in names)
         assert any(name.startswith("raw_env() at 5 players") for name in names)
+        in_leduc_units = next(t for t in result["targets"] if t["name"].startswith("engine at 5 players / leduc"))
+        assert in_leduc_units["required"] == ">= 9.1"
+        reference = result["leduc_holdem_v4"]["env"]["decisions_per_s"]
+        engine = result["traitors"]["5"]["engine"]["decisions_per_s"]
+        assert in_leduc_units["measured"] == pytest.approx(engine / reference)
     names = [target["name"] for target in result["targets"]]
     assert "engine decisions/s at 5 players" in names
     assert {"env slowdown from 3 to 8 players", "engine slowdown from 3 to 8 players"} <= set(names)
