@@ -74,9 +74,9 @@ def encode_into(object state, Py_ssize_t seat, float[::1] out):
     cdef Py_ssize_t n = state.num_players
     cdef Py_ssize_t other, rel, base, cbase, i, k, claim, size, announced, phase, total
     cdef Py_ssize_t attributed = 0, scrambled = 0, c0 = 0, c1 = 0, c2 = 0
-    cdef long bit = 1L << seat
+    cdef long bit
     cdef list roles = state.roles
-    cdef list hand = state.hands[seat]
+    cdef list hand
     cdef list aboard = state.aboard, planks = state.planks, revealed = state.revealed
     cdef list loot = state.loot_placed, announced_sum = state.announced_sum
     cdef list played = state.actions_played, emptied = state.pockets_emptied
@@ -87,8 +87,10 @@ def encode_into(object state, Py_ssize_t seat, float[::1] out):
     cdef object card, group, counts, entry
     cdef dict groups = None
     cdef bint all_known
-    if not 0 <= seat < n:
+    if not 0 <= seat < n:  # before the shift below, which a negative seat would make undefined
         raise ValueError(f"seat {seat} is not a seat of this {n}-player table")
+    bit = 1L << seat
+    hand = state.hands[seat]
 
     out[O_ROLE + <Py_ssize_t>roles[seat]] = 1.0
     out[O_TARGET] = state.setup.target
