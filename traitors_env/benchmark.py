@@ -397,30 +397,34 @@ def _target(name: str, measured: float, per_repetition: list[float], required: f
     }
 
 
+def _ratio_target(name: str, figures: dict, reference: dict, required: float, at_least: bool = True) -> dict:
+    """A target on ``figures`` / ``reference`` (decisions/s): the ratio of the medians, and per repetition."""
+    measured = figures["decisions_per_s"] / reference["decisions_per_s"]
+    paired = [a / b for a, b in zip(_rates(figures), _rates(reference))]
+    return _target(name, measured, paired, required, at_least)
+
+
 def _targets(ours: dict, leduc: dict | None) -> list[dict]:
     """The issue's targets that this run's figures can decide: the medians' figure, and per repetition."""
     targets = []
     key = str(TARGET_PLAYERS)
     if key in ours:
+        at = ours[key]
         if leduc:
-            reference = leduc["env"]["decisions_per_s"]
             for api, factor in (("env", TARGET_ENV_RATIO), ("raw_env", TARGET_RAW_RATIO)):
-                paired = [a / b for a, b in zip(_rates(ours[key][api]), _rates(leduc["env"]))]
                 name = f"{api}() at {TARGET_PLAYERS} players / leduc_holdem_v4 env()"
-                targets.append(_target(name, ours[key][api]["decisions_per_s"] / reference, paired, factor, True))
+                targets.append(_ratio_target(name, at[api], leduc["env"], factor))
         name = f"engine decisions/s at {TARGET_PLAYERS} players"
-        engine = ours[key]["engine"]
+        engine = at["engine"]
         targets.append(_target(name, engine["decisions_per_s"], _rates(engine), TARGET_ENGINE_RATE, True))
         if leduc:  # the same target measured against this machine's speed instead of the issue's machine's
-            paired = [a / b for a, b in zip(_rates(engine), _rates(leduc["env"]))]
             name = f"engine at {TARGET_PLAYERS} players / leduc_holdem_v4 env() (the engine target in leduc units)"
             required = round(TARGET_ENGINE_RATE / ISSUE_LEDUC_ENV_RATE, 1)
-            targets.append(_target(name, engine["decisions_per_s"] / reference, paired, required, True))
+            targets.append(_ratio_target(name, engine, leduc["env"], required))
     if "3" in ours and "8" in ours:
         for api in TRAITORS_APIS:
-            paired = [a / b for a, b in zip(_rates(ours["3"][api]), _rates(ours["8"][api]))]
-            measured = ours["3"][api]["decisions_per_s"] / ours["8"][api]["decisions_per_s"]
-            targets.append(_target(f"{api} slowdown from 3 to 8 players", measured, paired, TARGET_MAX_SLOWDOWN, False))
+            name = f"{api} slowdown from 3 to 8 players"
+            targets.append(_ratio_target(name, ours["3"][api], ours["8"][api], TARGET_MAX_SLOWDOWN, at_least=False))
     return targets
 
 

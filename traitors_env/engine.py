@@ -54,8 +54,9 @@ class Phase(IntEnum):
 
 NUM_PHASES = len(Phase) - 1  # phases in which a decision is asked
 
-# Aliases for the per-decision code: on Python 3.11 an Enum member lookup such as ``Phase.MAIN``
-# takes the metaclass's slow attribute path (~900 machine instructions; a global name costs tens).
+# Aliases for the per-decision code (here, in observation.py and the env): on Python 3.11 an Enum
+# member lookup such as ``Phase.MAIN`` takes the metaclass's slow attribute path (~900 machine
+# instructions; a global name costs tens).
 _MAIN, _SPYGLASS_ORDER, _CLAIM, _GAME_OVER = Phase.MAIN, Phase.SPYGLASS_ORDER, Phase.CLAIM, Phase.GAME_OVER
 _PLANK = CardKind.PLANK
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import actions as A
 from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, Role
-from .engine import NUM_PHASES, GameState, Phase
+from .engine import _GAME_OVER, _SPYGLASS_ORDER, NUM_PHASES, GameState, Phase  # aliases: see engine
 
 MAX_CHEST = 42  # every loot card of the deck (rulebook "Contents")
 DRAW_KNOWN_SLOTS = 4  # top draw-pile positions whose card an agent may know (R09 returns)
@@ -252,9 +252,6 @@ _TEMPLATE_VIEWS = {n: memoryview(t) for n, t in _TEMPLATES.items()}
 # Blocks per count tuple, filled on first sight (bounded: counts are bounded by the deck).
 _HAND_ROWS: dict[tuple[int, ...], memoryview] = {}  # own hand, per CardKind
 _PLAYED_ROWS: dict[tuple[int, ...], memoryview] = {}  # action cards played, per action kind
-# Phase members as globals: on Python 3.11 ``Phase.GAME_OVER`` is a slow class attribute lookup.
-_GAME_OVER = Phase.GAME_OVER
-_SPYGLASS_ORDER = Phase.SPYGLASS_ORDER
 
 
 def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:

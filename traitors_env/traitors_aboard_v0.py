@@ -47,14 +47,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import actions as A
-from .engine import GameConfig, GameState, Phase
+from .engine import _GAME_OVER, GameConfig, GameState  # ``phase is _GAME_OVER``: no property call per decision
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
 from .render import render_text
 
 RENDER_MODES = ("ansi", "human")
-# ``game.phase is _GAME_OVER`` rather than ``game.is_terminal`` in observe() and step(): no property
-# call, and no Enum member lookup (slow on Python 3.11), at every decision.
-_GAME_OVER = Phase.GAME_OVER
 
 
 def env(**kwargs) -> AECEnv:
