@@ -346,14 +346,10 @@ def evaluation_stem(config: RunConfig, completed: int, generation: int, games: i
     return f"evaluation_gen{generation + 1:03d}_games{games}"
 
 
-def _completed(run: RunFolder) -> tuple[dict | None, int]:
-    return run.read_state(), run.completed_generations()
-
-
 def evaluation_is_current(config: RunConfig, run: RunFolder) -> bool:
     """Whether the run's default ``evaluation.json`` evaluates its newest completed generation with the config's
     games per cell, table sizes and ``deterministic`` (so a re-run would reproduce it)."""
-    _, completed = _completed(run)
+    completed = run.completed_generations()
     path = run.path / "evaluation.json"
     if completed == 0 or not path.is_file():
         return False
@@ -395,7 +391,8 @@ def evaluate_run(
         PolicyLoadError: if the run has no completed generation or the snapshot is missing.
         EvaluationError: if ``generation`` is not a completed generation or ``games``/``workers`` is below 1.
     """
-    state, completed = _completed(run)
+    state = run.read_state()  # once: the generations completed and the history for the plot
+    completed = run.completed_generations(state)
     if completed == 0:
         raise PolicyLoadError(f"run {str(run.path)!r} has no completed generation to evaluate (no checkpoint)")
     if generation is None:

@@ -58,9 +58,12 @@ class RunFolder:
             return None
         return json.loads(self.state_path.read_text(encoding="utf-8"))
 
-    def completed_generations(self) -> int:
-        """Generations the run has completed (0 before the first): what ``state.json`` says, not the folders."""
-        state = self.read_state()
+    def completed_generations(self, state: dict | None = None) -> int:
+        """Generations the run has completed (0 before the first): what ``state.json`` says, not the folders.
+
+        ``state``: the content of ``state.json`` if the caller has already read it (else it is read).
+        """
+        state = state or self.read_state()
         return state["completed_generations"] if state else 0
 
     def write_state(self, state: dict) -> None:
