@@ -1,4 +1,4 @@
-"""The baseline agents of ``traitors_env.bots``: legal play, determinism, the documented strategy, strength."""
+"""The baseline agents of ``traitors_env.agents``: legal play, determinism, the documented strategy, strength."""
 
 from __future__ import annotations
 
@@ -6,11 +6,15 @@ import numpy as np
 import pytest
 from game_helpers import EYP, GR, MC, MINUS, PL, PLUS, SG, ZERO, M, P  # noqa: E402
 
-from traitors_env import actions as A
-from traitors_env import bots, traitors_aboard_v0
-from traitors_env.bots import HeuristicAgent, RandomAgent, TeamAgent, make_agent, play_game, wilson_interval
-from traitors_env.engine import GameState, Phase
-from traitors_env.observation import OBS_SIZE, encode
+from traitors_env import agents as bots
+from traitors_env import traitors_aboard_v0
+from traitors_env.agents import HeuristicAgent, RandomAgent, TeamAgent, make_agent
+from traitors_env.agents import heuristic as heuristic_module
+from traitors_env.evaluation import evaluate as evaluate_matchup
+from traitors_env.evaluation import play_game, wilson_interval
+from traitors_env.traitors_aboard import actions as A
+from traitors_env.traitors_aboard.engine import GameState, Phase
+from traitors_env.traitors_aboard.observation import OBS_SIZE, encode
 
 TABLES = [(n, claims) for n in range(3, 9) for claims in (True, False)]
 
@@ -83,7 +87,7 @@ def test_bots_reach_every_decision_phase():
 
     class Recorder:
         def act(self, observation, action_mask):
-            seen.add(int(np.argmax(observation[bots._PHASE])))
+            seen.add(int(np.argmax(observation[heuristic_module._PHASE])))
             return agent.act(observation, action_mask)
 
     for seed in range(20):
@@ -301,6 +305,6 @@ def test_catch_returns_the_least_useful_cards():
 # ------------------------------------------------------------------ strength
 def test_heuristic_pirates_beat_random_pirates():
     """Against the same random Mutineers, heuristic Pirates win clearly more often (fixed seeds)."""
-    heuristic = bots.evaluate("heuristic", "random", num_players=5, games=150, seed=11)
-    random = bots.evaluate("random", "random", num_players=5, games=150, seed=11)
+    heuristic = evaluate_matchup("heuristic", "random", num_players=5, games=150, seed=11)
+    random = evaluate_matchup("random", "random", num_players=5, games=150, seed=11)
     assert heuristic.interval[0] > random.interval[1], (heuristic, random)

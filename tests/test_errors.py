@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from game_helpers import EYP, GR, MC, MINUS, PL, PLUS, SG, ZERO, M, P, position
 
-from traitors_env import actions as A
 from traitors_env import traitors_aboard_v0
-from traitors_env.cards import table_setup
-from traitors_env.engine import GameConfig, GameState, IllegalActionError, PositionError
+from traitors_env.traitors_aboard import actions as A
+from traitors_env.traitors_aboard.cards import table_setup
+from traitors_env.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, PositionError
 
 BAD_TABLE_SIZES = [2, 9, 0, -3, "5", 5.0, True, None]
 

@@ -20,14 +20,14 @@ import pytest
 from game_helpers import hidden_variant
 from rich.console import Console
 
-from traitors_env import actions as A
-from traitors_env import play
-from traitors_env.bots import make_agent
-from traitors_env.observation import decode, encode
-from traitors_env.play import HAND_PROMPT, BotSpecError, GameAbandoned, PlaySession, make_bot
-from traitors_env.records import load_record, replay
-from traitors_env.replay import main as replay_main
-from traitors_env.replay import record_states, step_view
+from traitors_env.agents import make_agent
+from traitors_env.table import play
+from traitors_env.table.play import HAND_PROMPT, BotSpecError, GameAbandoned, PlaySession, make_bot
+from traitors_env.table.replay import main as replay_main
+from traitors_env.table.replay import record_states, step_view
+from traitors_env.traitors_aboard import actions as A
+from traitors_env.traitors_aboard.observation import decode, encode
+from traitors_env.traitors_aboard.records import load_record, replay
 
 WIDTH = 140
 BAD_INPUTS = ("", "abc", "0", "999", "-1", "1.5", "²", "2 3", "1" * 5000, "[bold]x[/bold]")
@@ -179,7 +179,7 @@ def test_game_without_claims_and_with_random_bots():
 
 def test_the_screen_check_has_teeth(monkeypatch):
     """A screen that also draws the hidden table is caught by the check at the first prompt."""
-    from traitors_env.render import render_text
+    from traitors_env.traitors_aboard.render import render_text
 
     original = PlaySession.frame
 
@@ -398,7 +398,7 @@ def test_replay_steps_on_request(saved_game):
     def read_line(prompt: str) -> str:
         return next(answers)
 
-    from traitors_env.replay import browse
+    from traitors_env.table.replay import browse
 
     browse(record, states, c, None, False, read_line)
     out = c.file.getvalue()

@@ -11,10 +11,19 @@ import pytest
 from game_helpers import TABLE_SIZES, default_roles, position
 
 from traitors_env import traitors_aboard_v0
-from traitors_env.bots import make_agent, play_game
-from traitors_env.engine import GameConfig, GameState
-from traitors_env.observation import encode
-from traitors_env.records import FORMAT, VERSION, RecordError, load_record, record_game, replay, replay_steps
+from traitors_env.agents import make_agent
+from traitors_env.evaluation import play_game
+from traitors_env.traitors_aboard.engine import GameConfig, GameState
+from traitors_env.traitors_aboard.observation import encode
+from traitors_env.traitors_aboard.records import (
+    FORMAT,
+    VERSION,
+    RecordError,
+    load_record,
+    record_game,
+    replay,
+    replay_steps,
+)
 
 
 def played_env(num_players: int, seed: int | None, claims: bool = True):

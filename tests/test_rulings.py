@@ -31,11 +31,11 @@ from game_helpers import (
     random_action,
 )
 
-from traitors_env import actions as A
 from traitors_env import traitors_aboard_v0
-from traitors_env.cards import SETUP_TABLE, EndCondition, Role, table_setup
-from traitors_env.engine import GameConfig, GameState, IllegalActionError, Phase, PositionError
-from traitors_env.observation import encode, piece
+from traitors_env.traitors_aboard import actions as A
+from traitors_env.traitors_aboard.cards import SETUP_TABLE, EndCondition, Role, table_setup
+from traitors_env.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, Phase, PositionError
+from traitors_env.traitors_aboard.observation import encode, piece
 
 # Rulebook "Setup" and "End of the Game": players → (pirates, mutineers, planks, target).
 RULEBOOK_TABLE = {

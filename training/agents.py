@@ -1,130 +1,34 @@
-"""Agents that act from an observation and an action mask: trained snapshots, baselines, the opponent pool.
+"""The opponents of training: :class:`OpponentPool` and the picklable :class:`AgentSpec` recipes.
 
-Every agent follows :class:`traitors_env.bots.Agent`: ``act(observation, action_mask) -> int``
+Every agent follows :class:`traitors_env.agents.Agent`: ``act(observation, action_mask) -> int``
 with ``observation`` the raw ``float32`` vector of shape ``(OBS_SIZE,)`` and ``action_mask``
-the ``int8`` mask of shape ``(NUM_ACTIONS,)``.
-
-A trained snapshot is a ``MaskablePPO`` zip file. :class:`FrozenPolicy` loads it once
-(``MaskablePPO.load(path, device="cpu")``, cached per file version) and runs its torch
-modules directly; ``tests/test_training.py`` checks that its action probabilities equal
-those of the policy's own masked distribution.
+the ``int8`` mask of shape ``(NUM_ACTIONS,)``. The agents of trained snapshots
+(:class:`FrozenPolicy`, :class:`PolicyAgent`) live in :mod:`traitors_env.agents.checkpoint` and are
+re-exported here.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from traitors_env.actions import NUM_ACTIONS
-from traitors_env.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
-
-#: Observations are divided by this (the larger absolute Box bound of each feature) so every
-#: feature lies in [-1, 1]; the learner's environment and :class:`FrozenPolicy` both apply it.
-OBS_SCALE = np.maximum(np.maximum(np.abs(OBS_LOW), np.abs(OBS_HIGH)), 1.0).astype(np.float32)
-
-
-def scale_observation(observation: np.ndarray) -> np.ndarray:
-    """The network input for a raw observation: ``observation / OBS_SCALE`` (``float32``, same shape)."""
-    return observation / OBS_SCALE
-
-
-class PolicyLoadError(FileNotFoundError):
-    """A checkpoint that is missing or is not a MaskablePPO zip."""
-
-
-class FrozenPolicy:
-    """The actor of a saved ``MaskablePPO`` snapshot, for acting as an opponent or in evaluation.
-
-    Runs the snapshot's own torch modules (features extractor, actor MLP, action head) under
-    ``torch.no_grad()`` and masks the logits in numpy; this skips the distribution objects of
-    ``MaskablePPO.predict`` (~1 ms a call here) at ~0.15 ms, with the same probabilities.
-    Picklable, so it can be sent to worker processes.
-
-    Args:
-        path: a ``.zip`` written by ``MaskablePPO.save``.
-
-    Raises:
-        PolicyLoadError: if ``path`` does not exist, cannot be loaded as a ``MaskablePPO``, or was
-            trained on other observation or action spaces than ``traitors_aboard_v0``'s.
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        path = Path(path)
-        if not path.is_file():
-            raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist")
-        from sb3_contrib import MaskablePPO  # torch is imported only where a snapshot is loaded
-
-        try:
-            model = MaskablePPO.load(path, device="cpu")
-        except Exception as error:  # corrupt zip, wrong algorithm, …
-            raise PolicyLoadError(f"checkpoint {str(path)!r} is not a MaskablePPO snapshot: {error}") from error
-        shape, actions = getattr(model.observation_space, "shape", None), getattr(model.action_space, "n", None)
-        if shape != (OBS_SIZE,) or actions != NUM_ACTIONS:  # e.g. a policy of another environment
-            raise PolicyLoadError(
-                f"checkpoint {str(path)!r} was trained on observations of shape {shape} and {actions} actions; "
-                f"traitors_aboard_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
-            )
-        self.path = str(path)
-        self.policy = model.policy.eval()
-
-    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Action probabilities, shape ``(NUM_ACTIONS,)`` ``float64``, zero outside ``action_mask``."""
-        import torch
-
-        policy = self.policy
-        with torch.no_grad():
-            x = torch.as_tensor(scale_observation(np.asarray(observation, dtype=np.float32))[None])
-            latent = policy.mlp_extractor.forward_actor(policy.extract_features(x, policy.pi_features_extractor))
-            logits = policy.action_net(latent)[0].numpy().astype(np.float64)
-        logits = np.where(np.asarray(action_mask, dtype=bool), logits, -np.inf)
-        logits -= logits.max()
-        weights = np.exp(logits)
-        return weights / weights.sum()
-
-
-def load_frozen_policy(path: str | Path) -> FrozenPolicy:
-    """:class:`FrozenPolicy` of ``path``, cached per process and file version (a rewritten file is reloaded).
-
-    Raises:
-        PolicyLoadError: if ``path`` does not exist or is not a ``MaskablePPO`` snapshot.
-    """
-    try:
-        stat = os.stat(path)
-    except OSError:
-        raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist") from None
-    return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=64)
-def _load_cached(path: str, mtime_ns: int, size: int) -> FrozenPolicy:
-    return FrozenPolicy(path)
-
-
-class PolicyAgent:
-    """An agent that samples (or, ``deterministic``, takes the most probable) legal action of a :class:`FrozenPolicy`."""
-
-    def __init__(
-        self, policy: FrozenPolicy, seed: int | np.random.Generator | None = None, deterministic: bool = False
-    ):
-        self.policy = policy
-        self.rng = np.random.default_rng(seed)
-        self.deterministic = deterministic
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        probabilities = self.policy.probabilities(observation, action_mask)
-        if self.deterministic:
-            return int(np.argmax(probabilities))
-        return int(self.rng.choice(probabilities.size, p=probabilities))
+# The checkpoint agents live beside the other agents (the environment package plays checkpoints without
+# importing training/); training uses them from there.
+from traitors_env.agents.checkpoint import (  # noqa: F401  (re-exported)
+    OBS_SCALE,
+    FrozenPolicy,
+    PolicyAgent,
+    PolicyLoadError,
+    load_frozen_policy,
+    scale_observation,
+)
 
 
 def make_baseline(name: str, seed: int | None = None):
-    """A scripted baseline of :mod:`traitors_env.bots`: ``"random"`` or ``"heuristic"``."""
-    from traitors_env.bots import make_agent
+    """A scripted baseline of :mod:`traitors_env.agents`: ``"random"`` or ``"heuristic"``."""
+    from traitors_env.agents import make_agent
 
     return make_agent(name, seed=seed)
 

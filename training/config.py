@@ -16,7 +16,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from traitors_env.cards import MAX_PLAYERS, MIN_PLAYERS
+from traitors_env.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 
 TEAMS = ("pirates", "mutineers")
 OPPONENT_KINDS = ("latest", "past", "heuristic", "random")
@@ -60,7 +60,7 @@ class OpponentsSection(_Section):
     """Relative weights of the opponent pool, drawn once per training game for all opponent seats.
 
     ``latest``: the other team's newest snapshot; ``past``: one of its older snapshots,
-    uniformly; ``heuristic``/``random``: the bots of :mod:`traitors_env.bots`. While a kind
+    uniformly; ``heuristic``/``random``: the bots of :mod:`traitors_env.agents`. While a kind
     has no snapshot yet (generation 0) its weight is shared out over the available kinds.
     """
 

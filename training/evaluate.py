@@ -18,7 +18,7 @@ An evaluation of another generation (``--generation``) or with another number of
 / ``.md`` instead (generation 2, 30 games per cell); it does not redraw ``winrates.png``.
 
 Policies: ``trained`` (the run's snapshot of that team), ``heuristic`` and ``random``
-(:mod:`traitors_env.bots`). Games are seeded: game ``i`` at table size ``n`` is dealt from
+(:mod:`traitors_env.agents`). Games are seeded: game ``i`` at table size ``n`` is dealt from
 the same seed in every cell, so cells compare policies on the same deals.
 """
 
@@ -38,9 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-from traitors_env import bots, traitors_aboard_v0
-from traitors_env.bots import TeamAgent, wilson_interval
-from traitors_env.cards import ROLE_NAMES, Role
+from traitors_env import traitors_aboard_v0
+from traitors_env.agents import TeamAgent
+from traitors_env.evaluation import play_game as play_seated_game
+from traitors_env.evaluation import wilson_interval
+from traitors_env.traitors_aboard.cards import ROLE_NAMES, Role
 
 from .agents import AgentSpec, PolicyLoadError
 from .config import ConfigError, RunConfig, load_config
@@ -61,15 +63,15 @@ def game_seed(base_seed: int, num_players: int, index: int) -> int:
 def play_game(num_players: int, seed: int, pirates, mutineers, claims: bool = True) -> Role:
     """Play one game with ``pirates`` on the Pirate seats and ``mutineers`` on the Mutineer seats; the winner.
 
-    Both are :class:`traitors_env.bots.Agent`-like objects (``act(observation, action_mask) -> int``);
-    :class:`traitors_env.bots.TeamAgent` routes each decision by the role its observation shows.
+    Both are :class:`traitors_env.agents.Agent`-like objects (``act(observation, action_mask) -> int``);
+    :class:`traitors_env.agents.TeamAgent` routes each decision by the role its observation shows.
 
     Raises:
-        traitors_env.engine.IllegalActionError: if an agent picks an action outside its mask.
+        traitors_env.traitors_aboard.engine.IllegalActionError: if an agent picks an action outside its mask.
     """
     env = traitors_aboard_v0.raw_env(num_players=num_players, claims=claims)
     team = TeamAgent(pirate=pirates, mutineer=mutineers)
-    result = bots.play_game(env, [team] * num_players, seed=seed)["result"]
+    result = play_seated_game(env, [team] * num_players, seed=seed)["result"]
     return Role.PIRATE if result["winner"] == ROLE_NAMES[Role.PIRATE] else Role.MUTINEER
 
 

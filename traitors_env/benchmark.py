@@ -37,7 +37,7 @@ Time is the process's CPU time by default (``--clock cpu``): on an idle machine 
 wall-clock time for this single-threaded loop, and on a shared one it is far less disturbed
 by other processes; ``--clock wall`` uses ``time.perf_counter``.
 
-The header names the observation encoder in use: ``compiled`` (``traitors_env._encoder``, built at
+The header names the observation encoder in use: ``compiled`` (``traitors_env.traitors_aboard._encoder``, built at
 install where a C compiler is present) or ``pure Python`` (the fallback, same observations, slower).
 
 Targets (issue 4, 5 players, claims on): ``env()`` ≥ 1.5 × leduc ``env()``; ``raw_env()`` ≥ 4 ×
@@ -67,9 +67,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cards import MAX_PLAYERS, MIN_PLAYERS
-from .engine import GameConfig, GameState
-from .observation import COMPILED_ENCODER
+from .traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from .traitors_aboard.engine import GameConfig, GameState
+from .traitors_aboard.observation import COMPILED_ENCODER
 
 #: The loops measured for each table size, in table order.
 TRAITORS_APIS = ("env", "raw_env", "engine")

@@ -1,96 +1,27 @@
-"""Scripted baseline agents for ``traitors_aboard_v0``: a random agent and a heuristic agent per role.
+"""The scripted heuristic agent of ``traitors_aboard_v0``, one strategy per role.
 
-Both are opponents for training and reference points for evaluation. They speak the
-environment's own interface: :meth:`Agent.act` takes one agent's flat observation
-(``float32``, shape ``(OBS_SIZE,)`` = ``(1228,)``) and action mask (``int8``, shape
-``(NUM_ACTIONS,)`` = ``(196,)``) and returns a legal action index.
-
-The heuristic reads the observation only through the declared layout
-(:data:`traitors_env.observation.LAYOUT`), never the engine's hidden state; its
-strategy is written down in :class:`HeuristicAgent`'s docstring.
-
-:func:`play_game` plays one full game through the PettingZoo AEC loop with one agent per
-seat; :func:`evaluate` plays many and reports the Pirates' win rate with a 95 % Wilson
-interval. ``python -m traitors_env.bots`` prints the baseline match-ups.
+It is an opponent for training and a reference point for evaluation. It reads the
+observation only through the declared layout (:data:`traitors_env.traitors_aboard.observation.LAYOUT`),
+never the engine's hidden state; its strategy is written down in :class:`HeuristicAgent`'s docstring.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import numpy as np
-from pettingzoo import AECEnv
 
-from . import actions as A
-from . import traitors_aboard_v0
-from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE, CardKind
-from .engine import Phase
-from .observation import CHEST_FEATURES, CLAIM_FEATURES, LAYOUT, OFFSETS, SEAT_FEATURES
+from ..traitors_aboard import actions as A
+from ..traitors_aboard.cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE, CardKind
+from ..traitors_aboard.engine import Phase
+from ..traitors_aboard.observation import CHEST_FEATURES, CLAIM_FEATURES, LAYOUT, OFFSETS, SEAT_FEATURES
+from .base import _generator, _no_legal_action
 
-__all__ = [
-    "AGENT_NAMES",
-    "Agent",
-    "HeuristicAgent",
-    "MatchupResult",
-    "RandomAgent",
-    "TeamAgent",
-    "evaluate",
-    "make_agent",
-    "play_game",
-    "wilson_interval",
-]
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Anything that picks an action from one agent's observation and action mask."""
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """A legal action index (``action_mask[action] == 1``).
-
-        Args:
-            observation: ``float32``, shape ``(1228,)``: ``env.observe(agent)["observation"]``.
-            action_mask: ``int8``, shape ``(196,)``: ``env.observe(agent)["action_mask"]``.
-
-        Raises:
-            ValueError: if ``action_mask`` allows no action.
-        """
-        ...
-
-
-def _generator(seed: int | np.random.Generator | None) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
-def _no_legal_action(action_mask: np.ndarray) -> ValueError:
-    return ValueError(
-        f"action_mask allows no action (shape {np.shape(action_mask)}, all zeros); an agent is only asked "
-        "to act when at least one action is legal (R13)"
-    )
-
-
-class RandomAgent:
-    """Uniform over the legal actions (the ones with ``action_mask == 1``).
-
-    Args:
-        seed: an int, ``None`` (fresh entropy) or a ``numpy.random.Generator`` to draw from.
-    """
-
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        self._rng = _generator(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """A uniformly drawn legal action. Raises ``ValueError`` if the mask is all zeros."""
-        legal = action_mask.nonzero()[0]
-        if legal.size == 0:
-            raise _no_legal_action(action_mask)
-        return int(legal[self._rng.integers(legal.size)])
+__all__ = ["HeuristicAgent"]
 
 
 # ------------------------------------------------------------------ reading the observation
@@ -242,7 +173,7 @@ class HeuristicAgent:
     earlier, since the Spyglass scrambles that public record (R07). Its own latest
     accusation, public and kept in the observation (R16), is its memory of a liar. So one
     instance may play any number of seats and games. The numbers below are the class
-    attributes (tuned by self-play against both baselines; see ``python -m traitors_env.bots``).
+    attributes (tuned by self-play against both baselines; see ``python -m traitors_env.evaluation.games``).
 
     **Pirate: suspicion.** Each other seat whose role is not revealed gets a score from
     public evidence: it accused me or a revealed Pirate (+2), vouched for a revealed
@@ -611,163 +542,3 @@ def _kinds(hand: Sequence[int]) -> list[int]:
     return (kinds + [PLUS] * 3)[:3]
 
 
-class TeamAgent:
-    """Plays each decision with ``pirate`` or ``mutineer``, by the role the observation shows.
-
-    Lets one set of agents sit at every seat without knowing the deal (roles are secret).
-    """
-
-    def __init__(self, pirate: Agent, mutineer: Agent) -> None:
-        self.pirate = pirate
-        self.mutineer = mutineer
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The chosen agent's action (see :meth:`Agent.act`)."""
-        agent = self.pirate if observation[_ROLE_PIRATE] > 0.5 else self.mutineer
-        return agent.act(observation, action_mask)
-
-
-AGENT_NAMES = ("random", "heuristic")
-
-
-def make_agent(name: str, seed: int | np.random.Generator | None = None) -> Agent:
-    """A baseline agent by name: ``"random"`` (:class:`RandomAgent`) or ``"heuristic"`` (:class:`HeuristicAgent`).
-
-    Raises:
-        ValueError: naming ``name`` and the allowed names.
-    """
-    if name == "random":
-        return RandomAgent(seed)
-    if name == "heuristic":
-        return HeuristicAgent(seed)
-    raise ValueError(f"unknown agent name {name!r}; expected one of {list(AGENT_NAMES)}")
-
-
-# ------------------------------------------------------------------ playing games
-def play_game(env_or_kwargs: AECEnv | dict, agents: Sequence[Agent], seed: int | None = None) -> dict:
-    """Play one full game through the PettingZoo AEC loop, seat ``i`` played by ``agents[i]``.
-
-    Args:
-        env_or_kwargs: a ``traitors_aboard_v0`` env (``env()`` or ``raw_env()``; it is reset)
-            or a dict of keyword arguments for ``traitors_aboard_v0.env``.
-        agents: one :class:`Agent` per seat (``player_0`` first); the same object may play several seats.
-        seed: passed to ``env.reset(seed=...)``.
-
-    Returns:
-        ``{"result": info, "rewards": [per-seat total reward]}`` where ``info`` is the
-        end-of-game record of the env (``winner``, ``end_condition``, ``roles``, ``chest_value`` …).
-
-    Raises:
-        ValueError: if ``len(agents)`` differs from the number of seats.
-    """
-    env = traitors_aboard_v0.env(**env_or_kwargs) if isinstance(env_or_kwargs, dict) else env_or_kwargs
-    names = env.possible_agents
-    if len(agents) != len(names):
-        raise ValueError(f"got {len(agents)} agents for {len(names)} seats; give one agent per seat")
-    env.reset(seed=seed)
-    seat_of = {name: i for i, name in enumerate(names)}
-    rewards = [0.0] * len(names)
-    info: dict = {}
-    for name in env.agent_iter():
-        observation, reward, termination, truncation, info_ = env.last()
-        rewards[seat_of[name]] += float(reward)
-        if termination or truncation:
-            info = info_ or info
-            action = None
-        else:
-            action = agents[seat_of[name]].act(observation["observation"], observation["action_mask"])
-        env.step(action)
-    return {"result": info, "rewards": rewards}
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (default 95 %).
-
-    ``(0, 1)`` for no trials (nothing is known).
-
-    Raises:
-        ValueError: if ``trials`` is negative or ``successes`` is outside ``0…trials``.
-    """
-    if trials < 0 or not 0 <= successes <= trials:
-        raise ValueError(f"need 0 <= successes <= trials; got successes={successes}, trials={trials}")
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-@dataclass(frozen=True)
-class MatchupResult:
-    """Pirate wins over ``games`` games, with the 95 % Wilson interval of the win rate."""
-
-    pirates: str
-    mutineers: str
-    num_players: int
-    claims: bool
-    games: int
-    pirate_wins: int
-    end_conditions: dict
-
-    @property
-    def win_rate(self) -> float:
-        return self.pirate_wins / self.games
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.pirate_wins, self.games)
-
-
-def evaluate(
-    pirates: str,
-    mutineers: str,
-    num_players: int = 5,
-    games: int = 1000,
-    seed: int = 0,
-    claims: bool = True,
-) -> MatchupResult:
-    """Play ``games`` games, Pirate seats by agent ``pirates``, Mutineer seats by agent ``mutineers``.
-
-    Every seat is played by a :class:`TeamAgent` that hands the decision to the agent of the
-    role its observation shows; game ``g`` is reset with seed ``seed + g``.
-
-    Raises:
-        ValueError: for an unknown agent name.
-    """
-    env = traitors_aboard_v0.env(num_players=num_players, claims=claims)
-    team = TeamAgent(make_agent(pirates, seed), make_agent(mutineers, seed + 1))
-    agents = [team] * num_players
-    wins = 0
-    ends: dict[str, int] = {}
-    for g in range(games):
-        out = play_game(env, agents, seed=seed + g)
-        result = out["result"]
-        wins += result["winner"] == "Pirate"
-        key = f"{result['end_condition']} ({result['winner']}s)"
-        ends[key] = ends.get(key, 0) + 1
-    return MatchupResult(pirates, mutineers, num_players, claims, games, wins, ends)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Print the Pirates' win rate of the baseline match-ups per table size."""
-    parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--players", type=int, nargs="*", default=list(range(MIN_PLAYERS, MAX_PLAYERS + 1)))
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-claims", action="store_true")
-    args = parser.parse_args(argv)
-    pairs = [("random", "random"), ("heuristic", "heuristic"), ("heuristic", "random"), ("random", "heuristic")]
-    print("| players | Pirates | Mutineers | games | Pirate win rate | 95 % CI | end conditions |")
-    print("|---|---|---|---|---|---|---|")
-    for n in args.players:
-        for pirates, mutineers in pairs:
-            r = evaluate(pirates, mutineers, n, args.games, args.seed, claims=not args.no_claims)
-            low, high = r.interval
-            ends = ", ".join(f"{k}: {v}" for k, v in sorted(r.end_conditions.items()))
-            print(f"| {n} | {pirates} | {mutineers} | {r.games} | {r.win_rate:.3f} | {low:.3f}–{high:.3f} | {ends} |")
-
-
-if __name__ == "__main__":
-    main()

@@ -7,10 +7,10 @@ Usage::
 
 At each of the human's decisions the terminal shows what happened since their last one (the
 other players' decisions as the table sees them: a loot card's announced value, never the card,
-R04), then the table exactly as the human's observation has it (:mod:`traitors_env.view`) and a
+R04), then the table exactly as the human's observation has it (:mod:`traitors_env.table.view`) and a
 numbered list of the legal choices in words. Anything but one of those numbers is answered with
 the list again; ``q`` abandons the game. At the end the chest and the roles are revealed and the
-game record is saved (:mod:`traitors_env.records`); an abandoned game's record is saved too,
+game record is saved (:mod:`traitors_env.traitors_aboard.records`); an abandoned game's record is saved too,
 unfinished.
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
@@ -39,74 +39,22 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from . import actions as A
-from . import traitors_aboard_v0
-from .bots import AGENT_NAMES, Agent, TeamAgent, make_agent
-from .cards import MAX_PLAYERS, MIN_PLAYERS
-from .observation import DecodedObservation, decode
-from .records import GameRecord
+from .. import traitors_aboard_v0
+from ..agents import Agent
+from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
+from ..agents.spec import load_agent as make_bot
+from ..traitors_aboard import actions as A
+from ..traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from ..traitors_aboard.observation import DecodedObservation, decode
+from ..traitors_aboard.records import GameRecord
 from .view import PHASE_TEXT, agent_view, choice_texts, event_text, overboard_texts, result_view
 
 PROMPT = "Your choice (1–{k}, q to quit): "
 HAND_PROMPT = "Your hand claim (1–{k}, 0 to go back, q to quit): "
 
 
-class BotSpecError(ValueError):
-    """A bot given on the command line that cannot be built (unknown name, missing checkpoint)."""
-
-
 class GameAbandoned(Exception):
     """The human quit (``q``), or their input ended, before the game was over."""
-
-
-def make_bot(spec: str, rng: np.random.Generator) -> tuple[str, Agent]:
-    """A bot from a command-line ``spec``; returns ``(label for the record, agent)``.
-
-    ``spec``: ``random``, ``heuristic``, a checkpoint ``.zip``, a generation folder (``pirates.zip`` +
-    ``mutineers.zip``) or a run folder (its newest completed generation).
-
-    Raises:
-        BotSpecError: naming the spec and what was expected.
-    """
-    if spec in AGENT_NAMES:
-        return spec, make_agent(spec, seed=rng)
-    path = Path(spec)
-    if not path.exists():
-        raise BotSpecError(
-            f"bot {spec!r} is neither a bot name ({', '.join(AGENT_NAMES)}) nor an existing checkpoint file or folder"
-        )
-    try:
-        from training.agents import PolicyAgent, PolicyLoadError, load_frozen_policy
-        from training.storage import RunFolder
-    except ImportError as error:
-        raise BotSpecError(
-            f"bot {spec!r}: trained checkpoints need the training extra (pip install -e '.[train]'): {error}"
-        ) from None
-
-    def policy(file: Path) -> Agent:
-        try:
-            return PolicyAgent(load_frozen_policy(file), seed=rng)
-        except PolicyLoadError as error:
-            raise BotSpecError(f"bot {spec!r}: {error}") from None
-
-    if path.is_file():
-        return f"policy:{path}", policy(path)
-    folder = path
-    if not (path / "pirates.zip").is_file() and (path / "checkpoints").is_dir():
-        # A run folder: its newest generation is the last one state.json calls completed (a generation
-        # killed while saving is not).
-        run = RunFolder(path)
-        completed = run.completed_generations()
-        if not completed:
-            raise BotSpecError(f"run folder {spec!r} has no generation completed yet (its state.json names none)")
-        folder = run.generation_dir(completed - 1)
-    pirates, mutineers = folder / "pirates.zip", folder / "mutineers.zip"
-    if not (pirates.is_file() and mutineers.is_file()):
-        raise BotSpecError(
-            f"bot {spec!r}: folder holds no pirates.zip and mutineers.zip; expected a checkpoint .zip, "
-            "a generation folder or a run folder"
-        )
-    return f"policy:{folder}", TeamAgent(policy(pirates), policy(mutineers))
 
 
 #: One decision shown to the human: who, which action, and what it publicly led to (overboard).

@@ -14,7 +14,7 @@ another seat's hand or role, a chest card's value it has not seen, or the draw-p
 order beyond what it put there.
 
 Two implementations write the vector: :func:`encode_python`, the readable reference, and its
-compiled twin ``traitors_env._encoder`` (Cython, built at install where a C compiler is present),
+compiled twin ``traitors_env.traitors_aboard._encoder`` (Cython, built at install where a C compiler is present),
 which writes the same entries from C; :func:`encode` uses the compiled one when it was built
 (:data:`COMPILED_ENCODER`), and tests check both give the same array for every state they meet.
 """
@@ -261,7 +261,7 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
     Writes into ``out`` if given (it is overwritten entirely) and returns it; otherwise
     returns a new array.
 
-    Uses the compiled twin of :func:`encode_python` (``traitors_env._encoder``) when it was built
+    Uses the compiled twin of :func:`encode_python` (``traitors_env.traitors_aboard._encoder``) when it was built
     at install (:data:`COMPILED_ENCODER`); both give the same array for every state.
 
     Raises:
@@ -526,7 +526,7 @@ def _multiset(counts: np.ndarray) -> tuple[int, ...]:
 def decode(observation: np.ndarray) -> DecodedObservation:
     """Read an observation vector (shape ``(OBS_SIZE,)``) back into a :class:`DecodedObservation`.
 
-    Used to show a human exactly what their agent observes (:mod:`traitors_env.view`).
+    Used to show a human exactly what their agent observes (:mod:`traitors_env.table.view`).
 
     Raises:
         ValueError: if ``observation`` does not have shape ``(OBS_SIZE,)``.

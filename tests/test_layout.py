@@ -1,0 +1,37 @@
+"""The package's layering (DESIGN.md, "Layout"): arrows point down, the environment never imports training."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "traitors_env"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every absolute module name ``path`` imports, at any depth (lazy imports inside functions too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_environment_package_never_imports_training():
+    sources = sorted(PACKAGE.rglob("*.py")) + sorted(PACKAGE.rglob("*.pyx"))
+    assert len(sources) > 10  # the walk found the package
+    offenders = {
+        str(path.relative_to(PACKAGE)): sorted(m for m in _imported_modules(path) if m.split(".")[0] == "training")
+        for path in sources
+        if path.suffix == ".py"
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_engines_import_no_gymnasium_or_pettingzoo():
+    """The rules engine is pure: no RL framework below the environment adapter (DESIGN.md)."""
+    for path in (PACKAGE / "traitors_aboard" / "engine.py", PACKAGE / "traitors_aboard" / "cards.py"):
+        frameworks = {m for m in _imported_modules(path) if m.split(".")[0] in ("gymnasium", "pettingzoo", "training")}
+        assert frameworks == set(), path

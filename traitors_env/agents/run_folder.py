@@ -1,0 +1,57 @@
+"""Reading a training run folder: which generations are completed, where their checkpoints lie.
+
+Training (``training/storage.py``) writes run folders; agents by spec read them (a run folder plays
+its newest completed generation). A generation counts as completed once ``state.json`` says so.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..files import atomic_write_text
+
+__all__ = ["RunFolder"]
+
+
+class RunFolder:
+    """Paths and state of one run folder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    @property
+    def config_path(self) -> Path:
+        return self.path / "config.yaml"
+
+    @property
+    def state_path(self) -> Path:
+        return self.path / "state.json"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.path / "checkpoints"
+
+    def generation_dir(self, generation: int) -> Path:
+        """Folder of generation ``generation`` (0-based index; the folder name is 1-based)."""
+        return self.checkpoints / f"gen_{generation + 1:03d}"
+
+    def checkpoint(self, generation: int, team: str) -> Path:
+        return self.generation_dir(generation) / f"{team}.zip"
+
+    def read_state(self) -> dict | None:
+        """The saved state, or ``None`` for a run that has not completed a generation."""
+        if not self.state_path.is_file():
+            return None
+        return json.loads(self.state_path.read_text(encoding="utf-8"))
+
+    def completed_generations(self, state: dict | None = None) -> int:
+        """Generations the run has completed (0 before the first): what ``state.json`` says, not the folders.
+
+        ``state``: the content of ``state.json`` if the caller has already read it (else it is read).
+        """
+        state = state or self.read_state()
+        return state["completed_generations"] if state else 0
+
+    def write_state(self, state: dict) -> None:
+        atomic_write_text(self.state_path, json.dumps(state, indent=2))
