@@ -35,3 +35,14 @@ def test_engines_import_no_gymnasium_or_pettingzoo():
     for path in (PACKAGE / "traitors_aboard" / "engine.py", PACKAGE / "traitors_aboard" / "cards.py"):
         frameworks = {m for m in _imported_modules(path) if m.split(".")[0] in ("gymnasium", "pettingzoo", "training")}
         assert frameworks == set(), path
+
+
+def test_rule_texts_ship_in_the_repository():
+    """Every rule text and ruling the code and README cite lies in docs/rules/ (issue 10)."""
+    rules = PACKAGE.parent / "docs" / "rules"
+    for name in ("RULINGS.md", "traitors-aboard-rulebook-en.txt", "the-traitors-RULINGS.md",
+                 "the-traitors-board-game-2nd-ed-en.txt"):
+        assert (rules / name).is_file(), name
+    rulings = (rules / "RULINGS.md").read_text(encoding="utf-8")
+    for number in range(1, 18):
+        assert f"R{number:02d}" in rulings

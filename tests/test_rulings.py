@@ -1,4 +1,4 @@
-"""One or more tests per ruling R01–R17 of ``RULINGS.md`` and per rulebook section.
+"""One or more tests per ruling R01–R17 of ``docs/rules/RULINGS.md`` and per rulebook section.
 
 Explicit positions are built with ``GameState.from_position`` (via ``game_helpers.position``);
 the expected results come from the rulebook and the rulings, not from the engine.

@@ -1,6 +1,6 @@
 """Cards, roles and the setup table of *Traitors Aboard*.
 
-Source: rulebook "Contents" and "Setup"; the table in ``RULINGS.md``.
+Source: rulebook "Contents" and "Setup"; the table in ``docs/rules/RULINGS.md``.
 Everything here is static: enums and frozen tables, no game state.
 """
 
