@@ -416,13 +416,12 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
 
 def _versus_heuristic_line(check: dict) -> str:
     """Each trained team's win rate against heuristic opponents beside the heuristic's own in that seat."""
-    parts = []
-    for team in TEAMS:
-        rates = check[team]
-        parts.append(
-            f"{team.capitalize()} win {rates['trained']['win_rate']:.2f} (heuristic {team} {rates['heuristic']['win_rate']:.2f})"
-        )
-    return "vs heuristic opponents: " + ", ".join(parts)
+    parts = [
+        f"trained {team.capitalize()} win {check[team]['trained']['win_rate']:.2f} "
+        f"(heuristic {team.capitalize()} {check[team]['heuristic']['win_rate']:.2f})"
+        for team in TEAMS
+    ]
+    return "against heuristic opponents, " + ", ".join(parts)
 
 
 def _plural(count: int, noun: str) -> str:
