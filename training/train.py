@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import csv
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -94,6 +95,8 @@ def derive_seed(*parts: int) -> int:
 # ---------------------------------------------------------------- environments
 def _make_env(config: RunConfig, rank: int):
     def build() -> TeamEnv:
+        if config.training.vec_env == "subproc":  # in a worker process: Ctrl-C is the learner process's to handle
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         weights = config.opponents.weights()
         return TeamEnv(
             "pirates",
