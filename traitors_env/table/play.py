@@ -11,8 +11,8 @@ R04), then the table exactly as the human's observation has it (:mod:`traitors_e
 numbered list of the legal choices in words. ``?`` shows the rules in short
 (:mod:`traitors_env.table.rules_text`); opening the chest, which ends the game, asks for a
 confirmation first; anything but one of the numbers is answered with the list again; ``q`` abandons
-the game. At the end the chest and the roles are revealed and the game record is saved (:mod:`traitors_env.traitors_aboard.records`); an abandoned game's record is saved too,
-unfinished.
+the game. At the end the chest and the roles are revealed and the game record is saved
+(:mod:`traitors_env.traitors_aboard.records`); an abandoned game's record is saved too, unfinished.
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
 (:mod:`traitors_env.bots`), or a trained checkpoint by path (needs the ``train`` extra): a

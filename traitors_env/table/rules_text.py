@@ -36,4 +36,3 @@ After each turn the player may make one public claim, true or false: accuse, vou
 or after a Spyglass "the top of the chest is …" (R14-R16).
 The game also ends when every Mutineer is overboard (Pirates win), when as many Mutineers as
 Pirates are aboard (Mutineers win), or when the draw pile runs out (Mutineers win)."""
-

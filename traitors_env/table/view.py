@@ -25,8 +25,8 @@ from ..traitors_aboard.engine import GameState, Phase
 from ..traitors_aboard.observation import DecodedObservation
 
 LOOT_TEXT = ("+1", "0", "-2")
+#: The decisions other than the main turn in words (:func:`phase_text` words the main turn from its options).
 PHASE_TEXT = {
-    Phase.MAIN: "your turn: open the chest, place loot or play an action card",
     Phase.SPYGLASS_ORDER: "Spyglass: put the cards back on the chest in the order you choose (R07)",
     Phase.CATCH_RETURN_1: "Miraculous Catch: put a first card back on the draw pile (it ends up under the second, R09)",
     Phase.CATCH_RETURN_2: "Miraculous Catch: put a second card back on the draw pile (R09)",
