@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import csv
 import shutil
-import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -95,8 +94,6 @@ def derive_seed(*parts: int) -> int:
 # ---------------------------------------------------------------- environments
 def _make_env(config: RunConfig, rank: int):
     def build() -> TeamEnv:
-        if config.training.vec_env == "subproc":  # in a worker process: Ctrl-C is the learner process's to handle
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
         weights = config.opponents.weights()
         return TeamEnv(
             "pirates",
@@ -412,7 +409,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
         bar.close()
         try:
             venv.close()
-        except (EOFError, OSError):  # subprocess workers already stopped by the same Ctrl-C
+        except (EOFError, OSError):  # SubprocVecEnv workers end on the same Ctrl-C (SB3's worker catches it)
             pass
     return run
 
