@@ -22,7 +22,7 @@ def render_text(state: GameState, show_hidden: bool = False) -> str:
             text += f", {held} secret card{'s' if held > 1 else ''}"
         if show_hidden and any(state.hands[seat]):
             text += f" (Shields {state.hands[seat][0]}, Daggers {state.hands[seat][1]})"
-        if not state.takes_part(seat):
+        if not state.takes_part(seat) and not end_game:
             text += ", sits out this Round Table"
         if state.finalists is not None and seat in state.finalists:
             text += ", finalist"
