@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import actions as A
 from .cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, REWARD_DECK_COUNTS, RewardCard, Role
 from .engine import END_GAME_ROUND, MAX_MISSION_GOLD, NUM_PHASES, GameState, Phase
 
@@ -183,6 +184,30 @@ def seat_feature(name: str) -> int:
     return _S[name]
 
 
+_O = {name: OFFSETS[name] for name in OFFSETS}
+_O_ROLE, _O_PHASE, _O_NP, _O_ROUND = _O["role"], _O["phase"], _O["num_players"], _O["round"]
+_O_POT, _O_DECK, _O_OWN, _O_ASSIGN = _O["prize_pot"], _O["deck_size"], _O["own_cards"], _O["own_assignment"]
+_O_SEATS, _O_MISSION, _O_SIGNALS, _O_CLAIMS = _O["seats"], _O["mission_gold"], _O["signals"], _O["claims"]
+_O_VOTES, _O_BANISHED, _O_ARMOURY, _O_NIGHT, _O_END = (
+    _O["votes"],
+    _O["banished"],
+    _O["armoury"],
+    _O["night"],
+    _O["end_game_gold"],
+)
+_SIGNALS_ROUND = MAX_PLAYERS * 2
+_CLAIMS_ROUND = MAX_PLAYERS * CLAIM_FEATURES
+_VOTES_ROUND = MAX_PLAYERS * MAX_PLAYERS
+_ARMOURY_ROUND = MAX_PLAYERS * len(ARMOURY_FEATURES)
+_NIGHT_ROUND = MAX_PLAYERS + 2
+_SECRET = (int(RewardCard.SHIELD), int(RewardCard.DAGGER))
+_REL = {
+    (n, seat): tuple((other - seat) % n for other in range(n))
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+    for seat in range(n)
+}
+
+
 def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """The observation of ``seat``, shape ``(OBS_SIZE,)``, dtype ``float32``.
 
@@ -207,85 +232,85 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
             or not out.flags.writeable
         ):
             raise ValueError(f"out must be a writeable float32 array of shape ({OBS_SIZE},)")
-        out[:] = 0.0
-    rel = [(other - seat) % n for other in range(n)]
+        out.fill(0.0)
+    # Single entries are written through a memoryview (far cheaper than numpy item assignment).
+    mv = memoryview(out)
+    rel = _REL[n, seat]
     r = min(state.round, NUM_ROUNDS)  # the round whose private knowledge applies
 
-    piece(out, "role")[int(state.roles[seat])] = 1.0
+    mv[_O_ROLE + int(state.roles[seat])] = 1.0
     if not state.is_terminal and state.current_player == seat:
-        piece(out, "phase")[int(state.phase)] = 1.0
-    piece(out, "num_players")[n - MIN_PLAYERS] = 1.0
-    piece(out, "round")[state.round - 1] = 1.0
-    out[OFFSETS["prize_pot"]] = state.pot
-    out[OFFSETS["deck_size"]] = len(state.deck)
-    piece(out, "own_cards")[:] = state.hands[seat]
+        mv[_O_PHASE + int(state.phase)] = 1.0
+    mv[_O_NP + n - MIN_PLAYERS] = 1.0
+    mv[_O_ROUND + state.round - 1] = 1.0
+    mv[_O_POT] = state.pot
+    mv[_O_DECK] = len(state.deck)
+    mv[_O_OWN] = state.hands[seat][0]
+    mv[_O_OWN + 1] = state.hands[seat][1]
     if state.roles[seat] == Role.TRAITOR:
-        own = piece(out, "own_assignment")
-        own[0] = state.attempted[r - 1]
-        own[1] = state.succeeded[r - 1]
+        mv[_O_ASSIGN] = state.attempted[r - 1]
+        mv[_O_ASSIGN + 1] = state.succeeded[r - 1]
 
-    seats = piece(out, "seats")
     end_game = state.round == END_GAME_ROUND
+    finalists = state.finalists
     for other in range(n):
-        row = seats[rel[other]]
-        row[_S["present (seat exists at this table)"]] = 1.0
-        row[1] = state.gold[other]
-        row[2] = state.takes_part(other)
-        row[3] = state.secret_drawn[other] - state.shields_shown[other] - state.daggers_shown[other]
-        row[4] = state.shields_shown[other]
-        row[5] = state.daggers_shown[other]
+        base = _O_SEATS + rel[other] * _F_SEAT
+        mv[base] = 1.0
+        mv[base + 1] = state.gold[other]
+        mv[base + 2] = state.takes_part(other)
+        mv[base + 3] = state.secret_drawn[other] - state.shields_shown[other] - state.daggers_shown[other]
+        mv[base + 4] = state.shields_shown[other]
+        mv[base + 5] = state.daggers_shown[other]
         if end_game:
-            row[8] = state.traitor == other
-            row[9] = other in state.finalists
-            row[10] = other == state.third
-        if state.finalists is not None and other in state.finalists:
-            k = state.finalists.index(other)
+            mv[base + 8] = state.traitor == other
+            mv[base + 9] = other in finalists
+            mv[base + 10] = other == state.third
+            mv[_O_END + rel[other]] = state.end_game_gold[other]
+        if finalists is not None and other in finalists:
+            k = finalists.index(other)
             if state.statements[k] >= 0:
-                row[11 + state.statements[k]] = 1.0
+                mv[base + 11 + state.statements[k]] = 1.0
             if state.final_choices is not None:
-                row[14 + state.final_choices[k]] = 1.0
-        row[16] = state.winners[other]
-    for i in range(NUM_ROUNDS):
-        night = state.night[i]
-        if night is not None and night[0] >= 0:
-            seats[rel[night[0]], 7 if night[1] else 6] += 1.0
-    if end_game:
-        piece(out, "end_game_gold")[[rel[s] for s in range(n)]] = state.end_game_gold
+                mv[base + 14 + state.final_choices[k]] = 1.0
+        mv[base + 16] = state.winners[other]
 
-    piece(out, "mission_gold")[:] = state.mission_gold
-    signals, claims, votes = piece(out, "signals"), piece(out, "claims"), piece(out, "votes")
-    banished, armoury, nights = piece(out, "banished"), piece(out, "armoury"), piece(out, "night")
     for i in range(NUM_ROUNDS):
+        mv[_O_MISSION + i] = state.mission_gold[i]
         shown = state.signals[i]
-        if shown is not None:
-            for other in range(n):
-                signals[i, rel[other], 0 if shown[other] else 1] = 1.0
-        for claimant in range(n):
-            action = state.claims[i][claimant]
+        if shown is None:
+            continue  # a round not yet played: nothing else of it exists
+        base = _O_SIGNALS + i * _SIGNALS_ROUND
+        for other in range(n):
+            mv[base + 2 * rel[other] + (0 if shown[other] else 1)] = 1.0
+        base = _O_CLAIMS + i * _CLAIMS_ROUND
+        for claimant, action in enumerate(state.claims[i]):
             if action >= 0:
-                claims[i, rel[claimant], _claim_column(action, claimant, n, rel)] = 1.0
+                mv[base + rel[claimant] * CLAIM_FEATURES + _claim_column(action, claimant, n, rel)] = 1.0
         if state.votes_revealed[i]:  # T09: nothing of a round's votes before the last is cast
+            base = _O_VOTES + i * _VOTES_ROUND
             for voter, vote in enumerate(state.votes[i]):
                 if vote is not None:
-                    votes[i, rel[voter], rel[vote[0]]] = 2.0 if vote[1] else 1.0
+                    mv[base + rel[voter] * MAX_PLAYERS + rel[vote[0]]] = 2.0 if vote[1] else 1.0
         for other, lost in state.banished[i].items():
-            banished[i, rel[other]] = lost
+            mv[_O_BANISHED + i * MAX_PLAYERS + rel[other]] = lost
+        base = _O_ARMOURY + i * _ARMOURY_ROUND
         for other, card in state.armoury[i]:
-            column = 3 if card < 0 else 0 if card in (RewardCard.SHIELD, RewardCard.DAGGER) else card - 1
-            armoury[i, rel[other], column] = 1.0
+            column = 3 if card < 0 else 0 if card in _SECRET else card - 1
+            mv[base + rel[other] * len(ARMOURY_FEATURES) + column] = 1.0
         night = state.night[i]
         if night is not None:
+            base = _O_NIGHT + i * _NIGHT_ROUND
             if night[0] < 0:
-                nights[i, MAX_PLAYERS + 1] = 1.0
+                mv[base + MAX_PLAYERS + 1] = 1.0
             else:
-                nights[i, rel[night[0]]] = 1.0
-                nights[i, MAX_PLAYERS] = night[1]
+                mv[base + rel[night[0]]] = 1.0
+                mv[base + MAX_PLAYERS] = night[1]
+                seat_base = _O_SEATS + rel[night[0]] * _F_SEAT
+                mv[seat_base + (7 if night[1] else 6)] += 1.0
     return out
 
 
-def _claim_column(action: int, claimant: int, n: int, rel: list[int]) -> int:
-    from . import actions as A
-
+def _claim_column(action: int, claimant: int, n: int, rel: tuple[int, ...]) -> int:
     if action == A.CLAIM_NONE:
         return 0
     if action < A.CLAIM_FAITHFUL_BASE:
