@@ -202,3 +202,12 @@ def test_encode_refuses_a_bad_seat():
 def test_observe_before_reset_is_an_error():
     with pytest.raises(RuntimeError, match="reset"):
         the_traitors_v0.raw_env().observe("player_0")
+
+
+def test_readme_documents_the_second_game():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert layout_table() in readme
+    assert A.action_table() in readme
+    assert f"Discrete({A.NUM_ACTIONS})" in readme and f"Box({OBS_SIZE},)" in readme
