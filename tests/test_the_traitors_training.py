@@ -152,5 +152,9 @@ def test_tiny_run_trains_saves_and_evaluates(tmp_path, capsys):
     probabilities = policy.probabilities(encode(env.game, env.seat), env.game.legal_mask())
     assert probabilities.sum() == pytest.approx(1.0) and (probabilities[env.game.legal_mask() == 0] == 0).all()
     assert piece(encode(env.game, env.seat), "role")[1] == 1
+    from training.the_traitors_train import main as evaluate_main
+
+    assert evaluate_main(["--run", str(run), "--games", "2"]) == 0
+    assert json.loads((run / "evaluation.json").read_text())["games_per_table"] == 2
     # resuming a finished run trains nothing more
     assert train_main(["--config", str(config), "--output-dir", str(tmp_path / "runs"), "--resume", "--no-eval"]) == 0

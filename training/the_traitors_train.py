@@ -337,3 +337,33 @@ def run_the_traitors(config: RunConfig, resume: bool, force: bool, evaluate: boo
     print(Path(run.path / "evaluation.md").read_text(encoding="utf-8"))
     print(f"run folder: {run.path} (total {time.perf_counter() - began:.0f} s)")
     return 0
+
+
+def main(argv=None) -> int:
+    """``python -m training.the_traitors_train --run RUN_FOLDER [--games N]``: evaluate a run's newest generation again."""
+    import argparse
+
+    from .config import ConfigError, load_config
+
+    parser = argparse.ArgumentParser(prog="python -m training.the_traitors_train", description=main.__doc__)
+    parser.add_argument("--run", required=True, help="a run folder of a the_traitors_v0 training run")
+    parser.add_argument("--games", type=int, default=None, help="games per role, table size and policy")
+    args = parser.parse_args(argv)
+    run = RunFolder(Path(args.run))
+    try:
+        config = load_config(run.config_path)
+    except ConfigError as error:
+        parser.error(str(error))
+    if config.env.name != "the_traitors_v0":
+        parser.error(f"{args.run!r} is a run of {config.env.name}; use traitors-eval for it")
+    if run.completed_generations() == 0:
+        parser.error(f"{args.run!r} has no completed generation yet")
+    if args.games is not None and args.games < 1:
+        parser.error(f"--games {args.games}: expected a positive number")
+    evaluate_the_traitors_run(config, run, args.games)
+    print((run.path / "evaluation.md").read_text(encoding="utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
