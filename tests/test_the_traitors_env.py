@@ -211,3 +211,16 @@ def test_readme_documents_the_second_game():
     assert layout_table() in readme
     assert A.action_table() in readme
     assert f"Discrete({A.NUM_ACTIONS})" in readme and f"Box({OBS_SIZE},)" in readme
+
+
+def test_engine_imports_no_rl_framework():
+    """The rules engine is pure: no gymnasium, pettingzoo or training below the environment adapter."""
+    import ast
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "traitors_env" / "the_traitors"
+    for name in ("cards.py", "actions.py", "engine.py", "observation.py", "render.py"):
+        tree = ast.parse((folder / name).read_text(encoding="utf-8"))
+        modules = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        modules |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        assert not {m.split(".")[0] for m in modules} & {"gymnasium", "pettingzoo", "training"}, name
