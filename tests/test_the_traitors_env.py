@@ -96,6 +96,9 @@ def test_results_in_every_agents_final_info_stackable(num_players):
         assert info["gold"].shape == (6,) and list(info["gold"][:num_players]) == game.gold
         assert (info["gold"][num_players:] == -1).all()
         assert info["traitor"] == game.traitor
+    assert env.result == game.result() and env.result is not env.result  # a new dict each call
+    env.reset(seed=0)
+    assert env.result is None  # nothing revealed while the game runs
 
 
 @pytest.mark.parametrize("num_players", TABLE_SIZES)

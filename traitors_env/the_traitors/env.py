@@ -35,7 +35,7 @@ else (``reward="score"``: a winner's score).
 scalars and fixed-shape arrays (stackable across agents and games; absolute seats, padded to 6
 with −1): ``won``, ``reward``, ``score``, ``role``, ``traitor``, ``outcome``, ``finalists``,
 ``third``, ``final_choices``, ``gold``, ``winners``, ``scores``, ``pot``, ``murders``,
-``num_players``.
+``num_players``. The full result (lists over seats) is ``env.unwrapped.result``.
 """
 
 from __future__ import annotations
@@ -222,6 +222,15 @@ class raw_env(AECEnv):
             self.terminations[name] = True
             self.infos[name] = final_info(game, i)
         self._accumulate_rewards()
+
+    @property
+    def result(self) -> dict | None:
+        """The finished game's full result, everything revealed (:meth:`GameState.result`: roles, gold, the
+        Final, winners, scores; lists over absolute seats). A new dict on every call; ``None`` before
+        :meth:`reset` and while the game runs (nothing may be revealed before the end)."""
+        if self.game is None or not self.game.is_terminal:
+            return None
+        return self.game.result()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation: only public information and its own knowledge."""
