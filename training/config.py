@@ -33,9 +33,17 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+#: The environments the training command accepts (``env.name``, or ``env: the_traitors_v0`` as a plain string).
+ENV_NAMES = ("traitors_aboard_v0", "the_traitors_v0")
+#: Largest table of each environment (``the_traitors_v0``: 3–6 players, T01).
+ENV_MAX_PLAYERS = {"traitors_aboard_v0": MAX_PLAYERS, "the_traitors_v0": 6}
+
+
 class EnvSection(_Section):
     """The games played during training."""
 
+    #: the environment: traitors_aboard_v0 (teams, training/train.py) or the_traitors_v0 (roles, training/the_traitors_train.py)
+    name: Literal["traitors_aboard_v0", "the_traitors_v0"] = "traitors_aboard_v0"
     #: table sizes drawn for each training game (one policy plays all of them)
     player_counts: list[int] = Field(default_factory=lambda: list(range(MIN_PLAYERS, MAX_PLAYERS + 1)), min_length=1)
     #: relative weights of ``player_counts``; ``None`` = uniform
@@ -45,9 +53,10 @@ class EnvSection(_Section):
 
     @model_validator(mode="after")
     def _check(self) -> EnvSection:
+        largest = ENV_MAX_PLAYERS[self.name]
         for n in self.player_counts:
-            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-                raise ValueError(f"player_counts holds {n}; expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}")
+            if not MIN_PLAYERS <= n <= largest:
+                raise ValueError(f"player_counts holds {n}; {self.name} has table sizes {MIN_PLAYERS}–{largest}")
         if self.player_count_weights is not None:
             if len(self.player_count_weights) != len(self.player_counts):
                 raise ValueError(
@@ -150,6 +159,16 @@ class RunConfig(_Section):
     training: TrainingSection = Field(default_factory=TrainingSection)
     ppo: PPOSection = Field(default_factory=PPOSection)
     evaluation: EvaluationSection = Field(default_factory=EvaluationSection)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _env_by_name(cls, data: Any) -> Any:
+        """``env: the_traitors_v0`` (a plain name) means that environment at every table size it has."""
+        if isinstance(data, dict) and isinstance(data.get("env"), str):
+            name = data["env"]
+            counts = list(range(MIN_PLAYERS, ENV_MAX_PLAYERS.get(name, MAX_PLAYERS) + 1))
+            data = {**data, "env": {"name": name, "player_counts": counts}}
+        return data
 
     @property
     def run_dir(self) -> Path:

@@ -308,6 +308,10 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     from stable_baselines3.common.logger import Logger
     from tqdm.auto import tqdm
 
+    if config.env.name == "the_traitors_v0":
+        from .the_traitors_train import train_the_traitors
+
+        return train_the_traitors(config, resume=resume, force=force)
     torch.set_num_threads(config.training.torch_threads)
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
@@ -501,6 +505,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 data["training"]["generations"] = saved
                 config = config_from_dict(data, "command line")
+        if config.env.name == "the_traitors_v0":  # one policy per role: training/the_traitors_train.py
+            from .the_traitors_train import run_the_traitors
+
+            return run_the_traitors(config, resume=args.resume, force=args.force, evaluate=not args.no_eval)
         began = time.perf_counter()
         run = train(config, resume=args.resume, force=args.force)
         trained = time.perf_counter() - began

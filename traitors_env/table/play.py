@@ -307,6 +307,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="traitors-play",
         description="Play Traitors Aboard in the terminal against bots or trained policies.",
     )
+    parser.add_argument(
+        "--game",
+        choices=["traitors_aboard", "the_traitors"],
+        default="traitors_aboard",
+        help="the game: traitors_aboard (default) or the_traitors (The Traitors board game, 3–6 players; "
+        "see traitors-play --game the_traitors --help)",
+    )
     parser.add_argument("--players", type=int, default=5, help="table size, 3–8 (default 5)")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0–players-1 (default 0)")
     parser.add_argument(
@@ -351,6 +358,11 @@ def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dic
 def main(argv: Sequence[str] | None = None, console: Console | None = None, stdin: TextIO | None = None) -> int:
     """Run ``traitors-play``; returns the exit status (0 finished, 1 abandoned, 2 bad arguments)."""
     parser = _parser()
+    known, _ = parser.parse_known_args(argv)
+    if known.game == "the_traitors":  # the second game has its own, simpler view (issue 15)
+        from .the_traitors_play import main as play_the_traitors
+
+        return play_the_traitors(argv, console, stdin)
     args = parser.parse_args(argv)
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         parser.error(f"--players {args.players}: expected {MIN_PLAYERS}–{MAX_PLAYERS}")
