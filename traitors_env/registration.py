@@ -11,7 +11,10 @@ from __future__ import annotations
 __all__ = ["ENVIRONMENTS", "REGISTERED", "register_environments"]
 
 #: Registry id → entry point (``module:callable``): the wrapped ``env()`` of each public module.
-ENVIRONMENTS = {"traitors_aboard_v0": "traitors_env.traitors_aboard_v0:env"}
+ENVIRONMENTS = {
+    "traitors_aboard_v0": "traitors_env.traitors_aboard_v0:env",
+    "the_traitors_v0": "traitors_env.the_traitors_v0:env",
+}
 
 
 def register_environments() -> bool:
