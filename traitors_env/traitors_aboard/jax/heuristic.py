@@ -22,9 +22,11 @@ legal. The same draws are made here from a JAX key. Two scores count as tied whe
 less than ``2**-20`` of their size (the Python agent's tie-break jitter is ``1e-6``; this also
 absorbs ``float32`` rounding).
 
-**Arithmetic.** The Python agent computes in ``float64``, this one in ``float32``. They agree
-unless a score lands within float32 rounding of a threshold; the tests in
-``tests/test_jax_heuristic.py`` measure the agreement on the observations of many games.
+**Arithmetic.** The Python agent computes in ``float64``, this one in ``float32``. Both count a
+value within ``HeuristicAgent.TOLERANCE`` (1e-4) of a threshold as reaching it, so exact ties
+(an estimate of 1/3 − 1/3 against 0) go the same way in both; they could differ only where a
+value lands within float32 rounding of a threshold minus that tolerance. The tests in
+``tests/test_jax_heuristic.py`` compare the two on every decision of many games.
 
 **No decision asked.** With an all-zero mask (the Python agent raises ``ValueError``) the
 probabilities are all 0 and the action is 0; check the mask before using the action.
@@ -40,7 +42,7 @@ import numpy as np
 
 from ...agents import heuristic as _bot
 from .. import actions as A
-from ..cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE
+from ..cards import HAND_SIZE, LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE
 from ..engine import Phase
 from ..observation import MAX_CHEST, OBS_SIZE
 
@@ -53,7 +55,7 @@ PLANK, GOOD_RIDDANCE, SPYGLASS = _bot.PLANK, _bot.GOOD_RIDDANCE, _bot.SPYGLASS
 CATCH, POCKETS = _bot.CATCH, _bot.POCKETS
 
 _SEATS = MAX_PLAYERS  # relative seats, padded
-_REMEMBERED = 3  # chest cards remembered across a Spyglass (the most it takes, R07)
+_REMEMBERED = len(A.SPYGLASS_PERMUTATIONS[0])  # chest cards remembered across a Spyglass (the most it takes, R07)
 _SLOTS = 15  # the longest list of choices (a Pirate's main decision)
 _TIE = 2.0**-20  # relative: scores closer than this are tied (see the module docstring)
 
@@ -75,10 +77,10 @@ def _index_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     hand = np.full((NUM_CARD_KINDS,) * 3, -1, dtype=np.int32)
     for kinds in A.HAND_MULTISETS:
         hand[kinds] = A.hand_claim_action(kinds)
-    chest = np.full((4, 4, 4), -1, dtype=np.int32)
+    chest = np.full((_REMEMBERED + 1,) * 3, -1, dtype=np.int32)
     for values in A.CHEST_MULTISETS:
         chest[values.count(0), values.count(1), values.count(2)] = A.chest_claim_action(values)
-    order = np.full((3, 3, 3), -1, dtype=np.int32)
+    order = np.full((_REMEMBERED,) * 3, -1, dtype=np.int32)
     for perm in A.SPYGLASS_PERMUTATIONS:
         order[perm] = A.spyglass_order_action(perm)
     return hand, chest, order
@@ -299,15 +301,15 @@ def _card_values(t: _Table, prob: jax.Array) -> jax.Array:
 def _hand_claim(hand: jax.Array) -> jax.Array:
     """``hand_claim_action(_kinds(hand))``: the claim of a hand of counts (padded with +1s to three cards)."""
     ends = jnp.cumsum(hand)
-    kinds = jnp.array([jnp.where(p < ends[-1], jnp.sum(ends <= p), PLUS) for p in range(3)])
+    kinds = jnp.array([jnp.where(p < ends[-1], jnp.sum(ends <= p), PLUS) for p in range(HAND_SIZE)])
     a, b, c = jnp.sort(kinds)
     return jnp.asarray(_HAND_CLAIM)[a, b, c]
 
 
 def _chest_claim(values: jax.Array, count: jax.Array) -> jax.Array:
     """``chest_claim_action``: the claim of the first ``count`` loot indices of ``values`` (shape (3,))."""
-    used = jnp.arange(3) < count
-    c0, c1, c2 = (jnp.sum(used & (values == v)) for v in range(3))
+    used = jnp.arange(_REMEMBERED) < count
+    c0, c1, c2 = (jnp.sum(used & (values == v)) for v in range(len(LOOT_VALUES)))
     return jnp.asarray(_CHEST_CLAIM)[c0, c1, c2]
 
 
@@ -368,7 +370,7 @@ def _pirate_main(t: _Table, score: jax.Array, prob: jax.Array) -> _Choices:
     has_suspect = jnp.any(t.others)
     suspects = jnp.where(has_suspect, _ties(t.others, key), _FIRST)  # draw 0: the suspect (none: q = 0)
     q = jnp.where(has_suspect, prob, 0.0)  # per suspect
-    top_unknown = jnp.sum(t.card[:3] & (t.known[:3] < 0))
+    top_unknown = jnp.sum(t.card[:_REMEMBERED] & (t.known[:_REMEMBERED] < 0))
     plank, pockets = A.plank_action(_SEAT_INDEX), A.empty_your_pockets_action(_SEAT_INDEX)
     slots = [
         _choice(A.OPEN_CHEST, open_chest),
@@ -427,8 +429,8 @@ def _pirate_claim(t: _Table, memory: Memory, score: jax.Array) -> _Choices:
     ties = _ties(t.others, score)
     accuse = ~found & jnp.any(ties) & (jnp.max(jnp.where(ties > 0, score, -jnp.inf)) >= _H.ACCUSE_SCORE - _H.TOLERANCE)
     taken = t.spyglass_taken
-    seen = t.known[:3]
-    tell = (taken > 0) & ~jnp.any((jnp.arange(3) < taken) & (seen < 0))
+    seen = t.known[:_REMEMBERED]
+    tell = (taken > 0) & ~jnp.any((jnp.arange(_REMEMBERED) < taken) & (seen < 0))
     otherwise = jnp.where(
         tell, _chest_claim(seen, taken), jnp.where(t.hand[SPYGLASS] > 0, A.vouch_action(0), _hand_claim(t.hand))
     )
@@ -475,7 +477,9 @@ def _mutineer_claim(t: _Table) -> _Choices:
     fake = t.hand.at[PLUS].add(t.hand[MINUS]).at[MINUS].set(0)  # every −2 shown as +1
     coin = jnp.where(_SEAT_INDEX == 0, A.vouch_action(0), _hand_claim(fake))  # heads, tails
     action = jnp.where(
-        counter, A.accuse_action(_SEAT_INDEX), jnp.where(taken > 0, _chest_claim(jnp.full(3, PLUS), taken), coin)
+        counter,
+        A.accuse_action(_SEAT_INDEX),
+        jnp.where(taken > 0, _chest_claim(jnp.full(_REMEMBERED, PLUS), taken), coin),
     )
     ties = jnp.where(counter, accusers, jnp.where(taken > 0, _FIRST, (_SEAT_INDEX < 2).astype(jnp.int32)))
     return _choices([_choice(action, True)], [ties])
@@ -483,9 +487,9 @@ def _mutineer_claim(t: _Table) -> _Choices:
 
 def _spyglass_order(obs: jax.Array, pirate: jax.Array) -> _Choices:
     taken = jnp.argmax(obs[_bot._SG_TAKEN])
-    seen = obs[_bot._SG_VIEW].reshape(3, 3)
+    seen = obs[_bot._SG_VIEW].reshape(_REMEMBERED, len(LOOT_VALUES))
     values = jnp.asarray(_LOOT_VALUES)[jnp.argmax(seen == 1.0, axis=1)]
-    position = jnp.arange(3)
+    position = jnp.arange(_REMEMBERED)
     # Stable sort of the taken cards (lowest value on top for a Pirate); the others stay where they are.
     key = jnp.where(position < taken, jnp.where(pirate, values, -values), 10.0)
     a, b, c = jnp.argsort(key, stable=True)
