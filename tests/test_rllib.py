@@ -8,6 +8,8 @@ no dashboard, small object stores) and shuts it down.
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -188,8 +190,9 @@ def test_rllib_backend_refuses_past_snapshot_opponents():
 
 
 # ---------------------------------------------------------------- training in-process
-@pytest.fixture
+@pytest.fixture(scope="module")
 def local_ray():
+    """One local Ray for the module's in-process tests (loopback, no dashboard, a small object store)."""
     ray.init(address="local", num_cpus=2, object_store_memory=80 * MB, include_dashboard=False, log_to_driver=False)
     try:
         yield
@@ -237,18 +240,35 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
     p = policy.probabilities(observation["observation"], observation["action_mask"])
     assert p.shape == (A.NUM_ACTIONS,) and abs(p.sum() - 1) < 1e-9
     assert (p[observation["action_mask"] == 0] == 0).all() and (p[observation["action_mask"] == 1] > 0).all()
+    legal = observation["action_mask"] == 1  # the fast actor path gives RLlib's own logits
+    slow = policy.logits(observation["observation"], observation["action_mask"], fast=False)
+    np.testing.assert_allclose(policy.logits(observation["observation"], observation["action_mask"])[legal], slow[legal], rtol=1e-5, atol=1e-5)
 
     report = evaluate_rllib_run(config_from_dict(data), run)
     assert report["generation"] == 2 and {c["pirates"] for c in report["cells"]} == {"trained", "heuristic", "random"}
     assert (run.path / "evaluation.md").is_file() and (run.path / "evaluation.csv").is_file()
 
 
+def test_readme_using_with_rllib_block_runs(local_ray):
+    """The README's "Using with RLlib" example (the plain env, RLlib's masking module) builds and trains."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Using with RLlib")[1].split("\n## ")[0]
+    (block,) = re.findall(r"```py\n(.*?)```", section, flags=re.S)
+    exec(compile(block, "README.md", "exec"), {})
+
+
 # ---------------------------------------------------------------- a real two-node cluster
 @pytest.mark.slow
-def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path):
+def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path, monkeypatch):
     """A head and a worker node (one CPU each, 127.0.0.1) and ``rllib.address`` pointing at the head: the two
     env runners land one per node, and the iteration's episodes were sampled on both nodes."""
+    from ray._private import ray_constants
     from ray.cluster_utils import Cluster
+
+    # Keep every address on loopback: on Linux Ray otherwise rewrites 127.0.0.1 to the machine's outward IP
+    # (ray._private.services.resolve_ip_for_localhost), here and in the node processes it starts.
+    monkeypatch.setenv(ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR, "0")
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
 
     from training.rllib.runner import train_rllib
 
