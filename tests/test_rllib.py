@@ -7,6 +7,7 @@ no dashboard, small object stores) and shuts it down.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -46,8 +47,16 @@ def _rllib_config(tmp_path, **rllib):
 # ---------------------------------------------------------------- the game master
 def test_game_master_env_passes_rllibs_env_checker():
     """RLlib's own checker (reset, a sampled action, step) accepts the env at every table size."""
+    steps = []
+
+    class Counted(GameMasterEnv):  # shows the checker really stepped the env (it skips envs it cannot read)
+        def step(self, action_dict):
+            steps.append(action_dict)
+            return super().step(action_dict)
+
     for n in range(3, 9):
-        check_multiagent_environments(GameMasterEnv({"player_counts": [n], "seed": n}))
+        check_multiagent_environments(Counted({"player_counts": [n], "seed": n}))
+    assert len(steps) == 6
 
 
 def test_agent_ids_name_the_team_of_the_seat_and_only_the_seat_to_act_observes():
@@ -190,14 +199,35 @@ def test_rllib_backend_refuses_past_snapshot_opponents():
 
 
 # ---------------------------------------------------------------- training in-process
-@pytest.fixture(scope="module")
-def local_ray():
-    """One local Ray for the module's in-process tests (loopback, no dashboard, a small object store)."""
-    ray.init(address="local", num_cpus=2, object_store_memory=80 * MB, include_dashboard=False, log_to_driver=False)
-    try:
+@contextlib.contextmanager
+def _loopback_only():
+    """Keeps every Ray address on 127.0.0.1: on Linux Ray otherwise binds all interfaces and rewrites 127.0.0.1
+    to the machine's outward IP (``ray._private.services.resolve_ip_for_localhost``), here and in the node
+    processes it starts (they read the environment variable)."""
+    from ray._private import ray_constants
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR, "0")
+        patch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
         yield
-    finally:
-        ray.shutdown()
+
+
+@pytest.fixture
+def local_ray():
+    """A local Ray for one test (loopback only, no dashboard, a small object store), shut down after it."""
+    with _loopback_only():
+        ray.init(
+            address="local",
+            _node_ip_address="127.0.0.1",
+            num_cpus=2,
+            object_store_memory=80 * MB,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
+        try:
+            yield
+        finally:
+            ray.shutdown()
 
 
 def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_spec(tmp_path, local_ray):
@@ -259,29 +289,24 @@ def test_readme_using_with_rllib_block_runs(local_ray):
 
 # ---------------------------------------------------------------- a real two-node cluster
 @pytest.mark.slow
-def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path, monkeypatch):
+def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path):
     """A head and a worker node (one CPU each, 127.0.0.1) and ``rllib.address`` pointing at the head: the two
     env runners land one per node, and the iteration's episodes were sampled on both nodes."""
-    from ray._private import ray_constants
     from ray.cluster_utils import Cluster
-
-    # Keep every address on loopback: on Linux Ray otherwise rewrites 127.0.0.1 to the machine's outward IP
-    # (ray._private.services.resolve_ip_for_localhost), here and in the node processes it starts.
-    monkeypatch.setenv(ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR, "0")
-    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
 
     from training.rllib.runner import train_rllib
 
     node = {"num_cpus": 1, "object_store_memory": 80 * MB, "node_ip_address": "127.0.0.1"}
-    cluster = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
-    try:
-        worker = cluster.add_node(**node)
-        nodes = {cluster.head_node.node_id, worker.node_id}
-        data = _rllib_config(tmp_path, address=cluster.address, num_env_runners=2).model_dump(mode="json")
-        data["training"]["generations"] = 1
-        run = train_rllib(config_from_dict(data))
-        assert not ray.is_initialized()  # the run connected to the cluster itself and disconnected
-        per_node = json.loads(run.state_path.read_text())["history"][0]["episodes_per_node"]
-        assert set(per_node) == nodes and all(count > 0 for count in per_node.values())
-    finally:
-        cluster.shutdown()
+    with _loopback_only():
+        cluster = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
+        try:
+            worker = cluster.add_node(**node)
+            nodes = {cluster.head_node.node_id, worker.node_id}
+            data = _rllib_config(tmp_path, address=cluster.address, num_env_runners=2).model_dump(mode="json")
+            data["training"]["generations"] = 1
+            run = train_rllib(config_from_dict(data))
+            assert not ray.is_initialized()  # the run connected to the cluster itself and disconnected
+            per_node = json.loads(run.state_path.read_text())["history"][0]["episodes_per_node"]
+            assert set(per_node) == nodes and all(count > 0 for count in per_node.values())
+        finally:
+            cluster.shutdown()

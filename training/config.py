@@ -150,7 +150,9 @@ class EvaluationSection(_Section):
 
 class RLlibSection(_Section):
     """The Ray RLlib backend (``backend: rllib``, see ``training/rllib/``); PPO's other settings come from ``ppo``
-    (``batch_size`` = minibatch, ``n_epochs`` = epochs per iteration) and one generation is one RLlib iteration."""
+    (``batch_size`` = minibatch, ``n_epochs`` = epochs per iteration) and one generation is one RLlib iteration.
+    Unused with this backend: ``training.steps_per_team``/``n_envs``/``vec_env``, ``ppo.n_steps`` and
+    ``evaluation.games_per_generation`` (training win rates are logged per iteration instead)."""
 
     #: Ray cluster to join (``ray.init(address=...)``); ``None`` = ``$RAY_ADDRESS`` if set, else a local Ray
     address: str | None = None
