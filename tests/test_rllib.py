@@ -35,10 +35,11 @@ from traitors_env.traitors_aboard.engine import GameState  # noqa: E402
 P, M = Role.PIRATE, Role.MUTINEER
 PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK
 MB = 2**20
+TINY = Path(__file__).resolve().parent.parent / "configs" / "rllib_tiny.yaml"
 
 
 def _rllib_config(tmp_path, **rllib):
-    data = load_config("configs/rllib_tiny.yaml").model_dump(mode="json")
+    data = load_config(TINY).model_dump(mode="json")
     data["output_dir"] = str(tmp_path)
     data["rllib"].update(rllib)
     return config_from_dict(data)
@@ -192,7 +193,7 @@ def test_team_mapping_draws_one_matchup_per_episode_by_the_weights():
 
 
 def test_rllib_backend_refuses_past_snapshot_opponents():
-    data = load_config("configs/rllib_tiny.yaml").model_dump(mode="json")
+    data = load_config(TINY).model_dump(mode="json")
     data["opponents"]["past"] = 0.1
     with pytest.raises(ValueError, match="opponents.past must be 0 with backend: rllib"):
         config_from_dict(data)
@@ -231,14 +232,19 @@ def local_ray():
 
 
 def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_spec(tmp_path, local_ray):
-    """``traitors-train`` with backend rllib: two iterations, a checkpoint and a state row each, TensorBoard and
-    CSV; --resume adds a third from the saved checkpoint; the run folder, a checkpoint and a team module are
-    agents by spec that play legal games (masked probabilities summing to 1); the final evaluation writes the report files."""
+    """``traitors-train --config configs/rllib_tiny.yaml``: two iterations, a checkpoint and a state row each,
+    TensorBoard and CSV, the evaluation report; --resume adds a third from the saved checkpoint; the run folder,
+    a checkpoint and a team module are agents by spec that play legal games (masked probabilities summing to 1)."""
     from training.rllib.runner import evaluate_rllib_run, train_rllib
+    from training.storage import RunFolder
+    from training.train import main as train_main
     from traitors_env.agents.rllib_checkpoint import load_module_policy
 
     config = _rllib_config(tmp_path)
-    run = train_rllib(config)
+    assert train_main(["--config", str(TINY), "--output-dir", str(tmp_path)]) == 0  # the CLI's backend dispatch
+    run = RunFolder(config.run_dir)
+    report = json.loads((run.path / "evaluation.json").read_text())
+    assert report["backend"] == "rllib" and report["generation"] == 1 and (run.path / "evaluation.md").is_file()
     state = json.loads(run.state_path.read_text())
     assert state["completed_generations"] == 2 and len(state["history"]) == 2
     for record in state["history"]:
@@ -276,7 +282,7 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
 
     report = evaluate_rllib_run(config_from_dict(data), run)
     assert report["generation"] == 2 and {c["pirates"] for c in report["cells"]} == {"trained", "heuristic", "random"}
-    assert (run.path / "evaluation.md").is_file() and (run.path / "evaluation.csv").is_file()
+    assert json.loads((run.path / "evaluation.json").read_text())["generation"] == 2
 
 
 def test_readme_using_with_rllib_block_runs(local_ray):
