@@ -234,8 +234,10 @@ def local_ray():
 def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_spec(tmp_path, local_ray):
     """``traitors-train --config configs/rllib_tiny.yaml``: two iterations, a checkpoint and a state row each,
     TensorBoard and CSV, the evaluation report; --resume adds a third from the saved checkpoint; the run folder,
-    a checkpoint and a team module are agents by spec that play legal games (masked probabilities summing to 1)."""
-    from training.rllib.runner import evaluate_rllib_run, train_rllib
+    a checkpoint and a team module are agents by spec that play legal games (masked probabilities summing to 1);
+    traitors-eval evaluates the resumed run."""
+    from training.evaluate import main as eval_main
+    from training.rllib.runner import train_rllib
     from training.storage import RunFolder
     from training.train import main as train_main
     from traitors_env.agents.rllib_checkpoint import load_module_policy
@@ -244,7 +246,7 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
     assert train_main(["--config", str(TINY), "--output-dir", str(tmp_path)]) == 0  # the CLI's backend dispatch
     run = RunFolder(config.run_dir)
     report = json.loads((run.path / "evaluation.json").read_text())
-    assert report["backend"] == "rllib" and report["generation"] == 1 and (run.path / "evaluation.md").is_file()
+    assert report["backend"] == "rllib" and report["generation"] == 2 and (run.path / "evaluation.md").is_file()
     state = json.loads(run.state_path.read_text())
     assert state["completed_generations"] == 2 and len(state["history"]) == 2
     for record in state["history"]:
@@ -259,7 +261,7 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
     data["training"]["generations"] = 3
     run = train_rllib(config_from_dict(data), resume=True)
     state = json.loads(run.state_path.read_text())
-    assert state["completed_generations"] == 3 and [h["generation"] for h in state["history"]] == [0, 1, 2]
+    assert state["completed_generations"] == 3 and [h["generation"] for h in state["history"]] == [1, 2, 3]
     assert (run.generation_dir(1) / "learner_group/learner/rl_module/mutineers/module_state.pkl").read_bytes() == before
 
     module = run.generation_dir(2) / "learner_group" / "learner" / "rl_module" / "pirates"
@@ -280,9 +282,10 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
     slow = policy.logits(observation["observation"], observation["action_mask"], fast=False)
     np.testing.assert_allclose(policy.logits(observation["observation"], observation["action_mask"])[legal], slow[legal], rtol=1e-5, atol=1e-5)
 
-    report = evaluate_rllib_run(config_from_dict(data), run)
-    assert report["generation"] == 2 and {c["pirates"] for c in report["cells"]} == {"trained", "heuristic", "random"}
-    assert json.loads((run.path / "evaluation.json").read_text())["generation"] == 2
+    assert eval_main(["--run", str(run.path), "--workers", "1"]) == 0  # traitors-eval reads RLlib runs too
+    report = json.loads((run.path / "evaluation.json").read_text())
+    assert report["generation"] == 3 and {c["pirates"] for c in report["cells"]} == {"trained", "heuristic", "random"}
+    assert len(list((run.path / "tensorboard" / "rllib").glob("events.out.tfevents.*.gen_*"))) == 3  # one per iteration
 
 
 def test_readme_using_with_rllib_block_runs(local_ray):

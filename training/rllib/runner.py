@@ -14,7 +14,7 @@ Outputs in the run folder (as the SB3 backend, :mod:`training.storage`): ``confi
 from the last completed iteration); ``checkpoints/gen_001/`` (RLlib's algorithm checkpoint of
 iteration 1, ``Algorithm.save_to_path``; the team modules lie in
 ``learner_group/learner/rl_module/{pirates,mutineers}``, agents by spec); ``generations.csv``
-(one row per iteration); ``tensorboard/rllib/`` (TensorBoard scalars); ``winrates.png`` (training
+(one row per iteration); ``tensorboard/rllib/`` (TensorBoard scalars, one event file per iteration); ``winrates.png`` (training
 win rates against the heuristic per iteration); the final ``evaluation.{json,csv,md}``.
 """
 
@@ -132,7 +132,7 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
     learner_steps = int(sum(module_steps.get(team, 0) for team in TEAMS))
     decisions = int(runners.get("num_env_steps_sampled", 0))
     record = {
-        "generation": generation,
+        "generation": generation + 1,  # 1-based, as in state.json everywhere
         "seconds": round(seconds, 2),
         "game_decisions": decisions,
         "learner_steps": learner_steps,
@@ -157,7 +157,6 @@ def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
     rows = []
     for h in history:
         row = {k: h[k] for k in ("generation", "seconds", "game_decisions", "learner_steps")}
-        row["generation"] += 1
         row["learner_steps_per_second"] = h["learner_steps_per_second"]
         row["game_decisions_per_second"] = h["game_decisions_per_second"]
         row.update({f"win_rate_{k}": v for k, v in h["win_rates"].items()})
@@ -178,7 +177,7 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     fig.suptitle("Training win rate per iteration (last 200 games of each matchup, RLlib backend)")
-    gens = [h["generation"] + 1 for h in history]
+    gens = [h["generation"] for h in history]
     for ax, team in zip(axes, TEAMS):
         for opponent, style in (("heuristic", "-o"), ("random", ":s"), ("self-play", "--^")):
             key = f"{team}_vs_{opponent}"
@@ -210,6 +209,7 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
     from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm
 
+    from ..resume import discard_incomplete_generations
     from ..train import prepare_run_folder
 
     # The learner runs in this process; more torch threads than cores fight the env runners (4x slower updates).
@@ -223,7 +223,6 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
         shutil.rmtree(stale)  # a save cut short by a kill
     started_ray = init_ray(config)
     algo = None
-    writer = SummaryWriter(str(run.path / "tensorboard" / "rllib"), purge_step=start + 1)
     bar = tqdm(
         total=total - start,
         unit="iter",
@@ -250,9 +249,10 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             run.write_state(state)  # last: the iteration now counts as completed
             _write_generations_csv(run, state["history"])
             _plot_training_win_rates(state["history"], run.path / "winrates.png")
-            for key, value in _scalars(record).items():
-                writer.add_scalar(key, value, generation + 1)
-            writer.flush()
+            # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
+            with SummaryWriter(str(run.path / "tensorboard" / "rllib"), filename_suffix=f".gen_{generation + 1:03d}") as writer:
+                for key, value in _scalars(record).items():
+                    writer.add_scalar(key, value, generation + 1)
             rates = record["win_rates"]
             bar.set_description(f"iter {generation + 1}/{total}")
             bar.set_postfix(
@@ -262,9 +262,11 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
                 refresh=False,
             )
             bar.update(1)
+    except KeyboardInterrupt:
+        discard_incomplete_generations(run, state["completed_generations"])  # nothing half-written stays
+        raise
     finally:
         bar.close()
-        writer.close()
         if algo is not None:
             algo.stop()
         if started_ray:
@@ -299,15 +301,34 @@ class RLlibModuleSpec:
         return PolicyAgent(load_module_policy(self.path), seed=seed, deterministic=self.deterministic)
 
 
-def evaluate_rllib_run(config: RunConfig, run: RunFolder) -> dict:
-    """The final evaluation of an RLlib run's newest iteration through :func:`training.evaluate.evaluate_matrix`:
-    every (trained, heuristic, random) Pirates policy against every Mutineers policy; writes
-    ``evaluation.{json,csv,md}`` like the SB3 backend's :func:`training.evaluate.evaluate_run`."""
-    from ..agents import AgentSpec
-    from ..evaluate import cells_csv, evaluate_matrix, learning_checks, markdown_report
+def evaluate_rllib_run(
+    config: RunConfig,
+    run: RunFolder,
+    generation: int | None = None,
+    games: int | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> dict:
+    """Evaluate an RLlib run's team modules through :func:`training.evaluate.evaluate_matrix`: every (trained,
+    heuristic, random) Pirates policy against every Mutineers policy. Arguments, files and the returned report
+    as :func:`training.evaluate.evaluate_run` (which calls this for ``backend: rllib``): ``evaluation.*`` for
+    the newest iteration with the config's games, else ``evaluation_gen<G>_games<N>.*``.
 
-    generation = run.completed_generations() - 1
+    Raises:
+        PolicyLoadError: if the run has no completed iteration or a module folder is missing.
+    """
+    from ..agents import AgentSpec, PolicyLoadError
+    from ..evaluate import cells_csv, evaluate_matrix, evaluation_stem, learning_checks, markdown_report
+
+    completed = run.completed_generations()
+    if completed == 0:
+        raise PolicyLoadError(f"run {str(run.path)!r} has no completed iteration to evaluate (no checkpoint)")
+    generation = completed - 1 if generation is None else generation
+    games = config.evaluation.games if games is None else games
     modules = {team: run.generation_dir(generation) / MODULE_DIR / team for team in TEAMS}
+    for path in modules.values():
+        if not path.is_dir():
+            raise PolicyLoadError(f"RLlib module {str(path)!r} does not exist; train first or pick another --generation")
     det = config.evaluation.deterministic
     specs = {
         team: {"trained": RLlibModuleSpec(modules[team], det), "heuristic": AgentSpec("heuristic"), "random": AgentSpec("random")}
@@ -316,26 +337,28 @@ def evaluate_rllib_run(config: RunConfig, run: RunFolder) -> dict:
     cells = evaluate_matrix(
         specs,
         config.eval_player_counts,
-        config.evaluation.games,
-        seed=config.seed + 1_000_003,
+        games,
+        seed=config.seed + 1_000_003,  # the deals of the SB3 backend's evaluation
         claims=config.env.claims,
-        workers=config.evaluation.workers,
-        progress=config.training.progress_bar,
+        workers=config.evaluation.workers if workers is None else workers,
+        progress=config.training.progress_bar if progress is None else progress,
     )
     checks = learning_checks(cells)
     report = {
         "run": config.name,
         "backend": "rllib",
-        "generation": generation,
+        "generation": generation + 1,  # 1-based, as in state.json and the checkpoint folders
         "checkpoints": {team: str(path) for team, path in modules.items()},
-        "games_per_cell": config.evaluation.games,
+        "games_per_cell": games,
         "player_counts": config.eval_player_counts,
         "deterministic": det,
         "cells": [c.as_row() for c in cells],
         "learning_checks": checks,
     }
-    atomic_write_text(run.path / "evaluation.json", json.dumps(report, indent=2))
-    atomic_write_text(run.path / "evaluation.csv", cells_csv(cells))
-    title = f"Evaluation of run {config.name!r} (RLlib), iteration {generation + 1}, {config.evaluation.games} games per cell"
-    atomic_write_text(run.path / "evaluation.md", markdown_report(cells, checks, title))
-    return report
+    stem = evaluation_stem(config, completed, generation, games)
+    files = [run.path / f"{stem}.{ext}" for ext in ("json", "csv", "md")]
+    atomic_write_text(files[0], json.dumps(report, indent=2))
+    atomic_write_text(files[1], cells_csv(cells))
+    title = f"Evaluation of run {config.name!r} (RLlib), iteration {generation + 1}, {games} games per cell"
+    atomic_write_text(files[2], markdown_report(cells, checks, title))
+    return {**report, "files": [str(f) for f in files]}
