@@ -244,15 +244,15 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             algo.save_to_path(str(tmp.resolve()))
             os.replace(tmp, final)
             record = iteration_record(result, generation, seconds)
+            # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
+            with SummaryWriter(str(run.path / "tensorboard" / "rllib"), filename_suffix=f".gen_{generation + 1:03d}") as writer:
+                for key, value in _scalars(record).items():
+                    writer.add_scalar(key, value, generation + 1)
             state["history"].append(record)
             state["completed_generations"] = generation + 1
             run.write_state(state)  # last: the iteration now counts as completed
             _write_generations_csv(run, state["history"])
             _plot_training_win_rates(state["history"], run.path / "winrates.png")
-            # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
-            with SummaryWriter(str(run.path / "tensorboard" / "rllib"), filename_suffix=f".gen_{generation + 1:03d}") as writer:
-                for key, value in _scalars(record).items():
-                    writer.add_scalar(key, value, generation + 1)
             rates = record["win_rates"]
             bar.set_description(f"iter {generation + 1}/{total}")
             bar.set_postfix(
