@@ -148,17 +148,44 @@ class EvaluationSection(_Section):
         return self
 
 
+class RLlibSection(_Section):
+    """The Ray RLlib backend (``backend: rllib``, see ``training/rllib/``); PPO's other settings come from ``ppo``
+    (``batch_size`` = minibatch, ``n_epochs`` = epochs per iteration) and one generation is one RLlib iteration.
+    Unused with this backend: ``training.steps_per_team``/``n_envs``/``vec_env``, ``ppo.n_steps`` and
+    ``evaluation.games_per_generation`` (training win rates are logged per iteration instead)."""
+
+    #: Ray cluster to join (``ray.init(address=...)``); ``None`` = ``$RAY_ADDRESS`` if set, else a local Ray
+    address: str | None = None
+    #: sampling workers (Ray actors), each with ``num_envs_per_env_runner`` games
+    num_env_runners: int = Field(default=2, ge=0)
+    num_envs_per_env_runner: int = Field(default=4, ge=1)
+    #: game decisions (all seats) sampled per iteration
+    train_batch_size: int = Field(default=4000, ge=1)
+    #: a local Ray only: CPUs it may use (``None`` = all) and its object store size
+    num_cpus: int | None = Field(default=None, ge=1)
+    object_store_memory_mb: int = Field(default=256, ge=80)
+
+
 class RunConfig(_Section):
     """One training run: ``name`` names the folder ``<output_dir>/<name>/``."""
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     seed: int = 0
+    #: "sb3" (sb3-contrib MaskablePPO, alternating generations) or "rllib" (Ray RLlib PPO, ``rllib`` section)
+    backend: Literal["sb3", "rllib"] = "sb3"
     output_dir: str = "runs"
     env: EnvSection = Field(default_factory=EnvSection)
     opponents: OpponentsSection = Field(default_factory=OpponentsSection)
     training: TrainingSection = Field(default_factory=TrainingSection)
     ppo: PPOSection = Field(default_factory=PPOSection)
     evaluation: EvaluationSection = Field(default_factory=EvaluationSection)
+    rllib: RLlibSection = Field(default_factory=RLlibSection)
+
+    @model_validator(mode="after")
+    def _check_backend(self) -> RunConfig:
+        if self.backend == "rllib" and self.opponents.past > 0:
+            raise ValueError("opponents.past must be 0 with backend: rllib (its opponents are self-play and the bots)")
+        return self
 
     @model_validator(mode="before")
     @classmethod

@@ -411,6 +411,10 @@ def evaluate_run(
     workers = config.evaluation.workers if workers is None else workers
     if workers < 1:
         raise EvaluationError(f"--workers {workers}: expected at least 1 worker process")
+    if config.backend == "rllib":  # an RLlib run (training/rllib/): the same cells, checks and files
+        from .rllib.runner import evaluate_rllib_run
+
+        return evaluate_rllib_run(config, run, generation, games, workers, progress)
     snapshots = {team: run.checkpoint(generation, team) for team in ("pirates", "mutineers")}
     for path in snapshots.values():
         if not path.is_file():

@@ -61,6 +61,10 @@ RESUMABLE_CHANGES = {
     ("training", "torch_threads"),
     ("training", "progress_bar"),
     ("evaluation",),
+    ("rllib", "address"),  # where and how widely an RLlib run samples does not change what it trains
+    ("rllib", "num_env_runners"),
+    ("rllib", "num_cpus"),
+    ("rllib", "object_store_memory_mb"),
 }
 PROGRESS_COLUMNS = (
     "generation",
@@ -510,7 +514,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_the_traitors(config, resume=args.resume, force=args.force, evaluate=not args.no_eval)
         began = time.perf_counter()
-        run = train(config, resume=args.resume, force=args.force)
+        train_fn, evaluate_fn = train, evaluate_run
+        if config.backend == "rllib":  # Ray RLlib (training/rllib/), imported only here
+            from .rllib.runner import evaluate_rllib_run as evaluate_fn
+            from .rllib.runner import train_rllib as train_fn
+        run = train_fn(config, resume=args.resume, force=args.force)
         trained = time.perf_counter() - began
         if args.no_eval:
             print(f"run folder: {run.path} (not evaluated: --no-eval); evaluate it with: {evaluate_command(run.path)}")
@@ -523,7 +531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0
         print(f"training done in {trained:.0f} s; evaluating ({config.evaluation.games} games per cell)…", flush=True)
-        evaluate_run(config, run)
+        evaluate_fn(config, run)
     except (ConfigError, RunError, PolicyLoadError) as error:
         print(f"traitors-train: error: {error}", file=sys.stderr)
         return 2
