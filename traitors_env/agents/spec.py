@@ -16,8 +16,10 @@ then, so the environment package never imports ``training/``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +27,7 @@ import numpy as np
 from . import AGENT_NAMES, Agent, TeamAgent, make_agent
 from .run_folder import RunFolder
 
-__all__ = ["AgentSpecError", "load_agent"]
+__all__ = ["AgentSpecError", "agent_maker", "load_agent"]
 
 
 class AgentSpecError(ValueError):
@@ -46,22 +48,41 @@ def load_agent(spec: str, seed: int | np.random.Generator | None = None) -> tupl
     Raises:
         AgentSpecError: naming the spec and what was expected.
     """
+    label, make = agent_maker(spec)
+    return label, make(seed)
+
+
+def agent_maker(spec: str) -> tuple[str, Callable[[int | np.random.Generator | None], Agent]]:
+    """Resolve ``spec`` once; returns ``(label, make)`` where ``make(seed)`` builds a fresh agent.
+
+    The benchmark kit resolves a spec once per process and builds one agent per game from that game's
+    seed (so results do not depend on how games are split over workers). Checkpoints are loaded once
+    (:func:`traitors_env.agents.checkpoint.load_frozen_policy` caches them); a factory is imported once
+    and called for every agent, and is checked here by building one agent with seed 0.
+
+    Raises:
+        AgentSpecError: naming the spec and what was expected (unknown name, missing path, a module
+            that cannot be imported, a factory that raises or returns no agent, a checkpoint of
+            another environment).
+    """
     if not isinstance(spec, str) or not spec:
         raise AgentSpecError(f"agent spec {spec!r} is not a non-empty string")
     if spec in AGENT_NAMES:
-        return spec, make_agent(spec, seed=seed)
+        return spec, functools.partial(make_agent, spec)
     path = Path(spec)
     if path.exists():
-        return _load_checkpoint(spec, path, seed)
+        return _checkpoint_maker(spec, path)
     if ":" in spec and not spec.startswith((".", "/")):
-        return f"factory:{spec}", _load_factory(spec, seed)
+        make = _factory_maker(spec)
+        make(0)  # a factory that fails or returns no agent is refused before any game
+        return f"factory:{spec}", make
     raise AgentSpecError(
         f"agent {spec!r} is neither a bot name ({', '.join(AGENT_NAMES)}), an existing checkpoint file or folder, "
         "nor a factory 'package.module:function'"
     )
 
 
-def _load_factory(spec: str, seed) -> Agent:
+def _factory_maker(spec: str) -> Callable:
     module_name, _, attribute = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -74,18 +95,23 @@ def _load_factory(spec: str, seed) -> Agent:
         takes_seed = "seed" in inspect.signature(factory).parameters
     except (TypeError, ValueError):  # builtins without a signature
         takes_seed = False
-    try:
-        agent = factory(seed=seed) if takes_seed else factory()
-    except Exception as error:
-        raise AgentSpecError(f"agent {spec!r}: the factory raised {type(error).__name__}: {error}") from None
-    if not callable(getattr(agent, "act", None)):
-        raise AgentSpecError(
-            f"agent {spec!r}: the factory returned {type(agent).__name__}, which has no act(observation, action_mask)"
-        )
-    return agent
+
+    def make(seed) -> Agent:
+        try:
+            agent = factory(seed=seed) if takes_seed else factory()
+        except Exception as error:
+            raise AgentSpecError(f"agent {spec!r}: the factory raised {type(error).__name__}: {error}") from None
+        if not callable(getattr(agent, "act", None)):
+            raise AgentSpecError(
+                f"agent {spec!r}: the factory returned {type(agent).__name__}, which has no "
+                "act(observation, action_mask) -> int; expected an Agent (traitors_env.agents.Agent)"
+            )
+        return agent
+
+    return make
 
 
-def _load_checkpoint(spec: str, path: Path, seed) -> tuple[str, Agent]:
+def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
     try:
         import sb3_contrib  # noqa: F401  (checked here so the error names the missing extra)
 
@@ -94,16 +120,19 @@ def _load_checkpoint(spec: str, path: Path, seed) -> tuple[str, Agent]:
         raise AgentSpecError(
             f"agent {spec!r}: trained checkpoints need the training extra (pip install -e '.[train]'): {error}"
         ) from None
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
-    def policy(file: Path) -> Agent:
+    def policy(file: Path):
         try:
-            return PolicyAgent(load_frozen_policy(file), seed=rng)
+            return load_frozen_policy(file)
         except PolicyLoadError as error:
             raise AgentSpecError(f"agent {spec!r}: {error}") from None
 
+    def generator(seed) -> np.random.Generator:
+        return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
     if path.is_file():
-        return f"policy:{path}", policy(path)
+        frozen = policy(path)
+        return f"policy:{path}", lambda seed: PolicyAgent(frozen, seed=generator(seed))
     folder = path
     if not (path / "pirates.zip").is_file() and (path / "checkpoints").is_dir():
         # A run folder: its newest generation is the last one state.json calls completed (a generation
@@ -119,4 +148,10 @@ def _load_checkpoint(spec: str, path: Path, seed) -> tuple[str, Agent]:
             f"agent {spec!r}: folder holds no pirates.zip and mutineers.zip; expected a checkpoint .zip, "
             "a generation folder or a run folder"
         )
-    return f"policy:{folder}", TeamAgent(policy(pirates), policy(mutineers))
+    frozen_pirates, frozen_mutineers = policy(pirates), policy(mutineers)
+
+    def make(seed) -> Agent:
+        rng = generator(seed)  # one stream for both teams' policies, as before
+        return TeamAgent(PolicyAgent(frozen_pirates, seed=rng), PolicyAgent(frozen_mutineers, seed=rng))
+
+    return f"policy:{folder}", make
