@@ -6,7 +6,7 @@ A spec is one of:
 - a path to a trained checkpoint: a ``MaskablePPO`` ``.zip`` (plays every seat it is given), a
   generation folder (``pirates.zip`` + ``mutineers.zip``, played by role through :class:`TeamAgent`)
   or a run folder (its newest completed generation); needs the ``train`` extra;
-- ``package.module:function``: a user's factory, called as ``function(seed=seed)`` (or ``function()``
+- ``package.module:function`` or ``path/to/file.py:function``: a user's factory, called as ``function(seed=seed)`` (or ``function()``
   if it takes no ``seed``), returning an object with ``act(observation, action_mask) -> int``
   (:class:`traitors_env.agents.Agent`).
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -72,20 +73,28 @@ def agent_maker(spec: str) -> tuple[str, Callable[[int | np.random.Generator | N
     path = Path(spec)
     if path.exists():
         return _checkpoint_maker(spec, path)
-    if ":" in spec and not spec.startswith((".", "/")):
+    module_part = spec.rpartition(":")[0]
+    if module_part and (module_part.endswith(".py") or not spec.startswith((".", "/"))):
         make = _factory_maker(spec)
         make(0)  # a factory that fails or returns no agent is refused before any game
         return f"factory:{spec}", make
     raise AgentSpecError(
         f"agent {spec!r} is neither a bot name ({', '.join(AGENT_NAMES)}), an existing checkpoint file or folder, "
-        "nor a factory 'package.module:function'"
+        "nor a factory 'package.module:function' or 'path/to/file.py:function'"
     )
 
 
 def _factory_maker(spec: str) -> Callable:
-    module_name, _, attribute = spec.partition(":")
+    module_name, _, attribute = spec.rpartition(":")
     try:
-        module = importlib.import_module(module_name)
+        if module_name.endswith(".py"):  # a file: works wherever the command runs, as traitors-eval or in a worker
+            if not Path(module_name).is_file():
+                raise FileNotFoundError(f"no file {module_name!r}")
+            source = importlib.util.spec_from_file_location(f"_agent_{Path(module_name).stem}", module_name)
+            module = importlib.util.module_from_spec(source)
+            source.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
     except Exception as error:  # ImportError, or the module's own failure at import
         raise AgentSpecError(f"agent {spec!r}: module {module_name!r} cannot be imported: {error}") from None
     factory = getattr(module, attribute, None)

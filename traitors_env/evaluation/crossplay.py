@@ -175,6 +175,7 @@ def play_cells(
     workers: int = 1,
     progress: bool = False,
     records_per_cell: int = 0,
+    desc: str = "cross-play",
 ) -> CrossPlay:
     """Play ``games`` seeded games in every cell.
 
@@ -186,6 +187,7 @@ def play_cells(
         workers: processes (1 = this process); results are the same for any value.
         progress: a tqdm bar over the games (stderr).
         records_per_cell: keep the game record of the first this many games of each cell.
+        desc: the progress bar's label.
 
     Returns:
         a :class:`CrossPlay`. A chunk whose agent failed keeps its finished games and adds one entry to
@@ -204,7 +206,7 @@ def play_cells(
         failures=[],
         records=[],
     )
-    bar = tqdm(total=len(tasks) and games * len(cells), unit="game", desc="cross-play", disable=not progress)
+    bar = tqdm(total=len(tasks) and games * len(cells), unit="game", desc=desc, disable=not progress)
 
     def collect(out: dict) -> None:
         cell = result.cells[out["key"]]
