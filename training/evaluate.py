@@ -420,7 +420,13 @@ def open_run_folder(path: str | Path) -> RunFolder:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``traitors-eval``: evaluate a run folder (see module doc)."""
+    """``traitors-eval``: evaluate a run folder (see module doc); without ``--run``, the benchmark kit
+    (``traitors-eval --agents SPEC …``, :mod:`traitors_env.evaluation.cli`)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not any(a == "--run" or a.startswith("--run=") for a in arguments):
+        from traitors_env.evaluation.cli import main as benchmark_main
+
+        return benchmark_main(arguments)
     parser = argparse.ArgumentParser(
         prog="traitors-eval",
         description="Evaluate a training run's policies. The default evaluation (newest generation, the config's "

@@ -41,9 +41,10 @@ def plot_crossplay(report: dict, path: Path) -> None:
     cols = min(4, len(keys))
     rows = -(-len(keys) // cols)
     size = max(2.6, 0.75 * len(names) + 1.2)
-    fig, axes = plt.subplots(rows, cols, figsize=(cols * size + 1.2, rows * size + 0.6), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(cols * size + 1.2, rows * size + 0.6), squeeze=False,
+                             layout="constrained")
     image = None
-    for ax, key in zip(axes.flat, keys):
+    for number, (ax, key) in enumerate(zip(axes.flat, keys)):
         table = {(r["pirates"], r["mutineers"]): r for r in report["matrix"] if r["num_players"] == key}
         grid = np.full((len(names), len(names)), np.nan)
         for (p, m), r in table.items():
@@ -59,11 +60,11 @@ def plot_crossplay(report: dict, path: Path) -> None:
         ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.set_xlabel("Mutineers agent", fontsize=8)
-        ax.set_ylabel("Pirates agent", fontsize=8)
+        if number % cols == 0:
+            ax.set_ylabel("Pirates agent", fontsize=8)
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
     fig.suptitle(f"Pirates' win rate (%), {report['settings']['games']} games per cell", fontsize=11)
-    fig.tight_layout()
     fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label="Pirates' win rate")
     _save(fig, path)
 
