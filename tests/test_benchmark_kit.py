@@ -324,7 +324,9 @@ def test_readme_user_agent_example_runs(tmp_path, capsys):
     for name in ("report.md", "crossplay.png", "ratings.png", "metrics.png"):
         assert (tmp_path / "bench" / name).is_file()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "examples/plank_pirate.py:make" in readme
+    example = (ROOT / "examples" / "plank_pirate.py").read_text(encoding="utf-8")
+    assert example[example.index("import numpy"):] in readme  # the README shows the file that runs here
+    assert "plank=examples/plank_pirate.py:make" in readme
 
 
 def test_population_file_and_seed_groups(tmp_path):
@@ -334,6 +336,9 @@ def test_population_file_and_seed_groups(tmp_path):
     assert population.names == ["random", "bots/1", "bots/2"] and population.groups == {"bots": ["bots/1", "bots/2"]}
     report = run_benchmark(population, [3], 4, tmp_path / "out", plots=False)
     assert report["seed_groups"]["bots"]["seeds"] == 2
+    from traitors_env.evaluation.compare import compare
+
+    assert "bots (out: claims on, 2 seeds)" in compare([report], ["bots"], ["out"])
     assert set(report["seed_groups"]["bots"]["pirates"]["win_rate"]) >= {"mean", "interval", "values"}
 
 
