@@ -147,8 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"written: {', '.join(report['files'])}")
     if report["failures"] or report["interrupted"]:
         agents = sorted({f"{f['agent']} ({f['team']})" for f in report["failures"]})
-        what = f"agent failures: {', '.join(agents)}" if agents else "interrupted"
-        print(f"traitors-eval: {what}; the report keeps every finished game and names the failure", file=sys.stderr)
+        what = f"agent failures: {', '.join(agents)} (named in the report)" if agents else "interrupted"
+        print(f"traitors-eval: {what}; the report keeps every finished game", file=sys.stderr)
         return 1
     return 0
 
