@@ -106,7 +106,6 @@ def _maker(spec):
 
 def _play(env, agents: dict[Role, tuple[str, object]], seed: int, num_players: int, index: int) -> None:
     """Play one game to its end; raises :class:`AgentFailure` naming the agent that failed."""
-    game = None
     env.reset(seed=seed)
     game = env.game
     for name in env.agent_iter():

@@ -57,7 +57,7 @@ def bootstrap_over_seeds(values: list[float], seed: int = 0) -> dict:
     return {"mean": round(mean, 6), "interval": interval, "seeds": len(values), "values": [round(v, 6) for v in values]}
 
 
-def _matrix_rows(crossplay: CrossPlay, names: list[str], counts: list[int]) -> list[dict]:
+def _matrix_rows(crossplay: CrossPlay, names: list[str]) -> list[dict]:
     failed_cells = {(f["num_players"], f["agent"], f["team"]) for f in crossplay.failures}
 
     def row(n, p, m, games, wins, ends) -> dict:
@@ -72,11 +72,11 @@ def _matrix_rows(crossplay: CrossPlay, names: list[str], counts: list[int]) -> l
     rows, pooled = [], {}
     for (n, p, m), cell in sorted(crossplay.cells.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1]), names.index(kv[0][2]))):
         rows.append(row(n, p, m, cell.games, cell.pirate_wins, cell.end_conditions))
-        entry = pooled.setdefault((p, m), [0, 0, Counter(), False])
+        entry = pooled.setdefault((p, m), [0, 0, Counter()])
         entry[0] += cell.games
         entry[1] += cell.pirate_wins
         entry[2].update(cell.end_conditions)
-    for (p, m), (games, wins, ends, _) in pooled.items():
+    for (p, m), (games, wins, ends) in pooled.items():
         r = row("all", p, m, games, wins, ends)
         r["failed"] = any(x["failed"] for x in rows if x["pirates"] == p and x["mutineers"] == m)
         rows.append(r)
@@ -104,7 +104,7 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
     """The report dict (see the module doc) of a finished (or partly finished) cross-play."""
     names = population.names
     counts = list(settings["players"])
-    rows = _matrix_rows(crossplay, names, counts)
+    rows = _matrix_rows(crossplay, names)
     # Ratings: games in a fixed order (game index, table size, cell), whatever order workers finished in.
     order = sorted(crossplay.cells.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1]), names.index(kv[0][2])))
     games = []
