@@ -1,0 +1,1 @@
+"""The JAX twin of Traitors Aboard (optional extra ``jax``: ``pip install -e ".[jax]"``)."""
