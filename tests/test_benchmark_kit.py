@@ -334,8 +334,11 @@ def test_population_file_and_seed_groups(tmp_path):
     path.write_text("agents:\n  - random\n  - bots: [heuristic, random]\n")
     population = load_population_file(path)
     assert population.names == ["random", "bots/1", "bots/2"] and population.groups == {"bots": ["bots/1", "bots/2"]}
-    report = run_benchmark(population, [3], 4, tmp_path / "out", plots=False)
+    report = run_benchmark(population, [3], 4, tmp_path / "out", plots=False, records=1)
     assert report["seed_groups"]["bots"]["seeds"] == 2
+    records = sorted((tmp_path / "out" / "records").glob("*.json"))
+    assert len(records) == 9  # the first game of each of the 3 x 3 cells, replayable
+    assert sum(tally_record(r)["pirates"]["games"] for r in records) == 9
     from traitors_env.evaluation.compare import compare
 
     assert "bots (out: claims on, 2 seeds)" in compare([report], ["bots"], ["out"])

@@ -17,6 +17,7 @@ finished before it are kept and the failure is reported (:class:`AgentFailure`),
 from __future__ import annotations
 
 import multiprocessing
+import re
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -161,8 +162,14 @@ def _run_chunk(task: tuple) -> dict:
             out["tallies"][team].update(counts)
         if index < record_below:
             record = env.record(seats=[p_name if r == Role.PIRATE else m_name for r in game.roles])
-            out["records"].append((f"{n}p_{p_name}_vs_{m_name}_game{index:04d}.json", record.to_json()))
+            name = f"{n}p_{_file_part(p_name)}_vs_{_file_part(m_name)}_game{index:04d}.json"
+            out["records"].append((name, record.to_json()))
     return out
+
+
+def _file_part(name: str) -> str:
+    """An agent name as part of a file name (``runs/quick`` → ``runs-quick``)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.") or "agent"
 
 
 # ------------------------------------------------------------------ main side
