@@ -28,21 +28,15 @@ import argparse
 import csv
 import io
 import json
-import math
-import multiprocessing
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from traitors_env import traitors_aboard_v0
-from traitors_env.agents import TeamAgent
-from traitors_env.evaluation import play_game as play_seated_game
 from traitors_env.evaluation import wilson_interval
-from traitors_env.traitors_aboard.cards import ROLE_NAMES, Role
+from traitors_env.evaluation.crossplay import game_seed, play_cells  # noqa: F401  (game_seed re-exported)
 
 from .agents import AgentSpec, PolicyLoadError
 from .config import ConfigError, RunConfig, load_config
@@ -53,26 +47,6 @@ POLICIES = ("trained", "heuristic", "random")
 
 class EvaluationError(ValueError):
     """An evaluation that cannot run as asked (bad --generation/--games, not a run folder); the message says why."""
-
-
-def game_seed(base_seed: int, num_players: int, index: int) -> int:
-    """The deal seed of game ``index`` at ``num_players`` (the same in every cell of an evaluation)."""
-    return int(np.random.SeedSequence([base_seed, num_players, index]).generate_state(1, dtype=np.uint64)[0])
-
-
-def play_game(num_players: int, seed: int, pirates, mutineers, claims: bool = True) -> Role:
-    """Play one game with ``pirates`` on the Pirate seats and ``mutineers`` on the Mutineer seats; the winner.
-
-    Both are :class:`traitors_env.agents.Agent`-like objects (``act(observation, action_mask) -> int``);
-    :class:`traitors_env.agents.TeamAgent` routes each decision by the role its observation shows.
-
-    Raises:
-        traitors_env.traitors_aboard.engine.IllegalActionError: if an agent picks an action outside its mask.
-    """
-    env = traitors_aboard_v0.raw_env(num_players=num_players, claims=claims)
-    team = TeamAgent(pirate=pirates, mutineer=mutineers)
-    result = play_seated_game(env, [team] * num_players, seed=seed)["result"]
-    return Role.PIRATE if result["winner"] == ROLE_NAMES[Role.PIRATE] else Role.MUTINEER
 
 
 @dataclass
@@ -103,42 +77,6 @@ class Cell:
         }
 
 
-def _run_cell(task: tuple) -> tuple[int, str, str, int, int]:
-    """Worker: play ``games`` seeded games of one cell; returns the cell key, games and Pirates' wins."""
-    num_players, p_name, p_spec, m_name, m_spec, base_seed, first, games, claims = task
-    seeds = np.random.SeedSequence([base_seed, num_players, POLICIES.index(p_name), POLICIES.index(m_name), 7])
-    p_seed, m_seed = (int(s) for s in seeds.generate_state(2, dtype=np.uint64))
-    pirates, mutineers = p_spec.build(p_seed), m_spec.build(m_seed)
-    wins = 0
-    for index in range(first, first + games):
-        wins += (
-            play_game(num_players, game_seed(base_seed, num_players, index), pirates, mutineers, claims) == Role.PIRATE
-        )
-    return num_players, p_name, m_name, games, wins
-
-
-def _map(tasks: list[tuple], workers: int, progress: bool = False) -> list[tuple]:
-    """Run the cell tasks (in this process or a pool); with ``progress``, a tqdm bar over the games."""
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=sum(task[7] for task in tasks), unit="game", desc="evaluation", disable=not progress)
-    results = []
-    try:
-        if workers <= 1 or len(tasks) <= 1:
-            for task in tasks:
-                results.append(_run_cell(task))
-                bar.update(task[7])
-            return results
-        context = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            for future in as_completed([pool.submit(_run_cell, task) for task in tasks]):
-                results.append(future.result())
-                bar.update(results[-1][3])
-        return results
-    finally:
-        bar.close()
-
-
 def evaluate_matrix(
     specs: dict[str, dict[str, AgentSpec]],
     player_counts: Sequence[int],
@@ -165,21 +103,21 @@ def evaluate_matrix(
     """
     if pairs is None:
         pairs = [(p, m) for p in specs["pirates"] for m in specs["mutineers"]]
-    tasks = []
-    # Split big cells so both workers stay busy; every chunk keeps its own game indices.
-    chunk = max(1, math.ceil(games / 2)) if workers > 1 else games
-    for n in player_counts:
-        for p_name, m_name in pairs:
-            for first in range(0, games, chunk):
-                size = min(chunk, games - first)
-                tasks.append(
-                    (n, p_name, specs["pirates"][p_name], m_name, specs["mutineers"][m_name], seed, first, size, claims)
-                )
-    totals: dict[tuple, list[int]] = {}
-    for n, p_name, m_name, played, wins in _map(tasks, workers, progress):
-        entry = totals.setdefault((n, p_name, m_name), [0, 0])
-        entry[0] += played
-        entry[1] += wins
+    # The benchmark kit plays the games: each game's deal and agents are seeded from its own index, so
+    # the counts are the same for any number of workers (traitors_env.evaluation.crossplay).
+    cells_to_play = [
+        (n, p_name, specs["pirates"][p_name], m_name, specs["mutineers"][m_name])
+        for n in player_counts
+        for p_name, m_name in pairs
+    ]
+    played = play_cells(cells_to_play, games, seed=seed, claims=claims, workers=workers, progress=progress,
+                        desc="evaluation")
+    if played.failures:
+        first = played.failures[0]
+        raise EvaluationError(f"agent {first['agent']!r} failed playing the {first['team']}: {first['error']}")
+    if played.interrupted:
+        raise KeyboardInterrupt
+    totals = {key: (cell.games, cell.pirate_wins) for key, cell in played.cells.items()}
     cells = [Cell(n, p, m, g, w) for (n, p, m), (g, w) in totals.items()]
     cells.sort(key=lambda c: (c.num_players, POLICIES.index(c.pirates), POLICIES.index(c.mutineers)))
     for p_name, m_name in pairs:
@@ -486,7 +424,13 @@ def open_run_folder(path: str | Path) -> RunFolder:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``traitors-eval``: evaluate a run folder (see module doc)."""
+    """``traitors-eval``: evaluate a run folder (see module doc); without ``--run``, the benchmark kit
+    (``traitors-eval --agents SPEC …``, :mod:`traitors_env.evaluation.cli`)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not any(a == "--run" or a.startswith("--run=") for a in arguments):
+        from traitors_env.evaluation.cli import main as benchmark_main
+
+        return benchmark_main(arguments)
     parser = argparse.ArgumentParser(
         prog="traitors-eval",
         description="Evaluate a training run's policies. The default evaluation (newest generation, the config's "

@@ -6,7 +6,7 @@ A spec is one of:
 - a path to a trained checkpoint: a ``MaskablePPO`` ``.zip`` (plays every seat it is given), a
   generation folder (``pirates.zip`` + ``mutineers.zip``, played by role through :class:`TeamAgent`)
   or a run folder (its newest completed generation); needs the ``train`` extra;
-- ``package.module:function``: a user's factory, called as ``function(seed=seed)`` (or ``function()``
+- ``package.module:function`` or ``path/to/file.py:function``: a user's factory, called as ``function(seed=seed)`` (or ``function()``
   if it takes no ``seed``), returning an object with ``act(observation, action_mask) -> int``
   (:class:`traitors_env.agents.Agent`).
 
@@ -16,8 +16,11 @@ then, so the environment package never imports ``training/``.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +28,7 @@ import numpy as np
 from . import AGENT_NAMES, Agent, TeamAgent, make_agent
 from .run_folder import RunFolder
 
-__all__ = ["AgentSpecError", "load_agent"]
+__all__ = ["AgentSpecError", "agent_maker", "load_agent"]
 
 
 class AgentSpecError(ValueError):
@@ -46,25 +49,52 @@ def load_agent(spec: str, seed: int | np.random.Generator | None = None) -> tupl
     Raises:
         AgentSpecError: naming the spec and what was expected.
     """
+    label, make = agent_maker(spec)
+    return label, make(seed)
+
+
+def agent_maker(spec: str) -> tuple[str, Callable[[int | np.random.Generator | None], Agent]]:
+    """Resolve ``spec`` once; returns ``(label, make)`` where ``make(seed)`` builds a fresh agent.
+
+    The benchmark kit resolves a spec once per process and builds one agent per game from that game's
+    seed (so results do not depend on how games are split over workers). Checkpoints are loaded once
+    (:func:`traitors_env.agents.checkpoint.load_frozen_policy` caches them); a factory is imported once
+    and called for every agent, and is checked here by building one agent with seed 0.
+
+    Raises:
+        AgentSpecError: naming the spec and what was expected (unknown name, missing path, a module
+            that cannot be imported, a factory that raises or returns no agent, a checkpoint of
+            another environment).
+    """
     if not isinstance(spec, str) or not spec:
         raise AgentSpecError(f"agent spec {spec!r} is not a non-empty string")
     if spec in AGENT_NAMES:
-        return spec, make_agent(spec, seed=seed)
+        return spec, functools.partial(make_agent, spec)
     path = Path(spec)
     if path.exists():
-        return _load_checkpoint(spec, path, seed)
-    if ":" in spec and not spec.startswith((".", "/")):
-        return f"factory:{spec}", _load_factory(spec, seed)
+        return _checkpoint_maker(spec, path)
+    module_part = spec.rpartition(":")[0]
+    if module_part and (module_part.endswith(".py") or not spec.startswith((".", "/"))):
+        make = _factory_maker(spec)
+        make(0)  # a factory that fails or returns no agent is refused before any game
+        return f"factory:{spec}", make
     raise AgentSpecError(
         f"agent {spec!r} is neither a bot name ({', '.join(AGENT_NAMES)}), an existing checkpoint file or folder, "
-        "nor a factory 'package.module:function'"
+        "nor a factory 'package.module:function' or 'path/to/file.py:function'"
     )
 
 
-def _load_factory(spec: str, seed) -> Agent:
-    module_name, _, attribute = spec.partition(":")
+def _factory_maker(spec: str) -> Callable:
+    module_name, _, attribute = spec.rpartition(":")
     try:
-        module = importlib.import_module(module_name)
+        if module_name.endswith(".py"):  # a file: works wherever the command runs, as traitors-eval or in a worker
+            if not Path(module_name).is_file():
+                raise FileNotFoundError(f"no file {module_name!r}")
+            source = importlib.util.spec_from_file_location(f"_agent_{Path(module_name).stem}", module_name)
+            module = importlib.util.module_from_spec(source)
+            source.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
     except Exception as error:  # ImportError, or the module's own failure at import
         raise AgentSpecError(f"agent {spec!r}: module {module_name!r} cannot be imported: {error}") from None
     factory = getattr(module, attribute, None)
@@ -74,22 +104,28 @@ def _load_factory(spec: str, seed) -> Agent:
         takes_seed = "seed" in inspect.signature(factory).parameters
     except (TypeError, ValueError):  # builtins without a signature
         takes_seed = False
-    try:
-        agent = factory(seed=seed) if takes_seed else factory()
-    except Exception as error:
-        raise AgentSpecError(f"agent {spec!r}: the factory raised {type(error).__name__}: {error}") from None
-    if not callable(getattr(agent, "act", None)):
-        raise AgentSpecError(
-            f"agent {spec!r}: the factory returned {type(agent).__name__}, which has no act(observation, action_mask)"
-        )
-    return agent
+
+    def make(seed) -> Agent:
+        try:
+            agent = factory(seed=seed) if takes_seed else factory()
+        except Exception as error:
+            raise AgentSpecError(f"agent {spec!r}: the factory raised {type(error).__name__}: {error}") from None
+        if not callable(getattr(agent, "act", None)):
+            raise AgentSpecError(
+                f"agent {spec!r}: the factory returned {type(agent).__name__}, which has no "
+                "act(observation, action_mask) -> int; expected an Agent (traitors_env.agents.Agent)"
+            )
+        return agent
+
+    return make
 
 
-def _load_checkpoint(spec: str, path: Path, seed) -> tuple[str, Agent]:
+def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
     from . import rllib_checkpoint  # reads files only; ray is imported when a module loads
 
     if rllib_checkpoint.is_rllib_checkpoint(path):  # an RLlib module, algorithm checkpoint or run folder
-        return rllib_checkpoint.load_rllib_agent(spec, path, seed)
+        label, _ = rllib_checkpoint.load_rllib_agent(spec, path, 0)  # loads (and caches) now: errors before any game
+        return label, lambda seed: rllib_checkpoint.load_rllib_agent(spec, path, seed)[1]
     try:
         import sb3_contrib  # noqa: F401  (checked here so the error names the missing extra)
 
@@ -98,16 +134,19 @@ def _load_checkpoint(spec: str, path: Path, seed) -> tuple[str, Agent]:
         raise AgentSpecError(
             f"agent {spec!r}: trained checkpoints need the training extra (pip install -e '.[train]'): {error}"
         ) from None
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
-    def policy(file: Path) -> Agent:
+    def policy(file: Path):
         try:
-            return PolicyAgent(load_frozen_policy(file), seed=rng)
+            return load_frozen_policy(file)
         except PolicyLoadError as error:
             raise AgentSpecError(f"agent {spec!r}: {error}") from None
 
+    def generator(seed) -> np.random.Generator:
+        return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
     if path.is_file():
-        return f"policy:{path}", policy(path)
+        frozen = policy(path)
+        return f"policy:{path}", lambda seed: PolicyAgent(frozen, seed=generator(seed))
     folder = path
     if not (path / "pirates.zip").is_file() and (path / "checkpoints").is_dir():
         # A run folder: its newest generation is the last one state.json calls completed (a generation
@@ -123,4 +162,10 @@ def _load_checkpoint(spec: str, path: Path, seed) -> tuple[str, Agent]:
             f"agent {spec!r}: folder holds no pirates.zip and mutineers.zip; expected a checkpoint .zip, "
             "a generation folder or a run folder"
         )
-    return f"policy:{folder}", TeamAgent(policy(pirates), policy(mutineers))
+    frozen_pirates, frozen_mutineers = policy(pirates), policy(mutineers)
+
+    def make(seed) -> Agent:
+        rng = generator(seed)  # one stream for both teams' policies, as before
+        return TeamAgent(PolicyAgent(frozen_pirates, seed=rng), PolicyAgent(frozen_mutineers, seed=rng))
+
+    return f"policy:{folder}", make

@@ -1,4 +1,12 @@
-"""Evaluation: playing games with one agent per seat, match-ups with Wilson intervals."""
+"""Evaluation and the benchmark kit (no ``train`` extra needed for bots and user agents).
+
+- :mod:`.games`: one game with one agent per seat; baseline match-ups with Wilson intervals.
+- :mod:`.crossplay`: seeded cross-play over worker processes (identical for any worker count).
+- :mod:`.metrics`: hidden-role metrics (deception, deduction, judgement) from replayed game records.
+- :mod:`.ratings`: openskill team ratings; :mod:`.metagame`: the Nash equilibrium of the meta-game.
+- :mod:`.population`: agents by spec and seed groups; :mod:`.report`, :mod:`.plots`: report.json/.md, PNGs.
+- :mod:`.cli`: ``traitors-eval --agents …``; :mod:`.compare`: two reports side by side.
+"""
 
 from .games import MatchupResult, evaluate, play_game
 from .stats import wilson_interval

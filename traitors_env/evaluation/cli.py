@@ -1,0 +1,157 @@
+"""``traitors-eval --agents SPEC …``: the benchmark kit's command (cross-play, ratings, meta-game, metrics).
+
+Every agent plays the Pirates against every agent as the Mutineers at each table size; see
+:mod:`.crossplay` (games), :mod:`.report` (report.json, report.md), :mod:`.plots` (PNG files).
+Exit status: 0 done; 1 an agent failed mid-run or the run was interrupted (the report holds every
+finished game and names the failure); 2 bad input (nothing played).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..files import atomic_write_text
+from ..traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from .crossplay import play_cells
+from .population import Population, PopulationError, load_population_file, parse_population
+
+__all__ = ["main", "run_benchmark"]
+
+
+def run_benchmark(
+    population: Population,
+    players: Sequence[int],
+    games: int,
+    out: str | Path,
+    seed: int = 0,
+    claims: bool = True,
+    workers: int = 1,
+    anchor: Sequence[str] = (),
+    records: int = 0,
+    plots: bool = True,
+    progress: bool = False,
+) -> dict:
+    """Check every spec, play the cross-play, write ``report.json``, ``report.md`` and the plots into ``out``.
+
+    Args:
+        population: the agents (:mod:`.population`).
+        players: table sizes (3–8); games: per cell; seed: base seed; claims: the claim step (R14).
+        workers: processes (results are identical for any number).
+        anchor: if given, only the cells in which one side is one of these agents.
+        records: keep the game records of the first ``records`` games of each cell in ``out/records/``.
+
+    Returns:
+        the report (see :mod:`.report`) plus ``"files"``: the paths written.
+
+    Raises:
+        AgentSpecError: naming the first spec that names no agent (before any game is played).
+        ValueError: for bad table sizes, games, workers or anchors.
+    """
+    from ..agents.spec import agent_maker
+    from .plots import plot_crossplay, plot_metrics, plot_ratings
+    from .report import build_report, markdown
+
+    players = [int(n) for n in players]
+    bad = [n for n in players if not MIN_PLAYERS <= n <= MAX_PLAYERS]
+    if bad or not players:
+        raise ValueError(f"--players {bad or players}: expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}")
+    if games < 1 or workers < 1 or records < 0:
+        raise ValueError(f"--games {games}, --workers {workers}, --records {records}: expected games and workers >= 1")
+    names = population.names
+    if not names:
+        raise ValueError("no agents given; expected at least one spec (e.g. --agents random heuristic)")
+    unknown = [a for a in anchor if a not in names]
+    if unknown:
+        raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
+    for spec in population.specs.values():
+        agent_maker(spec)  # raises AgentSpecError naming the spec, before anything is played
+    cells = [
+        (n, p, population.specs[p], m, population.specs[m])
+        for n in players
+        for p in names
+        for m in names
+        if not anchor or p in anchor or m in anchor
+    ]
+    started = time.perf_counter()
+    crossplay = play_cells(cells, games, seed=seed, claims=claims, workers=workers, progress=progress,
+                           records_per_cell=records)
+    settings = {"players": players, "games": games, "seed": seed, "claims": claims, "anchor": list(anchor),
+                "seconds": round(time.perf_counter() - started, 1)}
+    report = build_report(population, crossplay, settings)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = [out / "report.json", out / "report.md"]
+    atomic_write_text(files[0], json.dumps(report, indent=1))
+    atomic_write_text(files[1], markdown(report))
+    if plots:
+        for name, plot in (("crossplay.png", plot_crossplay), ("ratings.png", plot_ratings),
+                           ("metrics.png", plot_metrics)):
+            files.append(out / name)
+            plot(report, files[-1])
+    if crossplay.records:
+        (out / "records").mkdir(exist_ok=True)
+        for name, text in crossplay.records:
+            atomic_write_text(out / "records" / name, text + "\n")
+    return {**report, "files": [str(f) for f in files]}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="traitors-eval",
+        description="Benchmark agents: every agent as the Pirates against every agent as the Mutineers at each "
+        "table size; writes report.json, report.md, crossplay.png, ratings.png, metrics.png into --out. "
+        "(traitors-eval --run RUN evaluates one training run instead.)",
+    )
+    parser.add_argument("--agents", nargs="+", default=[], metavar="SPEC",
+                        help="agents: random, heuristic, a checkpoint (.zip, generation or run folder), "
+                        "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
+    parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
+    parser.add_argument("--players", type=int, nargs="+", default=list(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+                        help="table sizes (default 3 4 5 6 7 8)")
+    parser.add_argument("--games", type=int, default=100, help="seeded games per cell (default 100)")
+    parser.add_argument("--out", default="reports/benchmark", help="output folder (default reports/benchmark)")
+    parser.add_argument("--seed", type=int, default=0, help="base seed of the deals and agents (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
+    parser.add_argument("--no-claims", action="store_true", help="play without the claim step (R14)")
+    parser.add_argument("--anchor", nargs="+", default=[], metavar="NAME",
+                        help="only the cells in which one side is one of these agents (no meta-game then)")
+    parser.add_argument("--records", type=int, default=0, help="keep the records of the first N games of each cell")
+    parser.add_argument("--no-plots", action="store_true", help="write no PNG files")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``traitors-eval --agents …``; returns the exit status (see the module doc)."""
+    from ..agents.spec import AgentSpecError
+
+    args = build_parser().parse_args(argv)
+    try:
+        population = parse_population(args.agents)
+        if args.agents_file:
+            population.extend(load_population_file(args.agents_file))
+        report = run_benchmark(
+            population, args.players, args.games, args.out, seed=args.seed, claims=not args.no_claims,
+            workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,
+            progress=not args.no_progress,
+        )
+    except (AgentSpecError, PopulationError, ValueError) as error:
+        print(f"traitors-eval: error: {error}", file=sys.stderr)
+        return 2
+    print(Path(report["files"][1]).read_text(encoding="utf-8"))
+    print(f"written: {', '.join(report['files'])}")
+    if report["failures"] or report["interrupted"]:
+        agents = sorted({f"{f['agent']} ({f['team']})" for f in report["failures"]})
+        what = f"agent failures: {', '.join(agents)} (named in the report)" if agents else "interrupted"
+        print(f"traitors-eval: {what}; the report keeps every finished game", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""The report's plots (matplotlib, Agg): cross-play heatmaps, ratings with error bars, metrics per agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .metrics import METRICS
+
+__all__ = ["plot_crossplay", "plot_metrics", "plot_ratings"]
+
+TEAM_KEYS = ("pirates", "mutineers")
+#: The metrics drawn in metrics.png (a rate each, so they share the 0–1 axis).
+PLOTTED = ("win_rate", "loot_false_rate", "hand_claim_truth", "accuse_truth", "vouch_truth",
+           "plank_precision", "eyp_on_mutineer", "chest_open_success")
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: Path) -> None:
+    path = Path(path)
+    tmp = path.with_name(path.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    _pyplot().close(fig)
+    tmp.replace(path)
+
+
+def plot_crossplay(report: dict, path: Path) -> None:
+    """``crossplay.png``: one heatmap of the Pirates' win rate per table size (and pooled), annotated in %."""
+    plt = _pyplot()
+    names = list(report["agents"])
+    keys = ["all", *report["settings"]["players"]]
+    cols = min(4, len(keys))
+    rows = -(-len(keys) // cols)
+    size = max(2.6, 0.75 * len(names) + 1.2)
+    fig, axes = plt.subplots(rows, cols, figsize=(cols * size + 1.2, rows * size + 0.6), squeeze=False,
+                             layout="constrained")
+    image = None
+    for number, (ax, key) in enumerate(zip(axes.flat, keys)):
+        table = {(r["pirates"], r["mutineers"]): r for r in report["matrix"] if r["num_players"] == key}
+        grid = np.full((len(names), len(names)), np.nan)
+        for (p, m), r in table.items():
+            if r["games"]:
+                grid[names.index(p), names.index(m)] = r["win_rate"]
+        image = ax.imshow(grid, vmin=0, vmax=1, cmap="RdBu_r")
+        for i in range(len(names)):
+            for j in range(len(names)):
+                if not np.isnan(grid[i, j]):
+                    ax.text(j, i, f"{100 * grid[i, j]:.0f}", ha="center", va="center", fontsize=8,
+                            color="white" if abs(grid[i, j] - 0.5) > 0.3 else "black")
+        ax.set_title("pooled" if key == "all" else f"{key} players", fontsize=10)
+        ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.set_xlabel("Mutineers agent", fontsize=8)
+        if number % cols == 0:
+            ax.set_ylabel("Pirates agent", fontsize=8)
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    fig.suptitle(f"Pirates' win rate (%), {report['settings']['games']} games per cell", fontsize=11)
+    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label="Pirates' win rate")
+    _save(fig, path)
+
+
+def plot_ratings(report: dict, path: Path) -> None:
+    """``ratings.png``: openskill μ per agent and team, error bars ± 2σ."""
+    plt = _pyplot()
+    names = list(report["agents"])
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(names) + 1.8), sharey=True)
+    for ax, team, color in zip(axes, TEAM_KEYS, ("tab:red", "tab:blue")):
+        mus = [report["ratings"].get(n, {}).get(team, {}).get("mu", np.nan) for n in names]
+        sigmas = [report["ratings"].get(n, {}).get(team, {}).get("sigma", np.nan) for n in names]
+        ax.errorbar(mus, range(len(names)), xerr=2 * np.asarray(sigmas), fmt="o", color=color, capsize=3)
+        ax.set_yticks(range(len(names)), names)
+        ax.invert_yaxis()
+        ax.set_title(f"as the {team}")
+        ax.set_xlabel("openskill μ (bars: ± 2σ)")
+        ax.grid(alpha=0.3)
+    fig.suptitle("Team ratings (Plackett–Luce, every game of the cross-play)")
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def plot_metrics(report: dict, path: Path) -> None:
+    """``metrics.png``: the rate metrics of :data:`PLOTTED` per agent, one panel each, bars per team, 95 % bars."""
+    plt = _pyplot()
+    names = list(report["agents"])
+    metrics = [m for m in METRICS if m.name in PLOTTED]
+    cols = 4
+    rows = -(-len(metrics) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(cols * max(3.2, 0.5 * len(names) + 1.5), rows * 3.4), squeeze=False)
+    x = np.arange(len(names))
+    for ax, metric in zip(axes.flat, metrics):
+        for k, (team, color) in enumerate(zip(TEAM_KEYS, ("tab:red", "tab:blue"))):
+            values, low, high = [], [], []
+            for n in names:
+                e = report["metrics"].get(n, {}).get(team, {}).get(metric.name)
+                ok = e is not None and e["value"] is not None
+                values.append(e["value"] if ok else np.nan)
+                low.append(e["value"] - e["interval"][0] if ok else 0)
+                high.append(e["interval"][1] - e["value"] if ok else 0)
+            ax.bar(x + (k - 0.5) * 0.38, values, 0.38, yerr=[low, high], color=color, alpha=0.8, capsize=2,
+                   label=team)
+        ax.set_title(metric.name, fontsize=9)
+        ax.set_xticks(x, names, rotation=45, ha="right", fontsize=8)
+        ax.set_ylim(0, 1.02)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in list(axes.flat)[len(metrics):]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=8)
+    fig.suptitle("Hidden-role metrics per agent and team (95 % intervals; README, \"Hidden-role metrics\")")
+    fig.tight_layout()
+    _save(fig, path)

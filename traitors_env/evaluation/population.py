@@ -1,0 +1,113 @@
+"""A population of agents by spec: from the command line or a YAML file, with seed groups.
+
+Every entry is ``SPEC`` or ``NAME=SPEC`` (a spec as in :mod:`traitors_env.agents.spec`: ``random``,
+``heuristic``, a checkpoint path, ``package.module:function``). ``NAME=SPEC1,SPEC2,…`` is one agent
+trained with several seeds: each spec plays as its own agent (``NAME/1``, ``NAME/2`` …) and the report
+aggregates them over seeds (bootstrap interval). A YAML file holds the same::
+
+    agents:
+      - random
+      - heuristic
+      - quick: runs/quick                 # a name for a spec
+      - claims-on:                        # a seed group
+          - runs/ablation/seed0/claims-on
+          - runs/ablation/seed1/claims-on
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Population", "PopulationError", "load_population_file", "parse_population"]
+
+
+class PopulationError(ValueError):
+    """A population that cannot be read: a malformed entry, a repeated name, an unreadable file."""
+
+
+@dataclass
+class Population:
+    """Agents in order (``names`` → ``specs``) and seed groups (group name → member names)."""
+
+    specs: dict[str, str] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.specs)
+
+    def add(self, name: str, specs: list[str]) -> None:
+        if not name or any(c in name for c in "\n\r\t"):
+            raise PopulationError(f"agent name {name!r} is empty or holds a control character")
+        if not specs or any(not s.strip() for s in specs):
+            raise PopulationError(f"agent {name!r} has an empty spec; expected NAME=SPEC or NAME=SPEC1,SPEC2,…")
+        members = [name] if len(specs) == 1 else [f"{name}/{i}" for i in range(1, len(specs) + 1)]
+        for member, spec in zip(members, specs):
+            if member in self.specs or member in self.groups:
+                raise PopulationError(f"agent name {member!r} is given twice; names must be unique")
+            self.specs[member] = spec.strip()
+        if len(specs) > 1:
+            self.groups[name] = members
+
+    def extend(self, other: Population) -> None:
+        for name, spec in other.specs.items():
+            if name in self.specs:
+                raise PopulationError(f"agent name {name!r} is given twice; names must be unique")
+            self.specs[name] = spec
+        self.groups.update(other.groups)
+
+
+def _default_name(spec: str) -> str:
+    return spec.rstrip("/")
+
+
+def parse_population(entries: list[str]) -> Population:
+    """A population from command-line entries ``SPEC``, ``NAME=SPEC`` or ``NAME=SPEC1,SPEC2,…``.
+
+    Raises:
+        PopulationError: for an empty entry or a name given twice.
+    """
+    population = Population()
+    for entry in entries:
+        name, sep, rest = entry.partition("=")
+        if sep:
+            population.add(name.strip(), rest.split(","))
+        else:
+            population.add(_default_name(entry.strip()), [entry])
+    return population
+
+
+def load_population_file(path: str | Path) -> Population:
+    """A population from a YAML file (see the module doc).
+
+    Raises:
+        PopulationError: naming the file and the bad entry.
+    """
+    import yaml
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise PopulationError(f"agents file {str(path)!r} cannot be read: {error.strerror or error}") from None
+    except yaml.YAMLError as error:
+        raise PopulationError(f"agents file {str(path)!r} is not valid YAML: {error}") from None
+    entries = data.get("agents") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise PopulationError(f"agents file {str(path)!r}: expected a top-level key 'agents' holding a list")
+    population = Population()
+    for entry in entries:
+        if isinstance(entry, str):
+            population.add(_default_name(entry), [entry])
+        elif isinstance(entry, dict) and len(entry) == 1:
+            (name, value), = entry.items()
+            specs = value if isinstance(value, list) else [value]
+            if not all(isinstance(s, str) for s in specs):
+                raise PopulationError(f"agents file {str(path)!r}: agent {name!r} needs a spec string or a list of them")
+            population.add(str(name), specs)
+        else:
+            raise PopulationError(
+                f"agents file {str(path)!r}: entry {entry!r} is neither a spec nor a one-key mapping NAME: SPEC(S)"
+            )
+    return population
