@@ -43,7 +43,7 @@ def random_policy(key, mask, open_prob):
 
 @functools.partial(jax.jit, static_argnames=("steps",))
 def _play(keys, num_players, claims, open_prob, steps):
-    def one_game(key, n, claims):
+    def one_game(key, n, claims, open_prob):
         k_init, k_play = jax.random.split(key)
         game = E.init(k_init, n, claims)
 
@@ -58,7 +58,7 @@ def _play(keys, num_players, claims, open_prob, steps):
         final, (games, masks, actions, rewards) = jax.lax.scan(body, game, jax.random.split(k_play, steps))
         return final, games, masks, actions, rewards
 
-    return jax.vmap(one_game)(keys, num_players, claims)
+    return jax.vmap(one_game)(keys, num_players, claims, open_prob)
 
 
 def play_batch(seed: int, num_players, claims, open_prob: float = 0.05, steps: int = MAX_DECISIONS) -> dict:
@@ -71,7 +71,9 @@ def play_batch(seed: int, num_players, claims, open_prob: float = 0.05, steps: i
     """
     num_players = jnp.asarray(num_players, jnp.int32)
     keys = jax.random.split(jax.random.PRNGKey(seed), num_players.shape[0])
-    final, games, masks, actions, rewards = _play(keys, num_players, jnp.asarray(claims), open_prob, steps)
+    open_prob = jnp.broadcast_to(jnp.asarray(open_prob, jnp.float32), num_players.shape)
+    claims = jnp.broadcast_to(jnp.asarray(claims), num_players.shape)
+    final, games, masks, actions, rewards = _play(keys, num_players, claims, open_prob, steps)
     out = jax.device_get({"final": final, "games": games, "masks": masks, "actions": actions, "rewards": rewards})
     out["lengths"] = (out["actions"] >= 0).sum(1)
     assert bool(np.all(out["final"].phase == E.GAME_OVER)), f"a game ran past {steps} decisions"
@@ -150,7 +152,7 @@ def replay_game(batch: dict, b: int) -> GameState:
     final = _game_at(batch, b)
     # The states before each decision, then the state after the last one (``final``).
     stack = jax.tree_util.tree_map(lambda xs, x: np.concatenate([xs[b, :length], x[None]]), batch["games"], final)
-    padded = 1 << max(4, int(np.ceil(np.log2(length + 1))))  # few distinct shapes: few compilations
+    padded = 128 if length < 128 else MAX_DECISIONS + 1  # two shapes: two compilations
     stack = jax.tree_util.tree_map(lambda x: np.concatenate([x, np.repeat(x[-1:], padded - len(x), 0)]), stack)
     observations = np.asarray(_observe_all(stack))
 

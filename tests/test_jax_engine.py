@@ -81,9 +81,20 @@ def _coverage(batch: dict) -> dict[str, int]:
 
 
 # ---------------------------------------------------------------------- differential: random games
-def test_random_games_replay_equal_in_reference_engine():
-    """R01–R17: 1,536 JAX games (every table size, claims on/off) replayed decision by decision."""
-    batch = _play_and_replay(seed=12, games_per_setting=64)
+DEFAULT_SEED = 12
+
+
+@pytest.fixture(scope="module")
+def batch():
+    """1,536 random JAX games: every table size × claims on/off × (open 5 % / never), 64 each."""
+    n, claims, open_prob = _batch_layout(64)
+    return R.play_batch(DEFAULT_SEED, n, claims, open_prob)
+
+
+def test_random_games_replay_equal_in_reference_engine(batch):
+    """R01–R17: every decision of 1,536 JAX games replayed and compared in the reference engine."""
+    for b in range(len(batch["lengths"])):
+        R.replay_game(batch, b)
     coverage = _coverage(batch)
     assert all(count > 0 for count in coverage.values()), coverage
 
@@ -91,8 +102,8 @@ def test_random_games_replay_equal_in_reference_engine():
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 def test_random_games_replay_equal_in_reference_engine_slow(seed):
-    """10,752 more games (8 × 1,344 across table sizes, claims on/off)."""
-    _play_and_replay(seed=1000 + seed, games_per_setting=56)
+    """12,288 more games (8 × 1,536 across table sizes, claims on/off)."""
+    _play_and_replay(seed=1000 + seed, games_per_setting=64)
 
 
 # ---------------------------------------------------------------------- explicit positions (lockstep)
@@ -113,7 +124,7 @@ def _play_script(state, script, seed=0):
             legal = state.legal_actions()
             action = next((a for a in legal if A.LOOT_BASE <= a < A.PLANK_BASE + 1), legal[0])
         key, sub = jax.random.split(key)
-        after = E.step(game, action, sub)
+        after = R._step_one(game, action, sub)
         if action == A.SPYGLASS and int(after.phase) == E.SPYGLASS_ORDER:
             rows = np.asarray(after.spyglass_seen)[: int(after.spyglass_taken)]
             state.spyglass_shuffle = lambda taken, rows=rows: [taken - 1 - int(r) for r in rows]
@@ -167,7 +178,7 @@ def test_r09_r06_catch_returns_and_a_short_pile_match_reference():
 def test_jax_observation_ignores_hidden_state(claims):
     """The JAX observation of a seat is the same for every position that seat cannot tell apart."""
     rng = np.random.default_rng(7)
-    observe_seats = jax.jit(jax.vmap(observe_game, in_axes=(None, 0)))
+    observe_seats = R._observe_seats
     for n in TABLE_SIZES:
         states = random_states(n, claims, seed=40 + n, open_prob=0.0)
         for state in states[:: max(1, len(states) // 6)]:
@@ -179,20 +190,24 @@ def test_jax_observation_ignores_hidden_state(claims):
                 np.testing.assert_array_equal(other[seat], views[seat], err_msg=f"seat {seat} sees hidden state")
 
 
+def _seat0(state):
+    return np.asarray(R._observe_seats(R.game_from_reference(state), jnp.arange(state.num_players)))[0]
+
+
 def test_jax_observation_changes_with_what_the_seat_knows():
     """Control for the secrets test: the observer's own hand and a chest card it placed do show."""
     state = position(3, chest=[(PLUS, 0, 1)])
-    base = np.asarray(observe_game(R.game_from_reference(state), 0))
+    base = _seat0(state)
     changed = position(3, chest=[(MINUS, 0, 1)])  # seat 0 placed it: it knows the true value
-    assert not np.array_equal(np.asarray(observe_game(R.game_from_reference(changed), 0)), base)
+    assert not np.array_equal(_seat0(changed), base)
     other = position(3, hands={0: (PLUS, PLUS, MINUS)}, chest=[(PLUS, 0, 1)])
-    assert not np.array_equal(np.asarray(observe_game(R.game_from_reference(other), 0)), base)
+    assert not np.array_equal(_seat0(other), base)
     # ... while a card another seat placed does not show its value to seat 0
     hidden_a = position(3, chest=[(PLUS, 1, 1)])
     hidden_b = position(3, chest=[(MINUS, 1, 1)])
     np.testing.assert_array_equal(
-        np.asarray(observe_game(R.game_from_reference(hidden_a), 0)),
-        np.asarray(observe_game(R.game_from_reference(hidden_b), 0)),
+        _seat0(hidden_a),
+        _seat0(hidden_b),
     )
 
 
@@ -203,16 +218,15 @@ def observe_game(game, seat):
 
 
 # ---------------------------------------------------------------------- jit, vmap, scan, keys
-def test_same_key_same_game_and_other_key_other_game():
-    n = np.array([3, 5, 8, 6])
-    claims = np.array([True, False, True, True])
-    first = R.play_batch(3, n, claims, steps=R.MAX_DECISIONS)
-    again = R.play_batch(3, n, claims, steps=R.MAX_DECISIONS)
-    other = R.play_batch(4, n, claims, steps=R.MAX_DECISIONS)
-    np.testing.assert_array_equal(first["actions"], again["actions"])
-    for a, b in zip(jax.tree_util.tree_leaves(first["final"]), jax.tree_util.tree_leaves(again["final"])):
+def test_same_key_same_game_and_other_key_other_game(batch):
+    """The same key gives the same game (jit + vmap + lax.scan over whole games); another key another game."""
+    n, claims, open_prob = _batch_layout(64)
+    again = R.play_batch(DEFAULT_SEED, n, claims, open_prob)
+    other = R.play_batch(DEFAULT_SEED + 1, n, claims, open_prob)
+    np.testing.assert_array_equal(batch["actions"], again["actions"])
+    for a, b in zip(jax.tree_util.tree_leaves(batch["final"]), jax.tree_util.tree_leaves(again["final"])):
         np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(first["actions"], other["actions"])
+    assert not np.array_equal(batch["actions"], other["actions"])
 
 
 def test_init_deals_by_the_setup_table():
@@ -221,7 +235,7 @@ def test_init_deals_by_the_setup_table():
 
     keys = jax.random.split(jax.random.PRNGKey(0), 60)
     n = np.arange(60) % 6 + 3
-    games = jax.device_get(jax.vmap(E.init)(keys, jnp.asarray(n)))
+    games = jax.device_get(jax.jit(jax.vmap(E.init))(keys, jnp.asarray(n)))
     for b in range(60):
         setup = SETUP_TABLE[int(n[b])]
         roles = games.roles[b, : n[b]]
@@ -281,6 +295,11 @@ def test_pgx_env_illegal_action_ends_the_game_with_minus_one_for_its_player():
     expected = np.zeros(8, np.float32)
     expected[int(state.current_player)] = -1.0
     np.testing.assert_array_equal(after.rewards, expected)
+    assert bool(after.legal_action_mask.all())  # pgx: a finished game's mask is all ones
+    again = step(after, 0, jax.random.PRNGKey(2))  # pgx: stepping a finished game changes nothing
+    assert bool(again.terminated) and not np.asarray(again.rewards).any()
+    for a, b in zip(jax.tree_util.tree_leaves(after._game), jax.tree_util.tree_leaves(again._game)):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_observe_matches_raw_env_at_the_start():
@@ -291,7 +310,24 @@ def test_observe_matches_raw_env_at_the_start():
         np.testing.assert_array_equal(np.asarray(observe_game(game, seat)), encode(state, seat))
 
 
-def test_claims_off_skips_the_claim_step():
-    """R14 configurable: with claims off no decision is ever a claim."""
-    batch = R.play_batch(5, np.full(12, 5), np.zeros(12, bool))
-    assert not (batch["games"].phase == E.CLAIM).any()
+def test_claims_off_skips_the_claim_step(batch):
+    """R14 configurable: with claims off no decision is ever a claim; with claims on every turn has one."""
+    claims = np.asarray(batch["final"].claims)
+    phases = batch["games"].phase
+    assert not (phases[~claims] == E.CLAIM).any()
+    assert (phases[claims] == E.CLAIM).any()
+
+
+def test_readme_jax_example_runs():
+    """The README's JAX example (skipped by test_docs without the extra) runs and finishes its games."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "traitors_aboard import jax" in b]
+    assert blocks
+    for block in blocks:
+        namespace: dict = {}
+        exec(compile(block, "README.md", "exec"), namespace)
+        assert bool(namespace["state"].terminated.all())
+        assert set(np.unique(np.asarray(namespace["rewards"]))) <= {-1.0, 0.0, 1.0}

@@ -216,7 +216,12 @@ def jax_targets(result: dict, raw_env_rate: float | None) -> list[dict]:
     if figures is None:
         return []
     targets = [
-        (f"JAX engine decisions/s at batch {TARGET_BATCH}", figures["engine_decisions_per_s"], TARGET_ENGINE_RATE, True),
+        (
+            f"JAX engine decisions/s at batch {TARGET_BATCH}",
+            figures["engine_decisions_per_s"],
+            TARGET_ENGINE_RATE,
+            True,
+        ),
         (f"JAX env decisions/s at batch {TARGET_BATCH}", figures["env_decisions_per_s"], TARGET_ENV_RATE, True),
         (f"JAX compile time at batch {TARGET_BATCH} (s, both loops)", figures["compile_s"], TARGET_COMPILE_S, False),
     ]

@@ -275,7 +275,9 @@ def step(g: Game, action, key: jax.Array) -> Game:
     target_seat = (seat + offset) % n  # Plank / Empty Your Pockets (R10, R11)
     action_card = plank | eyp | riddance | spyglass | catch
     card_kind = jnp.select(
-        [loot, plank, eyp, riddance, spyglass, catch], [loot_card, PLANK, EYP, GOOD_RIDDANCE, SPYGLASS, CATCH], a - A.RETURN_BASE
+        [loot, plank, eyp, riddance, spyglass, catch],
+        [loot_card, PLANK, EYP, GOOD_RIDDANCE, SPYGLASS, CATCH],
+        a - A.RETURN_BASE,
     )
     leaves_hand = loot | action_card | returning
     seat_row = _SEATS == seat
@@ -283,7 +285,9 @@ def step(g: Game, action, key: jax.Array) -> Game:
 
     # ---- the card leaves the hand; an action card is shown and counted (R04, action cards)
     hands = g.hands - (seat_row[:, None] & (_KINDS == card_kind) & leaves_hand).astype(i8)
-    actions_played = g.actions_played + (seat_row[:, None] & (jnp.arange(5) == card_kind - PLANK) & action_card).astype(i8)
+    actions_played = g.actions_played + (seat_row[:, None] & (jnp.arange(5) == card_kind - PLANK) & action_card).astype(
+        i8
+    )
     discard = g.discard + ((_KINDS == card_kind) & action_card & ~plank).astype(i8)
 
     # ---- Plank (R11) and Empty Your Pockets (R10): the target
@@ -306,7 +310,9 @@ def step(g: Game, action, key: jax.Array) -> Game:
     crew_end = jnp.any(overboard) & ((mutineers == 0) | (mutineers >= pirates))
 
     # ---- the chest: loot (R04), Good Riddance (R08), Spyglass (R07)
-    chest, taken, seen, riddance_discard = _chest_step(g, key, seat, bit, loot, loot_card, announced, riddance, spyglass, order, a)
+    chest, taken, seen, riddance_discard = _chest_step(
+        g, key, seat, bit, loot, loot_card, announced, riddance, spyglass, order, a
+    )
     discard = discard + riddance_discard
     scrambling = spyglass & (taken >= 2)
     loot_placed = g.loot_placed + (seat_row & loot).astype(i8)
@@ -417,7 +423,7 @@ def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, s
     cut_go_on = scrambled & ~bottom
     partial = (taken > 0) & jnp.any((_ROWS == low) & cut_go_on)
     below = bottom & (_ROWS >= taken)
-    cut_row = below & (jnp.cumsum(below) == 1) & partial  # the cut group's lowest row, one-hot
+    cut_row = (_ROWS == jnp.argmax(below)) & partial  # the cut group's lowest row (the first below), one-hot
     cut_counts = _row(counts, cut_row)
     cut_known = jnp.any(cut_row & gknown)
     # Taken rows of the cut group: r … low all go on into it (scrambled, no group of their own ends there).
