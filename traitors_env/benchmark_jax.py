@@ -10,8 +10,10 @@ claims on) it times a jitted ``lax.scan`` of random legal games:
 * ``compile_s``: the time to trace and compile each of the two loops (once per batch size).
 
 A finished game waits until an eighth of the batch has finished; then one reset deals new games
-to every finished slot (a batch-level ``lax.cond``, so dealing is paid once per wave rather than at
-every step). Only decisions of running games are counted; the waiting steps are part of the time.
+to an eighth of the batch, the first finished slots (a batch-level ``lax.cond`` around a deal of
+``batch / 8`` games scattered into place, so each game is dealt once rather than the whole batch at
+every step, as a ``jnp.where`` auto-reset under ``vmap`` would). Only decisions of running games
+are counted; the waiting steps are part of the time.
 Time is wall-clock (JAX runs on several threads); the machine's load average is reported with the
 figures since a shared machine slows every loop.
 
@@ -21,6 +23,7 @@ and the pgx ``State`` with its observation) and the process's peak resident memo
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable
@@ -46,17 +49,35 @@ TARGET_COMPILE_S = 60.0
 def random_legal_actions(key: jax.Array, masks: jax.Array) -> jax.Array:
     """One uniformly random legal action per row of ``masks`` (bool ``(B, A)``), int32 ``(B,)``.
 
-    One uniform number per game picks the k-th legal action: far cheaper than a categorical draw.
+    One uniform number per game picks the k-th legal action, found in two steps over a square of
+    blocks (which block, then where in it) with compares and sums: a ``cumsum`` over all actions is a
+    slow reduce-window on a CPU, and a categorical draw needs a random number per action.
     """
-    counts = jnp.sum(masks, axis=1)
-    pick = jnp.floor(jax.random.uniform(key, counts.shape) * counts).astype(jnp.int32)
-    return jnp.argmax(jnp.cumsum(masks, axis=1) > pick[:, None], axis=1).astype(jnp.int32)
+    batch, actions = masks.shape
+    side = math.isqrt(actions - 1) + 1
+    grid = jnp.zeros((batch, side * side), jnp.int32).at[:, :actions].set(masks).reshape(batch, side, side)
+    tri = jnp.arange(side)[:, None] >= jnp.arange(side)  # tri[i, j]: j <= i
+    block = grid.sum(2)
+    upto = jnp.sum(jnp.where(tri, block[:, None, :], 0), 2)  # legal actions in blocks 0 … i
+    pick = jnp.floor(jax.random.uniform(key, (batch,)) * upto[:, -1]).astype(jnp.int32)
+    which = jnp.sum(upto <= pick[:, None], 1)  # the block holding the pick-th legal action
+    before = jnp.sum(jnp.where(jnp.arange(side) < which[:, None], block, 0), 1)
+    row = jnp.sum(jnp.where((jnp.arange(side) == which[:, None])[:, :, None], grid, 0), 1)
+    within = jnp.sum(jnp.where(tri, row[:, None, :], 0), 2)
+    return (which * side + jnp.sum(within <= (pick - before)[:, None], 1)).astype(jnp.int32)
 
 
-def _where_done(done: jax.Array, fresh, current):
-    return jax.tree_util.tree_map(
-        lambda f, x: jnp.where(done.reshape(done.shape + (1,) * (x.ndim - 1)), f, x), fresh, current
-    )
+def _reset_finished(done: jax.Array, key: jax.Array, sizes: jax.Array, batched, deal: Callable):
+    """New games dealt into the first ``len(done) / 8`` finished slots, once that many have finished."""
+    batch = done.shape[0]
+    wave = max(1, int(batch * RESET_FRACTION))
+
+    def reset():
+        slots = jnp.nonzero(done, size=wave, fill_value=batch)[0]  # batch: no slot (dropped below)
+        fresh = deal(jax.random.split(key, wave), sizes[jnp.minimum(slots, batch - 1)])
+        return jax.tree_util.tree_map(lambda x, f: x.at[slots].set(f, mode="drop"), batched, fresh)
+
+    return jax.lax.cond(jnp.sum(done) >= wave, reset, lambda: batched)
 
 
 def _table_sizes(batch: int) -> jax.Array:
@@ -75,12 +96,7 @@ def engine_rollout(batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple
         masks = jax.vmap(E.legal_action_mask)(games)
         actions = random_legal_actions(k_act, masks)
         games = jax.vmap(E.step)(games, actions, jax.random.split(k_step, batch))
-        done = games.phase == E.GAME_OVER
-        games = jax.lax.cond(
-            jnp.mean(done) >= RESET_FRACTION,
-            lambda: _where_done(done, init(jax.random.split(k_reset, batch), sizes), games),
-            lambda: games,
-        )
+        games = _reset_finished(games.phase == E.GAME_OVER, k_reset, sizes, games, init)
         return (games, key), jnp.sum(running)
 
     def rollout(games, key):
@@ -103,12 +119,7 @@ def env_rollout(batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple]:
         running = ~states.terminated
         actions = random_legal_actions(k_act, states.legal_action_mask)
         states = step(states, actions, jax.random.split(k_step, batch))
-        done = states.terminated
-        states = jax.lax.cond(
-            jnp.mean(done) >= RESET_FRACTION,
-            lambda: _where_done(done, init(jax.random.split(k_reset, batch), sizes), states),
-            lambda: states,
-        )
+        states = _reset_finished(states.terminated, k_reset, sizes, states, init)
         return (states, key), jnp.sum(running)
 
     def rollout(states, key):

@@ -38,9 +38,17 @@ def _one_hot(index, size: int, where=True):
 
 
 def _rotate(rotation, values):
-    """``values`` (per absolute seat, axis 0) reordered by relative seat with the one-hot ``rotation`` (8, 8)."""
-    shaped = rotation.reshape(rotation.shape + (1,) * (values.ndim - 1))
-    return jnp.sum(jnp.where(shaped, values[None].astype(_F32), 0.0), 1)
+    """``values`` (per absolute seat, axis 0) reordered by relative seat with the one-hot ``rotation`` (8, 8).
+
+    Written as eight selects added up (one per absolute seat) so that XLA fuses them into one loop,
+    instead of materialising the (8, 8, …) product a sum over an axis would need.
+    """
+    values = values.astype(_F32)
+    shape = (MAX_PLAYERS,) + (1,) * (values.ndim - 1)
+    out = jnp.zeros(values.shape, _F32)
+    for s in range(MAX_PLAYERS):
+        out = out + jnp.where(rotation[:, s].reshape(shape), values[s][None], 0.0)
+    return out
 
 
 def observe(g: Game, seat) -> jax.Array:
