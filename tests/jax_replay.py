@@ -21,7 +21,7 @@ from traitors_env.traitors_aboard import actions as A
 from traitors_env.traitors_aboard.cards import LOOT_VALUES, ROLE_NAMES, EndCondition
 from traitors_env.traitors_aboard.engine import GameState
 from traitors_env.traitors_aboard.jax import engine as E
-from traitors_env.traitors_aboard.jax.observe import observe
+from traitors_env.traitors_aboard.jax.observation import observe
 from traitors_env.traitors_aboard.observation import encode
 
 #: Decisions a scan runs: above the longest possible game (every turn but the last takes a card from

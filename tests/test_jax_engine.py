@@ -212,7 +212,7 @@ def test_jax_observation_changes_with_what_the_seat_knows():
 
 
 def observe_game(game, seat):
-    from traitors_env.traitors_aboard.jax.observe import observe as observe_bare
+    from traitors_env.traitors_aboard.jax.observation import observe as observe_bare
 
     return observe_bare(game, seat)
 
@@ -331,3 +331,22 @@ def test_readme_jax_example_runs():
         exec(compile(block, "README.md", "exec"), namespace)
         assert bool(namespace["state"].terminated.all())
         assert set(np.unique(np.asarray(namespace["rewards"]))) <= {-1.0, 0.0, 1.0}
+
+
+@pytest.mark.slow
+def test_bench_jax_json_has_every_figure(tmp_path, capsys):
+    """``traitors-bench --jax`` writes the JAX figures under ``jax`` (a smoke test: tiny batch, short runs)."""
+    import json
+
+    from traitors_env import benchmark
+
+    path = tmp_path / "bench.json"
+    code = benchmark.main(
+        ["--quick", "--jax", "--jax-batches", "2", "--no-leduc", "--players", "5", "--quiet", "--json", str(path)]
+    )
+    assert code == 0
+    figures = json.loads(path.read_text())["jax"]
+    for key in ("engine_decisions_per_s", "env_decisions_per_s", "compile_s"):
+        assert figures["batches"]["2"][key] > 0
+    assert figures["memory"]["game_bytes"] > 0 and figures["raw_env_decisions_per_s"] > 0
+    assert "JAX engine" in capsys.readouterr().out

@@ -9,7 +9,7 @@ observation by tests that replay thousands of its games there (``tests/test_jax_
   ``observe(state, player) -> float32[1228]``;
 - :mod:`.engine`: the rules on the bare game state :class:`Game` (``init``, ``step``,
   ``legal_action_mask``, ``returns``), for loops that need no observation;
-- :mod:`.observe`: the observation of any seat, equal to ``observation.encode``;
+- :mod:`.observation`: the observation of any seat, equal to ``observation.encode``;
 - :mod:`.state`: the :class:`Game` pytree.
 
 Example (a jitted batch of random games, mixed table sizes)::

@@ -8,8 +8,10 @@ functions of a :class:`~.state.Game` and a JAX key, so they run under ``jit``, `
 Why the code looks as it does: under ``vmap`` both sides of every branch run, so ``step`` has no
 per-action branches. It decodes the action into flags once, then applies each kind of change
 (cards leaving the hand, the chest, the draws, the turn passing …) a single time, each selected by
-those flags with ``jnp.where``. Tests replay games of this engine in the reference engine and
-compare every decision (``tests/test_jax_engine.py``).
+those flags with ``jnp.where``. It indexes nothing by a traced value either (a gather, slow under
+``vmap`` on a CPU): the stacks are stored top first so rules touch fixed rows (:mod:`.state`), and a
+seat's row or a table entry is a one-hot sum. Tests replay games of this engine in the reference
+engine and compare every decision (``tests/test_jax_engine.py``).
 """
 
 from __future__ import annotations
@@ -47,7 +49,6 @@ _DECK_ORDER = [k for k in range(NUM_CARD_KINDS) if k != CardKind.PLANK] + [CardK
 FULL_DECK = np.array([k for k in _DECK_ORDER for _ in range(_FULL_COUNTS[k])], np.int8)
 DECK_SIZE = np.array([len(FULL_DECK) - PLANKS[MAX_PLAYERS] + PLANKS[n] for n in _N], np.int32)
 assert len(FULL_DECK) == MAX_DECK
-LOOT_VALUE = np.array(LOOT_VALUES, np.int32)  # per loot kind / announced index
 PERMUTATIONS = np.array(A.SPYGLASS_PERMUTATIONS, np.int32)  # (6, 3)
 #: Per number of cards taken (0–3): which SPYGLASS_ORDER actions are legal (R07: the untaken stay put).
 PERM_LEGAL = np.array([[all(p[j] == j for j in range(t, 3)) for p in A.SPYGLASS_PERMUTATIONS] for t in range(4)], bool)

@@ -34,7 +34,7 @@ from .. import actions as A
 from ..cards import MAX_PLAYERS, MIN_PLAYERS
 from ..observation import OBS_SIZE
 from . import engine
-from .observe import observe as observe_game
+from .observation import observe as observe_game
 from .state import Game, empty_game
 
 ENV_ID = "traitors_aboard"

@@ -40,15 +40,10 @@ def _one_hot(index, size: int, where=True):
 def _rotate(rotation, values):
     """``values`` (per absolute seat, axis 0) reordered by relative seat with the one-hot ``rotation`` (8, 8).
 
-    Written as eight selects added up (one per absolute seat) so that XLA fuses them into one loop,
-    instead of materialising the (8, 8, …) product a sum over an axis would need.
+    A small matrix product: exact (one nonzero term per entry, small integers) and, under ``vmap`` on a
+    CPU, cheaper than a gather or a sum of selects.
     """
-    values = values.astype(_F32)
-    shape = (MAX_PLAYERS,) + (1,) * (values.ndim - 1)
-    out = jnp.zeros(values.shape, _F32)
-    for s in range(MAX_PLAYERS):
-        out = out + jnp.where(rotation[:, s].reshape(shape), values[s][None], 0.0)
-    return out
+    return jnp.einsum("rs,s...->r...", rotation.astype(_F32), values.astype(_F32), precision=jax.lax.Precision.HIGHEST)
 
 
 def observe(g: Game, seat) -> jax.Array:
