@@ -10,7 +10,8 @@ observation by tests that replay thousands of its games there (``tests/test_jax_
 - :mod:`.engine`: the rules on the bare game state :class:`Game` (``init``, ``step``,
   ``legal_action_mask``, ``returns``), for loops that need no observation;
 - :mod:`.observation`: the observation of any seat, equal to ``observation.encode``;
-- :mod:`.state`: the :class:`Game` pytree.
+- :mod:`.state`: the :class:`Game` pytree;
+- :mod:`.heuristic`: the heuristic bot as a pure JAX function of (observation, mask, memory, key).
 
 Example (a jitted batch of random games, mixed table sizes)::
 
@@ -23,7 +24,18 @@ Example (a jitted batch of random games, mixed table sizes)::
 """
 
 from .engine import legal_action_mask, returns
-from .env import State, TraitorsAboard, init, observe, step
 from .state import Game
 
-__all__ = ["Game", "State", "TraitorsAboard", "init", "legal_action_mask", "observe", "returns", "step"]
+_ENV_NAMES = ("State", "TraitorsAboard", "init", "observe", "step")
+
+
+def __getattr__(name: str):
+    # The pgx API loads pgx on first use, so the engine and the heuristic need jax alone.
+    if name in _ENV_NAMES:
+        from . import env
+
+        return getattr(env, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["Game", "legal_action_mask", "returns", *_ENV_NAMES]
