@@ -1,0 +1,509 @@
+"""The functional rules engine of *Traitors Aboard* in JAX: ``init``, ``step``, ``legal_action_mask``.
+
+The twin of :mod:`traitors_env.traitors_aboard.engine` (the reference): the same rules and rulings
+(R01–R16, ``docs/rules/RULINGS.md``), the same action indices (:mod:`..actions`), as pure
+functions of a :class:`~.state.Game` and a JAX key, so they run under ``jit``, ``vmap`` and
+``lax.scan``. Table size and claim setting are data, so one compiled function plays any mix.
+
+Why the code looks as it does: under ``vmap`` both sides of every branch run, so ``step`` has no
+per-action branches. It decodes the action into flags once, then applies each kind of change
+(cards leaving the hand, the chest, the draws, the turn passing …) a single time, each selected by
+those flags with ``jnp.where``. It indexes nothing by a traced value either (a gather, slow under
+``vmap`` on a CPU): the stacks are stored top first so rules touch fixed rows (:mod:`.state`), and a
+seat's row or a table entry is a one-hot sum. Tests replay games of this engine in the reference
+engine and compare every decision (``tests/test_jax_engine.py``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import actions as A
+from ..cards import (
+    HAND_SIZE,
+    LOOT_VALUES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_CARD_KINDS,
+    PLANKS_TO_OVERBOARD,
+    SETUP_TABLE,
+    CardKind,
+    EndCondition,
+    Role,
+)
+from ..engine import Phase
+from ..observation import MAX_CHEST
+from .state import MAX_DECK, NO_WINNER, Game, empty_game
+
+# ------------------------------------------------------------------ static tables (from the reference)
+_N = np.arange(MAX_PLAYERS + 1)
+PIRATES = np.array([SETUP_TABLE[n].pirates if n in SETUP_TABLE else 0 for n in _N], np.int32)
+PLANKS = np.array([SETUP_TABLE[n].planks if n in SETUP_TABLE else 0 for n in _N], np.int32)
+TARGET = np.array([SETUP_TABLE[n].target if n in SETUP_TABLE else 0 for n in _N], np.int32)
+#: The 8-player deck, kinds sorted so that the Planks come last: the n-player deck is its first
+#: ``DECK_SIZE[n]`` cards (only the number of Planks changes with n).
+_FULL_COUNTS = SETUP_TABLE[MAX_PLAYERS].deck_counts()
+_DECK_ORDER = [k for k in range(NUM_CARD_KINDS) if k != CardKind.PLANK] + [CardKind.PLANK]
+FULL_DECK = np.array([k for k in _DECK_ORDER for _ in range(_FULL_COUNTS[k])], np.int8)
+DECK_SIZE = np.array([len(FULL_DECK) - PLANKS[MAX_PLAYERS] + PLANKS[n] for n in _N], np.int32)
+assert len(FULL_DECK) == MAX_DECK
+PERMUTATIONS = np.array(A.SPYGLASS_PERMUTATIONS, np.int32)  # (6, 3)
+#: Per number of cards taken (0–3): which SPYGLASS_ORDER actions are legal (R07: the untaken stay put).
+PERM_LEGAL = np.array([[all(p[j] == j for j in range(t, 3)) for p in A.SPYGLASS_PERMUTATIONS] for t in range(4)], bool)
+#: Per chest-claim multiset: its size (R15: as many values as cards taken).
+CHEST_CLAIM_SIZE = np.array([len(m) for m in A.CHEST_MULTISETS], np.int32)
+
+MAIN, SPYGLASS_ORDER, CATCH_RETURN_1, CATCH_RETURN_2, CLAIM, GAME_OVER = (int(p) for p in Phase)
+PIRATE, MUTINEER = int(Role.PIRATE), int(Role.MUTINEER)
+PLANK, GOOD_RIDDANCE, SPYGLASS, CATCH, EYP = (
+    int(k)
+    for k in (
+        CardKind.PLANK,
+        CardKind.GOOD_RIDDANCE,
+        CardKind.SPYGLASS,
+        CardKind.MIRACULOUS_CATCH,
+        CardKind.EMPTY_YOUR_POCKETS,
+    )
+)
+
+_SEATS = jnp.arange(MAX_PLAYERS)
+_KINDS = jnp.arange(NUM_CARD_KINDS)
+_ROWS = jnp.arange(MAX_CHEST)
+_DRAW_ROWS = jnp.arange(MAX_DECK)
+_LOOT = jnp.arange(3)
+
+
+# ------------------------------------------------------------------ small helpers (no gathers: see the module doc)
+def _pick(table, index):
+    """``table[index]`` for a static table and a traced index, as a one-hot sum (cheap under ``vmap``)."""
+    table = jnp.asarray(table)
+    hit = jnp.arange(table.shape[0]) == index
+    return jnp.sum(jnp.where(hit.reshape((-1,) + (1,) * (table.ndim - 1)), table, 0), 0)
+
+
+def _row(array, row_mask):
+    """The row of ``array`` selected by the one-hot ``row_mask`` (all zeros if none), in int32."""
+    return jnp.sum(jnp.where(row_mask.reshape((-1,) + (1,) * (array.ndim - 1)), array.astype(jnp.int32), 0), 0)
+
+
+def _loot_value(index):
+    """Chest value of a loot kind / announced index (0 → +1, 1 → 0, 2 → −2), int32."""
+    return jnp.where(index == 0, LOOT_VALUES[0], jnp.where(index == 1, LOOT_VALUES[1], LOOT_VALUES[2]))
+
+
+def _push(array, value):
+    """``array`` (a stack, top first) with ``value`` put on top: every row moves one down."""
+    top = jnp.broadcast_to(jnp.asarray(value, array.dtype), array.shape[1:])[None]
+    return jnp.concatenate([top, array[:-1]])
+
+
+def _pop(array, count, most: int):
+    """``array`` with its top ``count`` rows taken off (``count`` traced, 0 … ``most``)."""
+    out = array
+    for k in range(1, most + 1):
+        shifted = jnp.concatenate([array[k:], jnp.zeros((k,) + array.shape[1:], array.dtype)])
+        out = jnp.where(count == k, shifted, out)
+    return out
+
+
+def _seats_from(seat, n, first: int):
+    """int32 (8,): the seats at offsets ``first … first+7`` to the left of ``seat`` (R02), modulo ``n``."""
+    return (seat + first + _SEATS) % n
+
+
+def _bit(seat):
+    return jnp.left_shift(jnp.uint8(1), seat.astype(jnp.uint8))
+
+
+# ------------------------------------------------------------------ setup
+def init(key: jax.Array, num_players, claims=True, first_player=-1) -> Game:
+    """A new game: roles dealt, deck shuffled, 3 cards each, first seat drawn (rulebook "Setup", R01).
+
+    Args:
+        key: a JAX PRNG key.
+        num_players: int 3–8 (a Python int or a traced integer: table size is data).
+        claims: the claim step (R14), a bool (or traced bool).
+        first_player: ``-1`` draws the first seat uniformly (R01 default); a seat fixes it.
+
+    Returns:
+        A :class:`Game` at the first decision.
+
+    Raises:
+        ValueError: for a concrete ``num_players`` outside 3–8 (a traced one is not checked).
+    """
+    check_num_players(num_players)
+    n = jnp.asarray(num_players, jnp.int32)
+    k_roles, k_deck, k_first = jax.random.split(key, 3)
+    # Roles: Pirates then Mutineers, shuffled among the n seats (padding sorts last).
+    role_keys = jnp.where(_SEATS < n, jax.random.bits(k_roles, (MAX_PLAYERS,)) >> 1, jnp.uint32(2**31 + 1))
+    _, role_order = jax.lax.sort((role_keys, _SEATS), num_keys=1)
+    roles = ((role_order >= _pick(PIRATES, n)) & (_SEATS < n)).astype(jnp.int8)
+    # Deck: the first DECK_SIZE[n] cards of FULL_DECK, shuffled to the front (top first).
+    deck_size = _pick(DECK_SIZE, n)
+    deck_keys = jnp.where(_DRAW_ROWS < deck_size, jax.random.bits(k_deck, (MAX_DECK,)) >> 1, jnp.uint32(2**31 + 1))
+    _, deck = jax.lax.sort((deck_keys, jnp.asarray(FULL_DECK)), num_keys=1)
+    # The hands are the last 3n cards of the shuffled deck, the draw pile the rest.
+    dealt = HAND_SIZE * n
+    owner = jnp.where(_DRAW_ROWS >= deck_size - dealt, (deck_size - 1 - _DRAW_ROWS) // HAND_SIZE, -1)
+    owner = jnp.where(_DRAW_ROWS < deck_size, owner, -1)
+    hands = jnp.sum((owner[:, None, None] == _SEATS[:, None]) & (deck[:, None, None] == _KINDS), 0)
+    first = jnp.where(first_player < 0, jax.random.randint(k_first, (), 0, n), first_player)
+    g = empty_game()
+    return g.replace(
+        num_players=n.astype(jnp.int8),
+        claims=jnp.asarray(claims, jnp.bool_),
+        roles=roles,
+        hands=hands.astype(jnp.int8),
+        draw=deck,
+        draw_size=(deck_size - dealt).astype(jnp.int8),
+        aboard=_SEATS < n,
+        current_player=jnp.asarray(first).astype(jnp.int8),
+    )
+
+
+def check_num_players(num_players) -> None:
+    """Raise ``ValueError`` for a concrete ``num_players`` outside 3–8 (traced values pass unchecked)."""
+    try:
+        values = np.asarray(num_players)
+    except jax.errors.TracerArrayConversionError:
+        return
+    if values.dtype.kind not in "iu" or values.size == 0 or values.min() < MIN_PLAYERS or values.max() > MAX_PLAYERS:
+        raise ValueError(
+            f"num_players={num_players!r} is not supported; Traitors Aboard is played by "
+            f"{MIN_PLAYERS} to {MAX_PLAYERS} players (an int)"
+        )
+
+
+# ------------------------------------------------------------------ queries
+def target(g: Game) -> jax.Array:
+    """The chest target of the table (rulebook "End of the Game"), int32 ()."""
+    return _pick(TARGET, g.num_players.astype(jnp.int32))
+
+
+def chest_value(g: Game) -> jax.Array:
+    """The true value of the chest (hidden until opened, R03), int32 ()."""
+    return jnp.sum(jnp.where(_ROWS < g.chest_size, _loot_value(g.chest_kind), 0))
+
+
+def terminated(g: Game) -> jax.Array:
+    """Whether the game has ended, bool ()."""
+    return g.phase == GAME_OVER
+
+
+def returns(g: Game) -> jax.Array:
+    """Per seat: +1 if its team won, −1 if it lost, 0 while the game runs or for a padding seat (R17); float32 (8,)."""
+    won = jnp.where(g.roles == g.winner, 1.0, -1.0)
+    return jnp.where((g.winner != NO_WINNER) & (_SEATS < g.num_players), won, 0.0).astype(jnp.float32)
+
+
+def _offset_aboard(g: Game, seat, n) -> jax.Array:
+    """bool (8,): offset o (0–7) from ``seat`` names a seat of the table that is aboard."""
+    seats = _seats_from(seat, n, 0)
+    return (_SEATS < n) & jnp.any((seats[:, None] == _SEATS) & g.aboard, 1)
+
+
+def legal_action_mask(g: Game) -> jax.Array:
+    """The legal actions of the current player, bool ``(NUM_ACTIONS,)``; all False once the game is over.
+
+    Source: R03, R04, R07–R11, R13 (main), R07 (Spyglass order), R09 (returns), R15 (claims).
+    """
+    seat = g.current_player.astype(jnp.int32)
+    n = g.num_players.astype(jnp.int32)
+    phase = g.phase
+    seat_row = _SEATS == seat
+    hand = _row(g.hands, seat_row) > 0
+    aboard = _offset_aboard(g, seat, n)
+    others = aboard[1:]
+    main = jnp.concatenate(
+        [
+            jnp.any(seat_row & (g.roles == PIRATE))[None],  # R03
+            jnp.repeat(hand[:3], 3),  # R04: any announcement
+            others & hand[PLANK],  # R11
+            others & hand[EYP],  # R10
+            hand[GOOD_RIDDANCE : CATCH + 1],
+        ]
+    )
+    taken = g.spyglass_taken
+    order = jnp.where(taken >= 3, True, jnp.where(taken == 2, jnp.asarray(PERM_LEGAL[2]), jnp.asarray(PERM_LEGAL[0])))
+    claim = jnp.concatenate(
+        [
+            jnp.ones(1, bool),
+            others,
+            aboard,
+            jnp.ones(len(A.HAND_MULTISETS), bool),
+            jnp.asarray(CHEST_CLAIM_SIZE) == taken,  # never for 0 taken
+        ]
+    )
+    is_return = (phase == CATCH_RETURN_1) | (phase == CATCH_RETURN_2)
+    return jnp.concatenate(
+        [main & (phase == MAIN), order & (phase == SPYGLASS_ORDER), hand & is_return, claim & (phase == CLAIM)]
+    )
+
+
+# ------------------------------------------------------------------ transition
+def step(g: Game, action, key: jax.Array) -> Game:
+    """Apply the current player's ``action`` (an index of :mod:`traitors_env.traitors_aboard.actions`).
+
+    ``key`` is used only for R07's Spyglass shuffle. The action must be legal
+    (:func:`legal_action_mask`); an illegal one gives an unspecified state (the pgx env, :mod:`.env`,
+    ends the game instead). A finished game is returned unchanged.
+    """
+    a = jnp.asarray(action, jnp.int32)
+    i8 = jnp.int8
+    n = g.num_players.astype(jnp.int32)
+    seat = g.current_player.astype(jnp.int32)
+    phase = g.phase
+    bit = _bit(seat)
+    ds = g.draw_size.astype(jnp.int32)
+
+    # ---- decode the action into flags
+    main = phase == MAIN
+    open_chest = main & (a == A.OPEN_CHEST)
+    loot = main & (a >= A.LOOT_BASE) & (a < A.PLANK_BASE + 1)
+    plank = main & (a > A.PLANK_BASE) & (a <= A.EYP_BASE)
+    eyp = main & (a > A.EYP_BASE) & (a < A.GOOD_RIDDANCE)
+    riddance = main & (a == A.GOOD_RIDDANCE)
+    spyglass = main & (a == A.SPYGLASS)
+    catch = main & (a == A.MIRACULOUS_CATCH)
+    order = phase == SPYGLASS_ORDER
+    returning = (phase == CATCH_RETURN_1) | (phase == CATCH_RETURN_2)
+    claim = phase == CLAIM
+    loot_card = jnp.clip((a - A.LOOT_BASE) // 3, 0, 2)
+    announced = jnp.clip((a - A.LOOT_BASE) % 3, 0, 2)
+    offset = jnp.where(plank, a - A.PLANK_BASE, a - A.EYP_BASE)
+    target_seat = (seat + offset) % n  # Plank / Empty Your Pockets (R10, R11)
+    action_card = plank | eyp | riddance | spyglass | catch
+    card_kind = jnp.select(
+        [loot, plank, eyp, riddance, spyglass, catch],
+        [loot_card, PLANK, EYP, GOOD_RIDDANCE, SPYGLASS, CATCH],
+        a - A.RETURN_BASE,
+    )
+    leaves_hand = loot | action_card | returning
+    seat_row = _SEATS == seat
+    target_row = (_SEATS == target_seat) & (plank | eyp)
+
+    # ---- the card leaves the hand; an action card is shown and counted (R04, action cards)
+    hands = g.hands - (seat_row[:, None] & (_KINDS == card_kind) & leaves_hand).astype(i8)
+    actions_played = g.actions_played + (seat_row[:, None] & (jnp.arange(5) == card_kind - PLANK) & action_card).astype(
+        i8
+    )
+    discard = g.discard + ((_KINDS == card_kind) & action_card & ~plank).astype(i8)
+
+    # ---- Plank (R11) and Empty Your Pockets (R10): the target
+    targeted = g.targeted + (
+        seat_row[:, None, None] & target_row[None, :, None] & (jnp.arange(2) == jnp.where(plank, 0, 1))
+    ).astype(i8)
+    planks = g.planks + (target_row & plank).astype(i8)
+    overboard = target_row & plank & (planks >= PLANKS_TO_OVERBOARD)  # (8,)
+    emptied = overboard | (target_row & eyp)  # hands discarded face down
+    discard = discard + jnp.sum(jnp.where(emptied[:, None], hands, 0), 0).astype(i8)
+    discard = discard + ((_KINDS == PLANK) * jnp.sum(jnp.where(overboard, planks, 0))).astype(i8)
+    hands = jnp.where(emptied[:, None], 0, hands).astype(i8)
+    planks = jnp.where(overboard, 0, planks).astype(i8)
+    aboard = g.aboard & ~overboard
+    revealed = g.revealed | overboard | (seat_row & open_chest)  # R11, R03
+    pockets_emptied = g.pockets_emptied + (target_row & eyp).astype(i8)
+    # R12: after an overboard
+    mutineers = jnp.sum(aboard & (g.roles == MUTINEER))
+    pirates = jnp.sum(aboard & (g.roles == PIRATE))
+    crew_end = jnp.any(overboard) & ((mutineers == 0) | (mutineers >= pirates))
+
+    # ---- the chest: loot (R04), Good Riddance (R08), Spyglass (R07)
+    chest, taken, seen, riddance_discard = _chest_step(
+        g, key, seat, bit, loot, loot_card, announced, riddance, spyglass, order, a
+    )
+    discard = discard + riddance_discard
+    scrambling = spyglass & (taken >= 2)
+    loot_placed = g.loot_placed + (seat_row & loot).astype(i8)
+    announced_sum = g.announced_sum + (seat_row & loot).astype(i8) * _loot_value(announced).astype(i8)
+
+    # ---- draws (R05, R06, R09, R10): up to 4 cards from the top, one at a time
+    one_draw = loot | (plank & ~crew_end) | riddance | (spyglass & ~scrambling) | order
+    draws = jnp.where(eyp, 4, jnp.where(catch, 3, jnp.where(one_draw, 1, 0)))
+    drawn = jnp.minimum(draws, ds)
+    recipients = jnp.where(eyp & (jnp.arange(4) < 3), target_seat, seat)  # EYP: target draws 3, then the player
+    hands = hands + jnp.sum(
+        (recipients[:, None, None] == _SEATS[:, None])
+        & (g.draw[:4, None, None] == _KINDS)
+        & (jnp.arange(4) < drawn)[:, None, None],
+        0,
+    ).astype(i8)
+    pile_end = (draws > 0) & (ds <= draws)
+    # R09: a returned card goes on top of the draw pile, known to the player
+    return_kind = (a - A.RETURN_BASE).astype(i8)
+    draw = jnp.where(returning, _push(g.draw, return_kind), _pop(g.draw, drawn, 4))
+    draw_known = jnp.where(returning, _push(g.draw_known, bit), _pop(g.draw_known, drawn, 4))
+    draw_size = ds - drawn + returning.astype(jnp.int32)
+
+    # ---- claims (R14–R16)
+    accuse = claim & (a > A.CLAIM_ACCUSE_BASE) & (a < A.CLAIM_VOUCH_BASE)
+    vouch = claim & (a >= A.CLAIM_VOUCH_BASE) & (a < A.CLAIM_HAND_BASE)
+    hand_claim = claim & (a >= A.CLAIM_HAND_BASE) & (a < A.CLAIM_CHEST_BASE)
+    chest_claim = claim & (a >= A.CLAIM_CHEST_BASE)
+    claim_accuse = jnp.where(seat_row & accuse, ((seat + a - A.CLAIM_ACCUSE_BASE) % n).astype(i8), g.claim_accuse)
+    claim_vouch = jnp.where(seat_row & vouch, ((seat + a - A.CLAIM_VOUCH_BASE) % n).astype(i8), g.claim_vouch)
+    claim_hand = jnp.where(seat_row & hand_claim, (a - A.CLAIM_HAND_BASE).astype(i8), g.claim_hand)
+    claim_chest = jnp.where(seat_row & chest_claim, (a - A.CLAIM_CHEST_BASE).astype(i8), g.claim_chest)
+
+    # ---- how the decision ends: game over, another decision of this turn, the claim, or the next turn
+    all_out = mutineers == 0
+    winner = jnp.where(
+        open_chest,
+        jnp.where(chest_value(g) >= target(g), PIRATE, MUTINEER),  # R03
+        jnp.where(crew_end & all_out, PIRATE, MUTINEER),  # R12, R06
+    )
+    condition = jnp.where(
+        open_chest,
+        int(EndCondition.CHEST_OPENED),
+        jnp.where(
+            crew_end,
+            jnp.where(all_out, int(EndCondition.ALL_MUTINEERS_OVERBOARD), int(EndCondition.MUTINEERS_NOT_OUTNUMBERED)),
+            int(EndCondition.DRAW_PILE_EMPTY),
+        ),
+    )
+    over = open_chest | crew_end | pile_end
+    end_of_card = (loot | plank | eyp | riddance | (spyglass & ~scrambling) | order | (phase == CATCH_RETURN_2)) & ~over
+    next_turn = (claim | (end_of_card & ~g.claims)) & ~over
+    # R02: the next seat to the left still aboard
+    candidates = _seats_from(seat, n, 1)
+    candidate_aboard = jnp.any((candidates[:, None] == _SEATS) & aboard, 1)
+    following = jnp.sum(jnp.where(_SEATS == jnp.argmax(candidate_aboard), candidates, 0))
+    new_phase = jnp.select(
+        [over, next_turn, end_of_card, scrambling, catch, phase == CATCH_RETURN_1],
+        [GAME_OVER, MAIN, CLAIM, SPYGLASS_ORDER, CATCH_RETURN_1, CATCH_RETURN_2],
+        phase,
+    )
+    spyglass_taken = jnp.where(next_turn, 0, jnp.where(spyglass, taken, g.spyglass_taken))
+    return g.replace(
+        hands=hands,
+        draw=draw,
+        draw_known=draw_known,
+        draw_size=draw_size.astype(i8),
+        **chest,
+        discard=discard,
+        planks=planks,
+        aboard=aboard,
+        revealed=revealed,
+        current_player=jnp.where(next_turn, following, seat).astype(i8),
+        phase=new_phase.astype(i8),
+        winner=jnp.where(over, winner, g.winner).astype(i8),
+        end_condition=jnp.where(over, condition, g.end_condition).astype(i8),
+        turn=(g.turn + next_turn).astype(jnp.int16),
+        loot_placed=loot_placed,
+        announced_sum=announced_sum,
+        actions_played=actions_played,
+        pockets_emptied=pockets_emptied,
+        targeted=targeted,
+        claim_accuse=claim_accuse,
+        claim_vouch=claim_vouch,
+        claim_hand=claim_hand,
+        claim_chest=claim_chest,
+        spyglass_taken=spyglass_taken.astype(i8),
+        spyglass_seen=seen,
+    )
+
+
+def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, spyglass, order, a):
+    """The chest's part of a decision: R04 (loot on top), R08 (Good Riddance), R07 (Spyglass, its order).
+
+    Returns the new chest fields (a dict), the number of cards Spyglass took (0 for other actions),
+    the seen order and the cards Good Riddance put in the discard pile (counts per kind).
+    """
+    i8 = jnp.int8
+    cs = g.chest_size.astype(jnp.int32)
+    kind, placer, ann, known = g.chest_kind, g.chest_placer, g.chest_announced, g.chest_known
+    scrambled, bottom, counts, gknown = g.chest_scrambled, g.chest_bottom, g.group_counts, g.group_known
+
+    # The top ``taken`` cards (Good Riddance 2, Spyglass 3, fewer on a short chest, R07, R08), rows 0…low.
+    taken = jnp.minimum(jnp.where(riddance, 2, 3), cs)
+    low = taken - 1
+    in_top = _ROWS < taken
+    # The one group the taken cards may cut: the lowest taken card's, if it goes on below.
+    cut_go_on = scrambled & ~bottom
+    partial = (taken > 0) & jnp.any((_ROWS == low) & cut_go_on)
+    below = bottom & (_ROWS >= taken)
+    cut_row = (_ROWS == jnp.argmax(below)) & partial  # the cut group's lowest row (the first below), one-hot
+    cut_counts = _row(counts, cut_row)
+    cut_known = jnp.any(cut_row & gknown)
+    # Taken rows of the cut group: r … low all go on into it (scrambled, no group of their own ends there).
+    inside = jnp.int32(0)
+    for r in range(3):
+        run = jnp.bool_(True)
+        for j in range(r, 3):
+            run = run & (cut_go_on[j] | (j > low))
+        inside = inside + (partial & (r <= low) & run)
+    uniform = jnp.sum(cut_counts > 0) <= 1
+    uniform_loss = jnp.where(cut_counts > 0, inside, 0)  # the known announcements that leave a uniform group
+
+    # R08: the taken cards go to the discard pile unseen; a group they cut stays known only if uniform.
+    riddance_discard = jnp.sum((in_top[:2, None] & riddance) & (kind[:2, None] == jnp.arange(NUM_CARD_KINDS)), 0)
+    forget = riddance & partial
+    forget_counts = jnp.where(cut_known & uniform, cut_counts - uniform_loss, 0)
+
+    # R07: Spyglass with 2–3 cards scrambles them into one group (engine._scramble).
+    scrambling = spyglass & (taken >= 2)
+    attributable = in_top & ~scrambled
+    new_counts = jnp.sum(attributable[:, None] & (ann[:, None] == _LOOT), 0)
+    whole = in_top & bottom  # groups whose lowest card was taken: taken whole
+    new_counts = new_counts + _row(counts, whole)
+    new_known = ~jnp.any(whole & ~gknown) & ~(partial & ~cut_known)
+    absorb = partial & cut_known & ~uniform  # a mixed group cut: its rest joins the new group
+    new_counts = new_counts + jnp.where(partial & cut_known, jnp.where(uniform, uniform_loss, cut_counts), 0)
+    new_counts = jnp.where(new_known, new_counts, 0)
+    new_bottom = jnp.where(absorb, cut_row, _ROWS == low) & scrambling
+    cut_keeps = jnp.where(cut_known & uniform, cut_counts - uniform_loss, cut_counts)  # a cut group left as its own
+
+    counts = jnp.where((cut_row & forget)[:, None], forget_counts.astype(i8), counts)
+    counts = jnp.where((cut_row & scrambling & ~absorb)[:, None], cut_keeps.astype(i8), counts)
+    counts = jnp.where(new_bottom[:, None], new_counts.astype(i8), counts)
+    gknown = jnp.where(cut_row & forget, cut_known & uniform, gknown)
+    gknown = jnp.where(new_bottom, new_known, gknown)
+    bottom = jnp.where(in_top & scrambling, new_bottom, bottom)
+    scrambled = scrambled | (in_top & scrambling)
+
+    # R07: the shuffled order the player sees (rows); nobody can place the taken cards until they go back.
+    perm = _pick(PERMUTATIONS, _shuffle_index(key, taken))
+    seen = jnp.where(spyglass, (low - perm).astype(i8), g.spyglass_seen)
+    known = jnp.where(in_top & scrambling, jnp.uint8(0), known)
+    known = jnp.where((_ROWS == 0) & spyglass & (taken == 1), known | bit, known)  # one card: just looked at
+
+    # R07: put back; the card seen at perm[i] goes i-th from the top, now known to the player alone.
+    chosen = _pick(PERMUTATIONS, jnp.clip(a - A.SPYGLASS_ORDER_BASE, 0, 5))
+    back = g.spyglass_taken.astype(jnp.int32)
+    sources = [_pick(g.spyglass_seen, chosen[i]) for i in range(3)]
+
+    def put_back(array):
+        top = [jnp.where(sources[i] == 0, array[0], jnp.where(sources[i] == 1, array[1], array[2])) for i in range(3)]
+        rows = jnp.concatenate([jnp.stack(top), array[3:]])
+        return jnp.where(order & (_ROWS < back), rows, array)
+
+    kind, placer, ann = put_back(kind), put_back(placer), put_back(ann)
+    known = jnp.where(order & (_ROWS < back), bit, known)
+
+    # R04: loot face down on top, known to its placer, attributable; R08: the taken cards leave the top.
+    removed = jnp.where(riddance, taken, 0)
+
+    def restack(array, value):
+        return jnp.where(loot, _push(array, value), _pop(array, removed, 2))
+
+    chest = {
+        "chest_kind": restack(kind, loot_card),
+        "chest_placer": restack(placer, seat),
+        "chest_announced": restack(ann, announced),
+        "chest_known": restack(known, bit),
+        "chest_scrambled": restack(scrambled, False),
+        "chest_bottom": restack(bottom, False),
+        "group_counts": restack(counts, 0),
+        "group_known": restack(gknown, False),
+        "chest_size": (cs + loot - removed).astype(i8),
+    }
+    return chest, jnp.where(spyglass, taken, 0), seen, riddance_discard.astype(i8)
+
+
+def _shuffle_index(key, taken):
+    """R07's shuffle as an index into ``SPYGLASS_PERMUTATIONS``: uniform over the orders of the taken cards."""
+    u = jax.random.randint(key, (), 0, 6)
+    # With 2 cards the orders that keep the third in place are permutations 0 and 2.
+    return jnp.where(taken >= 3, u, jnp.where(taken == 2, 2 * (u % 2), 0))
