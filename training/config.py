@@ -141,6 +141,10 @@ class RunConfig(_Section):
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     seed: int = 0
+    #: "sb3" (sb3-contrib MaskablePPO over the PettingZoo env) or "jax" (training/jax_backend: the JAX
+    #: engine and PPO in one jitted loop; needs the jax extra). With "jax", training.n_envs is the batch of
+    #: games and ppo.n_steps the game decisions per game per rollout (see configs/jax_quick.yaml).
+    backend: Literal["sb3", "jax"] = "sb3"
     output_dir: str = "runs"
     env: EnvSection = Field(default_factory=EnvSection)
     opponents: OpponentsSection = Field(default_factory=OpponentsSection)
