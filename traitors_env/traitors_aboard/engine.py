@@ -666,7 +666,7 @@ class GameState:
             self._end_of_card(seat, draw=True)
             return
         top = self.chest[-taken:]
-        seen = [top[i] for i in self.rng.permutation(taken)]
+        seen = [top[i] for i in self.spyglass_shuffle(taken)]
         if taken == 1:
             seen[0].known_by |= 1 << seat
             self._end_of_card(seat, draw=True)
@@ -679,6 +679,15 @@ class GameState:
         _scramble(self.chest, top)
         self.spyglass_seen = seen
         self.phase = Phase.SPYGLASS_ORDER
+
+    def spyglass_shuffle(self, taken: int) -> Sequence[int]:
+        """R07's shuffle: the order (indices into the taken cards, bottom first) in which the Spyglass
+        player sees them; ``taken`` is 2 or 3.
+
+        The only use of the RNG after setup. A subclass may override it to replay a given shuffle:
+        the JAX twin's differential tests replay its games here with its shuffles.
+        """
+        return self.rng.permutation(taken)
 
     def _put_back_spyglass_cards(self, seat: int, perm: tuple[int, int, int]) -> None:
         """R07: the seen cards go back on top; ``perm[0]`` (an index into the seen order) on top."""

@@ -1,0 +1,29 @@
+"""The batched JAX twin of *Traitors Aboard* (optional extra ``jax``: ``pip install -e ".[jax]"``).
+
+Pure functions of fixed-shape arrays that run under ``jit``, ``vmap`` and ``lax.scan``; every table
+size 3–8 and both claim settings in one compiled function. Held equal to the reference engine and
+observation by tests that replay thousands of its games there (``tests/test_jax_engine.py``).
+
+- :mod:`.env`: pgx's API: :class:`TraitorsAboard` (a ``pgx.Env``), :class:`State`, and the
+  functions ``init(key, num_players, claims=True) -> State``, ``step(state, action, key) -> State``,
+  ``observe(state, player) -> float32[1228]``;
+- :mod:`.engine`: the rules on the bare game state :class:`Game` (``init``, ``step``,
+  ``legal_action_mask``, ``returns``), for loops that need no observation;
+- :mod:`.observe`: the observation of any seat, equal to ``observation.encode``;
+- :mod:`.state`: the :class:`Game` pytree.
+
+Example (a jitted batch of random games, mixed table sizes)::
+
+    import jax, jax.numpy as jnp
+    from traitors_env.traitors_aboard import jax as tj
+
+    keys = jax.random.split(jax.random.PRNGKey(0), 1024)
+    state = jax.vmap(tj.init)(keys, jnp.arange(1024) % 6 + 3)
+    state = jax.jit(jax.vmap(tj.step))(state, jnp.argmax(state.legal_action_mask, -1), keys)
+"""
+
+from .engine import legal_action_mask, returns
+from .env import State, TraitorsAboard, init, observe, step
+from .state import Game
+
+__all__ = ["Game", "State", "TraitorsAboard", "init", "legal_action_mask", "observe", "returns", "step"]

@@ -1,0 +1,157 @@
+"""The pgx environment of *Traitors Aboard*: :class:`TraitorsAboard` (a ``pgx.Env``) and its :class:`State`.
+
+Follows pgx's conventions (``pgx.Env``, ``pgx.State``): ``state = env.init(key)``,
+``state = env.step(state, action, key)``; ``State`` carries ``current_player`` (int32 seat),
+``observation`` (float32 ``(1228,)``, the acting player's, as ``raw_env``), ``legal_action_mask``
+(bool ``(196,)``, the indices of :mod:`traitors_env.traitors_aboard.actions`), ``rewards`` (float32
+``(8,)``, per seat), ``terminated``, ``truncated`` and the game itself in ``_game``.
+
+Table sizes: pgx's ``num_players`` is one number per environment, while one batch here may mix
+tables of 3–8 players. :attr:`TraitorsAboard.num_players` is therefore 8, the number of *seats* of
+every state (the length of ``rewards``); a table of ``n`` players uses seats ``0 … n-1``, and
+seats ``n … 7`` never act and always get reward 0. ``state.num_players`` gives each state's own
+table size. ``TraitorsAboard(num_players=5)`` deals 5-player games only;
+``TraitorsAboard(num_players=(3, 4, 5, 6, 7, 8))`` (the default) draws the size of each game
+uniformly from the tuple in ``init``.
+
+An illegal action ends the game with reward −1 for the player who took it and 0 for every other
+seat, as ``traitors_aboard_v0.env()`` does (PettingZoo's ``TerminateIllegalWrapper``). After the
+game ends pgx's conventions hold: ``step`` returns the state with zero rewards, and the mask is all
+ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import pgx.core as core
+from pgx._src.struct import dataclass
+
+from .. import actions as A
+from ..cards import MAX_PLAYERS, MIN_PLAYERS
+from ..observation import OBS_SIZE
+from . import engine
+from .observe import observe as observe_game
+from .state import Game, empty_game
+
+ENV_ID = "traitors_aboard"
+VERSION = "v0"  # as traitors_aboard_v0: the same rules, observation and actions
+
+
+@dataclass
+class State(core.State):
+    """One game in pgx's form (see the module doc); ``_game`` holds the full position (:class:`Game`)."""
+
+    current_player: jax.Array = jnp.int32(0)
+    observation: jax.Array = jnp.zeros(OBS_SIZE, jnp.float32)
+    rewards: jax.Array = jnp.zeros(MAX_PLAYERS, jnp.float32)
+    terminated: jax.Array = jnp.bool_(False)
+    truncated: jax.Array = jnp.bool_(False)
+    legal_action_mask: jax.Array = jnp.zeros(A.NUM_ACTIONS, jnp.bool_)
+    _step_count: jax.Array = jnp.int32(0)
+    _game: Game = empty_game()
+
+    @property
+    def env_id(self) -> str:
+        return ENV_ID
+
+    @property
+    def num_players(self) -> jax.Array:
+        """This game's table size, int8 () (3–8)."""
+        return self._game.num_players
+
+
+def _state(game: Game, rewards: jax.Array, step_count: jax.Array) -> State:
+    """A :class:`State` around ``game``, its mask filled in (the observation is left to the caller)."""
+    return State(
+        current_player=game.current_player.astype(jnp.int32),
+        observation=jnp.zeros(OBS_SIZE, jnp.float32),
+        rewards=rewards,
+        terminated=engine.terminated(game),
+        truncated=jnp.bool_(False),
+        legal_action_mask=engine.legal_action_mask(game),
+        _step_count=step_count,
+        _game=game,
+    )
+
+
+def init(key: jax.Array, num_players, claims=True) -> State:
+    """A new game of ``num_players`` (3–8; may be a traced int) with the acting player's observation.
+
+    Raises:
+        ValueError: for a concrete ``num_players`` outside 3–8.
+    """
+    state = _state(engine.init(key, num_players, claims), jnp.zeros(MAX_PLAYERS, jnp.float32), jnp.int32(0))
+    return state.replace(observation=observe(state, state.current_player))
+
+
+def step(state: State, action, key: jax.Array) -> State:
+    """pgx's ``Env.step`` for this game (illegal actions and finished games as the module doc says)."""
+    return _ENV.step(state, action, key)
+
+
+def observe(state: State, player) -> jax.Array:
+    """The observation of seat ``player``, float32 ``(1228,)``: what ``raw_env().observe`` gives that seat."""
+    return observe_game(state._game, player)
+
+
+class TraitorsAboard(core.Env):
+    """*Traitors Aboard* as a ``pgx.Env`` (see the module doc for table sizes, rewards, illegal actions).
+
+    Args:
+        num_players: an int 3–8, or a sequence of them from which ``init`` draws each game's size.
+        claims: the claim step (R14).
+
+    Raises:
+        ValueError: for a table size outside 3–8 or an empty sequence.
+    """
+
+    def __init__(self, num_players: int | Sequence[int] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)), claims=True):
+        super().__init__()
+        sizes = (num_players,) if isinstance(num_players, int) else tuple(num_players)
+        if not sizes:
+            raise ValueError("num_players=() is empty; give an int 3–8 or a sequence of them")
+        for size in sizes:
+            engine.check_num_players(size)
+        self.table_sizes = sizes
+        self.claims = bool(claims)
+
+    def _init(self, key: jax.Array) -> State:
+        size_key, key = jax.random.split(key)
+        sizes = jnp.asarray(self.table_sizes, jnp.int32)
+        n = sizes[jax.random.randint(size_key, (), 0, len(self.table_sizes))]
+        return _state(engine.init(key, n, self.claims), jnp.zeros(MAX_PLAYERS, jnp.float32), jnp.int32(0))
+
+    def _step(self, state: core.State, action: jax.Array, key) -> State:
+        assert isinstance(state, State)
+        if key is None:
+            raise ValueError("TraitorsAboard.step needs a key: the Spyglass shuffle (R07) is random")
+        game = engine.step(state._game, action, key)
+        return _state(game, engine.returns(game), state._step_count)
+
+    def _observe(self, state: core.State, player_id: jax.Array) -> jax.Array:
+        assert isinstance(state, State)
+        return observe_game(state._game, player_id)
+
+    def _step_with_illegal_action(self, state: core.State, loser: jax.Array) -> State:
+        """An illegal action ends the game: −1 to the player who took it, 0 to every other seat."""
+        rewards = jnp.where(jnp.arange(MAX_PLAYERS) == loser, -1.0, 0.0).astype(jnp.float32)
+        return state.replace(rewards=rewards, terminated=jnp.bool_(True))  # type: ignore[attr-defined]
+
+    @property
+    def id(self) -> str:
+        return ENV_ID
+
+    @property
+    def version(self) -> str:
+        return VERSION
+
+    @property
+    def num_players(self) -> int:
+        """Seats per state (8): the length of ``rewards``; see the module doc."""
+        return MAX_PLAYERS
+
+
+_ENV = TraitorsAboard()
