@@ -2,7 +2,8 @@
 
 :class:`Engine` bundles what the game master needs: ``init(key, num_players) -> State``,
 ``step(state, action, key) -> State``, ``observe(state, player) -> float32 (1228,)``,
-``roles(state) -> int (8,)`` (each seat's team: 0 Pirates, 1 Mutineers; read by the game
+``acting_observation(state)`` (the acting seat's observation: pgx's ``state.observation``, already
+computed by ``init``/``step``, so the rollout does not encode it twice), ``roles(state) -> int (8,)`` (each seat's team: 0 Pirates, 1 Mutineers; read by the game
 master only, never shown to a policy) and the heuristic bot
 ``heuristic_act(memory, observation, action_mask, key) -> (action, memory)`` with
 ``heuristic_memory()`` its memory at the start of a game (carried per game between the
@@ -18,9 +19,12 @@ issue 12) and its heuristic bot; :func:`standin_engine` the stand-in game of :mo
 
 from __future__ import annotations
 
+import functools
+import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import jax
 import jax.numpy as jnp
 
 
@@ -31,6 +35,7 @@ class Engine(NamedTuple):
     init: Callable[[Any, Any], Any]
     step: Callable[[Any, Any, Any], Any]
     observe: Callable[[Any, Any], jnp.ndarray]
+    acting_observation: Callable[[Any], jnp.ndarray]
     roles: Callable[[Any], jnp.ndarray]
     heuristic_memory: Callable[[], Any]
     heuristic_act: Callable[[Any, Any, Any, Any], tuple[Any, Any]]
@@ -45,6 +50,7 @@ def standin_engine() -> Engine:
         standin.init,
         standin.step,
         standin.observe,
+        lambda state: standin.observe(state, state.current_player),
         standin.roles,
         lambda: jnp.zeros((), jnp.int32),
         standin.heuristic_act,
@@ -55,41 +61,69 @@ class EngineUnavailableError(ImportError):
     """The JAX engine (or its heuristic bot) is not installed in this checkout."""
 
 
-def traitors_engine() -> Engine:
-    """The JAX twin of *Traitors Aboard* and its JAX heuristic bot.
+def traitors_engine(claims: bool = True, heuristic: bool = True) -> Engine:
+    """The JAX twin of *Traitors Aboard* (:mod:`traitors_env.traitors_aboard.jax`) and its JAX heuristic bot.
+
+    Args:
+        claims: the claim step (R14).
+        heuristic: require the JAX heuristic bot; ``False`` (development only, until it exists) lets the
+            random bot stand in for it and says so on stderr.
 
     Raises:
-        EngineUnavailableError: if ``traitors_env.traitors_aboard.jax`` or its heuristic is missing.
+        EngineUnavailableError: if ``traitors_env.traitors_aboard.jax`` or (with ``heuristic``) its bot is missing.
     """
     try:
         from traitors_env.traitors_aboard import jax as game
     except ImportError as error:
         raise EngineUnavailableError(
             f"the JAX engine traitors_env.traitors_aboard.jax cannot be imported ({error}); "
-            "install the jax extra (pip install -e '.[jax]') on a checkout that has it"
+            "install the jax extra (pip install -e '.[jax]')"
         ) from None
     try:
-        from traitors_env.traitors_aboard.jax import heuristic
+        from traitors_env.traitors_aboard.jax import heuristic as bot
+
+        memory, act = bot.init_memory, bot.act
     except ImportError as error:
-        raise EngineUnavailableError(f"the JAX heuristic bot cannot be imported: {error}") from None
-    return Engine("traitors_aboard", game.init, game.step, game.observe, _roles_of(game), *_bot_of(heuristic))
+        if heuristic:
+            raise EngineUnavailableError(f"the JAX heuristic bot cannot be imported: {error}") from None
+        print(f"warning: no JAX heuristic bot ({error}); the random bot plays its games", file=sys.stderr)
+        memory, act = _random_bot()
+
+    def roles(state):
+        g = state._game
+        return jnp.where(jnp.arange(g.roles.shape[-1]) < g.num_players, g.roles, -1)
+
+    return Engine(
+        "traitors_aboard",
+        functools.partial(game.init, claims=claims),
+        game.step,
+        game.observe,
+        lambda state: state.observation,
+        roles,
+        memory,
+        act,
+    )
 
 
-def _roles_of(game) -> Callable:
-    roles = getattr(game, "roles", None)
-    if callable(roles):
-        return roles
-    return lambda state: state.roles
+def _random_bot():
+    def act(memory, observation, mask, key):
+        return jax.random.categorical(key, jnp.where(mask, 0.0, -1e9)).astype(jnp.int32), memory
+
+    return (lambda: jnp.zeros((), jnp.int32)), act
 
 
-def _bot_of(heuristic) -> tuple[Callable, Callable]:
-    return heuristic.init_memory, heuristic.act
+ENGINES = ("traitors_aboard", "standin", "traitors_aboard_without_heuristic")
 
 
-def make_engine(name: str) -> Engine:
-    """``"traitors_aboard"`` (the real game) or ``"standin"``."""
+def make_engine(name: str, claims: bool = True) -> Engine:
+    """An engine by name: ``"traitors_aboard"`` (the real game), ``"standin"`` (tests), or
+    ``"traitors_aboard_without_heuristic"`` (development only: the random bot plays the heuristic's games).
+
+    Raises:
+        ValueError: for another name.
+    """
     if name == "standin":
         return standin_engine()
-    if name == "traitors_aboard":
-        return traitors_engine()
-    raise ValueError(f"engine {name!r} is not known; expected 'traitors_aboard' or 'standin'")
+    if name in ("traitors_aboard", "traitors_aboard_without_heuristic"):
+        return traitors_engine(claims, heuristic=name == "traitors_aboard")
+    raise ValueError(f"engine {name!r} is not known; expected one of {', '.join(ENGINES)}")

@@ -115,7 +115,7 @@ def game_step(engine: Engine, settings: Settings, apply_fn, actor_fn, params, te
     k_learner, k_latest, k_past, k_random, k_bot, k_step, k_deal = jax.random.split(key, 7)
     state = slots.state
     seat = state.current_player.astype(jnp.int32)
-    raw = jax.vmap(engine.observe)(state, seat)
+    raw = jax.vmap(engine.acting_observation)(state)
     obs = raw / jnp.asarray(OBS_SCALE)
     mask = state.legal_action_mask.astype(bool)
     roles = jax.vmap(engine.roles)(state).astype(jnp.int32)

@@ -247,9 +247,9 @@ def _row(metrics: dict, total: int, team_seconds: float, team_steps: int, learni
 
 
 # ---------------------------------------------------------------- the run
-def resolve_engine(engine: Engine | None) -> Engine:
+def resolve_engine(engine: Engine | None, claims: bool = True) -> Engine:
     """``engine``, else the one ``$TRAITORS_JAX_ENGINE`` names (``traitors_aboard`` by default)."""
-    return engine or make_engine(os.environ.get(ENGINE_VARIABLE, "traitors_aboard"))
+    return engine or make_engine(os.environ.get(ENGINE_VARIABLE, "traitors_aboard"), claims)
 
 
 def _load(path: Path, target_params, target_opt):
@@ -276,7 +276,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
 
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
-    engine = resolve_engine(engine)
+    engine = resolve_engine(engine, config.env.claims)
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
     total_generations = config.training.generations
