@@ -41,6 +41,7 @@ class Engine(NamedTuple):
     heuristic_act: Callable[[Any, Any, Any, Any], tuple[Any, Any]]
 
 
+@functools.cache  # one object per engine: compiled functions are cached by it
 def standin_engine() -> Engine:
     """The stand-in game of :mod:`.standin` (not *Traitors Aboard*; for tests of the backend)."""
     from . import standin
@@ -61,6 +62,7 @@ class EngineUnavailableError(ImportError):
     """The JAX engine (or its heuristic bot) is not installed in this checkout."""
 
 
+@functools.cache
 def traitors_engine(claims: bool = True, heuristic: bool = True) -> Engine:
     """The JAX twin of *Traitors Aboard* (:mod:`traitors_env.traitors_aboard.jax`) and its JAX heuristic bot.
 

@@ -70,8 +70,8 @@ class Settings(NamedTuple):
     n_steps: int
     gamma: float
     gae_lambda: float
-    #: whether any opponent is a policy (``latest``/``past``): generation 0's Pirates meet bots only
-    policy_opponents: bool
+    #: compute the policy opponents' moves (``latest``/``past``); ``False`` only where none can be drawn
+    policy_opponents: bool = True
 
 
 def _new_games(engine: Engine, settings: Settings, key, batch: int, probabilities) -> Slots:

@@ -44,8 +44,53 @@ from .engine import Engine, make_engine
 ENGINE_VARIABLE = "TRAITORS_JAX_ENGINE"
 
 
+@functools.lru_cache(maxsize=8)
+def compiled(
+    engine: Engine,
+    settings,
+    net_arch: tuple,
+    activation: str,
+    learning_rate: float,
+    max_grad_norm: float,
+    update_config,
+    batch: int,
+):
+    """The jitted functions of one configuration, built once per process (tests and resumed runs reuse them).
+
+    Returns:
+        ``(model, optimizer, new_slots, rollout, learn)``: ``new_slots(key, opponents)``,
+        ``rollout(params, team, opponents, slots, key)`` (:func:`.rollout.rollout`) and
+        ``learn(params, opt_state, grid, valid, key, capacity=…)`` (compact + :func:`.ppo.update`).
+    """
+    import jax
+
+    from . import ppo
+    from .rollout import new_slots, rollout
+
+    model = ppo.ActorCritic(net_arch, activation)
+    optimizer = ppo.make_optimizer(learning_rate, max_grad_norm)
+
+    def actor(params, obs):
+        return model.apply(params, obs, method=ppo.ActorCritic.logits)
+
+    def learn(params, opt_state, grid, valid, key, capacity: int):
+        k_compact, k_update = jax.random.split(key)
+        batch = ppo.compact(k_compact, grid, valid, capacity)
+        params, opt_state, stats = ppo.update(params, opt_state, optimizer, model.apply, batch, k_update, update_config)
+        stats["train/explained_variance"] = ppo.explained_variance(batch.value, batch.ret, batch.weight)
+        return params, opt_state, stats
+
+    return (
+        model,
+        optimizer,
+        jax.jit(lambda key, opponents: new_slots(engine, settings, key, batch, opponents)),
+        jax.jit(functools.partial(rollout, engine, settings, model.apply, actor), donate_argnums=(3,)),
+        jax.jit(learn, static_argnames="capacity"),
+    )
+
+
 class Trainer:
-    """The compiled pieces of one config: network, optimizer, rollout (per opponent setting) and update (per size).
+    """The compiled pieces of one config: network, optimizer, rollout and update (see :func:`compiled`).
 
     Args:
         config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts``).
@@ -53,29 +98,30 @@ class Trainer:
     """
 
     def __init__(self, config: RunConfig, engine: Engine) -> None:
-        import jax
-
         from . import ppo
         from .rollout import Settings
 
         self.config = config
         self.engine = engine
         p = config.ppo
-        self.model = ppo.ActorCritic(tuple(p.net_arch), p.activation)
-        self.optimizer = ppo.make_optimizer(p.learning_rate, p.max_grad_norm)
-        self.update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef)
         counts = tuple(config.env.player_counts)
         weights = np.asarray(config.env.player_count_weights or [1.0] * len(counts), dtype=np.float64)
         probabilities = tuple(float(w) for w in weights / weights.sum())
-        self.settings = {
-            flag: Settings(counts, probabilities, p.n_steps, p.gamma, p.gae_lambda, flag) for flag in (False, True)
-        }
+        settings = Settings(counts, probabilities, p.n_steps, p.gamma, p.gae_lambda, True)
+        update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef)
         self.batch = config.training.n_envs
-        self._rollouts: dict = {}
-        self._learn = jax.jit(self._learn_impl, static_argnames="capacity")
+        self.model, self.optimizer, self.new_slots, self.rollout, self._learn = compiled(
+            engine,
+            settings,
+            tuple(p.net_arch),
+            p.activation,
+            p.learning_rate,
+            p.max_grad_norm,
+            update_config,
+            self.batch,
+        )
         self.capacity: dict[str, int] = {}
 
-    # ------------------------------------------------------------ compiled functions
     def init_params(self, seed: int):
         import jax
         import jax.numpy as jnp
@@ -84,44 +130,6 @@ class Trainer:
 
         params = self.model.init(jax.random.key(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
         return params, self.optimizer.init(params)
-
-    def actor(self, params, obs):
-        from .ppo import ActorCritic
-
-        return self.model.apply(params, obs, method=ActorCritic.logits)
-
-    def rollout_fn(self, policy_opponents: bool):
-        """The jitted rollout ``(params, team, opponents, slots, key) -> (slots, grid, valid, metrics)``."""
-        if policy_opponents not in self._rollouts:
-            import jax
-
-            from .rollout import rollout
-
-            fn = functools.partial(rollout, self.engine, self.settings[policy_opponents], self.model.apply, self.actor)
-            self._rollouts[policy_opponents] = jax.jit(fn, donate_argnums=(3,))
-        return self._rollouts[policy_opponents]
-
-    def new_slots(self, key, opponents):
-        import jax
-
-        from .rollout import new_slots
-
-        return jax.jit(functools.partial(new_slots, self.engine, self.settings[False]), static_argnums=(1,))(
-            key, self.batch, opponents
-        )
-
-    def _learn_impl(self, params, opt_state, grid, valid, key, capacity: int):
-        import jax
-
-        from . import ppo
-
-        k_compact, k_update = jax.random.split(key)
-        batch = ppo.compact(k_compact, grid, valid, capacity)
-        params, opt_state, stats = ppo.update(
-            params, opt_state, self.optimizer, self.model.apply, batch, k_update, self.update_config
-        )
-        stats["train/explained_variance"] = ppo.explained_variance(batch.value, batch.ret, batch.weight)
-        return params, opt_state, stats
 
     def learn(self, team: str, params, opt_state, grid, valid, key, learner_decisions: int):
         """The PPO update over the rollout's learner transitions.
@@ -154,7 +162,6 @@ class Trainer:
         config = self.config
         team = TEAMS[team_index]
         probabilities = opponent_probabilities(config.opponents.weights(), len(snapshots))
-        policy_opponents = bool(probabilities[0] + probabilities[1] > 0)
         past_rng = np.random.default_rng(derive_seed(seed, 5))
         latest = snapshots[-1] if snapshots else params
 
@@ -165,7 +172,7 @@ class Trainer:
         key = jax.random.key(seed)
         key, deal = jax.random.split(key)
         slots = self.new_slots(deal, opponents_now())
-        rollout = self.rollout_fn(policy_opponents)
+        rollout = self.rollout
         collected = 0
         wins = games = 0
         decisions = 0
