@@ -149,7 +149,8 @@ class Trainer:
     # ------------------------------------------------------------ one team's training
     def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration):
         """Train team ``TEAMS[team_index]`` for at least ``steps`` learner decisions against ``snapshots`` (the
-        other team's parameters, oldest first). ``on_iteration(metrics)`` is called after each PPO iteration.
+        other team's parameters, oldest first). ``on_iteration(metrics)`` is called after each PPO iteration;
+        returning ``True`` stops early.
 
         Returns:
             ``(params, opt_state, summary)`` with ``summary`` = learner steps, seconds, wins and games.
@@ -192,7 +193,8 @@ class Trainer:
             wins += metrics["wins"]
             games += metrics["games"]
             decisions += self.batch * config.ppo.n_steps
-            on_iteration({**metrics, **stats, "seconds": seconds, "capacity": self.capacity[team]})
+            if on_iteration({**metrics, **stats, "seconds": seconds, "capacity": self.capacity[team]}) is True:
+                break  # the caller's stop (the training benchmark's clock)
         return (
             params,
             opt_state,
