@@ -10,6 +10,7 @@ result and where every card lies.
 
 from __future__ import annotations
 
+import copy
 import functools
 
 import jax
@@ -42,7 +43,7 @@ def random_policy(key, mask, open_prob):
 
 @functools.partial(jax.jit, static_argnames=("steps",))
 def _play(keys, num_players, claims, open_prob, steps):
-    def one_game(key, n, claims):
+    def one_game(key, n, claims, open_prob):
         k_init, k_play = jax.random.split(key)
         game = E.init(k_init, n, claims)
 
@@ -57,7 +58,7 @@ def _play(keys, num_players, claims, open_prob, steps):
         final, (games, masks, actions, rewards) = jax.lax.scan(body, game, jax.random.split(k_play, steps))
         return final, games, masks, actions, rewards
 
-    return jax.vmap(one_game)(keys, num_players, claims)
+    return jax.vmap(one_game)(keys, num_players, claims, open_prob)
 
 
 def play_batch(seed: int, num_players, claims, open_prob: float = 0.05, steps: int = MAX_DECISIONS) -> dict:
@@ -70,7 +71,9 @@ def play_batch(seed: int, num_players, claims, open_prob: float = 0.05, steps: i
     """
     num_players = jnp.asarray(num_players, jnp.int32)
     keys = jax.random.split(jax.random.PRNGKey(seed), num_players.shape[0])
-    final, games, masks, actions, rewards = _play(keys, num_players, jnp.asarray(claims), open_prob, steps)
+    open_prob = jnp.broadcast_to(jnp.asarray(open_prob, jnp.float32), num_players.shape)
+    claims = jnp.broadcast_to(jnp.asarray(claims), num_players.shape)
+    final, games, masks, actions, rewards = _play(keys, num_players, claims, open_prob, steps)
     out = jax.device_get({"final": final, "games": games, "masks": masks, "actions": actions, "rewards": rewards})
     out["lengths"] = (out["actions"] >= 0).sum(1)
     assert bool(np.all(out["final"].phase == E.GAME_OVER)), f"a game ran past {steps} decisions"
@@ -109,7 +112,7 @@ def reference_start(game) -> ReplayedGame:
     """The reference game at the JAX game's first decision (same roles, hands, draw pile, first seat)."""
     n = int(game.num_players)
     hands = [[k for k in range(8) for _ in range(int(game.hands[s, k]))] for s in range(n)]
-    draw_top_first = [int(k) for k in game.draw[: int(game.draw_size)][::-1]]
+    draw_top_first = [int(k) for k in game.draw[: int(game.draw_size)]]
     state = ReplayedGame.from_position(
         n,
         roles=[int(r) for r in game.roles[:n]],
@@ -135,8 +138,8 @@ def _shuffles(batch: dict, b: int) -> list[list[int]]:
         phase = int(games.phase[b, after]) if after < actions.shape[1] else int(batch["final"].phase[b])
         if taken >= 2 and phase == E.SPYGLASS_ORDER:
             seen = games.spyglass_seen[b, after] if after < actions.shape[1] else batch["final"].spyglass_seen[b]
-            low = int(games.chest_size[b, t]) - taken
-            orders.append([int(x) - low for x in seen[:taken]])
+            # JAX names the seen cards by row (0 = top); the reference by index among the taken, bottom first.
+            orders.append([taken - 1 - int(row) for row in seen[:taken]])
     return orders
 
 
@@ -149,7 +152,7 @@ def replay_game(batch: dict, b: int) -> GameState:
     final = _game_at(batch, b)
     # The states before each decision, then the state after the last one (``final``).
     stack = jax.tree_util.tree_map(lambda xs, x: np.concatenate([xs[b, :length], x[None]]), batch["games"], final)
-    padded = 1 << max(4, int(np.ceil(np.log2(length + 1))))  # few distinct shapes: few compilations
+    padded = 128 if length < 128 else MAX_DECISIONS + 1  # two shapes: two compilations
     stack = jax.tree_util.tree_map(lambda x: np.concatenate([x, np.repeat(x[-1:], padded - len(x), 0)]), stack)
     observations = np.asarray(_observe_all(stack))
 
@@ -191,7 +194,7 @@ def result_of(game) -> dict:
             "announced": LOOT_VALUES[int(game.chest_announced[p])],
             "placer": int(game.chest_placer[p]),
         }
-        for p in reversed(range(cs))
+        for p in range(cs)  # top first
     ]
     return {
         "winner": ROLE_NAMES[int(game.winner)],
@@ -208,8 +211,130 @@ def assert_same_result(game, state: GameState, where: str) -> None:
     """The revealed result and the place of every card agree between a final JAX game and the reference."""
     assert result_of(game) == state.result(), f"{where}: result"
     n = state.num_players
-    assert [int(k) for k in game.draw[: int(game.draw_size)]] == state.draw_pile, f"{where}: draw pile"
+    assert [int(k) for k in game.draw[: int(game.draw_size)]][::-1] == state.draw_pile, f"{where}: draw pile"
     assert [list(map(int, h)) for h in game.hands[:n]] == state.hands, f"{where}: hands"
     assert list(map(int, game.discard)) == state.discard, f"{where}: discard"
     assert list(map(int, game.planks[:n])) == state.planks, f"{where}: planks"
     assert [bool(x) for x in game.revealed[:n]] == state.revealed, f"{where}: revealed roles"
+
+
+def game_from_reference(state: GameState):
+    """The JAX :class:`Game` of a reference position (any decision, Spyglass groups included)."""
+    from traitors_env.traitors_aboard.jax.state import MAX_DECK, Game
+    from traitors_env.traitors_aboard.observation import MAX_CHEST
+
+    n = state.num_players
+
+    def padded(values, size, fill=0, dtype=np.int8):
+        out = np.full(size, fill, dtype)
+        out[: len(values)] = values
+        return out
+
+    chest = list(reversed(state.chest))  # top first
+    bottom = np.zeros(MAX_CHEST, bool)
+    counts = np.zeros((MAX_CHEST, 3), np.int8)
+    known = np.zeros(MAX_CHEST, bool)
+    for row, card in enumerate(chest):
+        group = card.group
+        if group is not None and all(other.group is not group for other in chest[row + 1 :]):
+            bottom[row] = True  # the group's lowest card
+            known[row] = group.counts is not None
+            counts[row] = group.counts if group.counts is not None else 0
+    targeted = np.zeros((8, 8, 2), np.int8)
+    for player, target, card in state.targeted:
+        targeted[player, target, card] += 1
+    seen_rows = [next(row for row, c in enumerate(chest) if c is card) for card in state.spyglass_seen]
+    hands = np.zeros((8, 8), np.int8)
+    hands[:n] = state.hands
+    played = np.zeros((8, 5), np.int8)
+    played[:n] = state.actions_played
+    game = Game(
+        num_players=np.int8(n),
+        claims=np.bool_(state.config.claims),
+        roles=padded([int(r) for r in state.roles], 8),
+        hands=hands,
+        draw=padded(state.draw_pile[::-1], MAX_DECK),
+        draw_known=padded(state.draw_known[::-1], MAX_DECK, dtype=np.uint8),
+        draw_size=np.int8(len(state.draw_pile)),
+        chest_kind=padded([c.kind for c in chest], MAX_CHEST),
+        chest_placer=padded([c.placer for c in chest], MAX_CHEST),
+        chest_announced=padded([c.announced for c in chest], MAX_CHEST),
+        chest_known=padded([c.known_by for c in chest], MAX_CHEST, dtype=np.uint8),
+        chest_scrambled=padded([c.group is not None for c in chest], MAX_CHEST, False, bool),
+        chest_bottom=bottom,
+        group_counts=counts,
+        group_known=known,
+        chest_size=np.int8(len(chest)),
+        discard=np.array(state.discard, np.int8),
+        planks=padded(state.planks, 8),
+        aboard=padded(state.aboard, 8, False, bool),
+        revealed=padded(state.revealed, 8, False, bool),
+        current_player=np.int8(state.current_player),
+        phase=np.int8(int(state.phase)),
+        winner=np.int8(-1 if state.winner is None else int(state.winner)),
+        end_condition=np.int8(-1 if state.end_condition is None else int(state.end_condition)),
+        turn=np.int16(state.turn),
+        loot_placed=padded(state.loot_placed, 8),
+        announced_sum=padded(state.announced_sum, 8),
+        actions_played=played,
+        pockets_emptied=padded(state.pockets_emptied, 8),
+        targeted=targeted,
+        claim_accuse=padded(state.claim_accuse, 8, -1),
+        claim_vouch=padded(state.claim_vouch, 8, -1),
+        claim_hand=padded(state.claim_hand, 8, -1),
+        claim_chest=padded(state.claim_chest, 8, -1),
+        spyglass_taken=np.int8(state.spyglass_taken),
+        spyglass_seen=padded(seen_rows, 3),
+    )
+    return jax.tree_util.tree_map(jnp.asarray, game)
+
+
+_step_one = jax.jit(E.step)
+_mask_one = jax.jit(E.legal_action_mask)
+_observe_seats = jax.jit(jax.vmap(observe, in_axes=(None, 0)))
+
+
+def assert_same_decision(game, state: GameState, where: str) -> None:
+    """Mask, current player, termination and every seat's observation agree (JAX ``game``, reference ``state``)."""
+    n = state.num_players
+    assert bool(game.phase == E.GAME_OVER) == state.is_terminal, f"{where}: termination"
+    if not state.is_terminal:
+        assert int(game.current_player) == state.current_player, f"{where}: current player"
+    np.testing.assert_array_equal(
+        np.asarray(_mask_one(game)), state.legal_mask().astype(bool), err_msg=f"{where}: mask"
+    )
+    observations = np.asarray(_observe_seats(game, jnp.arange(n)))
+    expected = np.stack([encode(state, seat) for seat in range(n)])
+    np.testing.assert_array_equal(observations, expected, err_msg=f"{where}: observations")
+    reward = np.zeros(8, np.float32)
+    reward[:n] = state.returns()
+    np.testing.assert_array_equal(np.asarray(E.returns(game)), reward, err_msg=f"{where}: returns")
+
+
+def play_lockstep(state: GameState, seed: int, max_decisions: int = 400) -> GameState:
+    """Play random legal moves from ``state`` in both engines at once, comparing every decision.
+
+    The JAX engine steps first; a Spyglass shuffle it makes is then told to the reference. ``state``
+    is not modified; the final reference state is returned.
+    """
+    reference = ReplayedGame.__new__(ReplayedGame)
+    reference.__dict__.update(copy.deepcopy(state.__dict__))
+    reference.shuffles = []
+    game = game_from_reference(reference)
+    rng = np.random.default_rng(seed)
+    key = jax.random.PRNGKey(seed)
+    for t in range(max_decisions):
+        assert_same_decision(game, reference, f"lockstep seed {seed}, decision {t}")
+        if reference.is_terminal:
+            assert_same_result(jax.device_get(game), reference, f"lockstep seed {seed}")
+            return reference
+        legal = reference.legal_actions()
+        action = int(legal[rng.integers(len(legal))])
+        key, sub = jax.random.split(key)
+        after = _step_one(game, action, sub)
+        if action == A.SPYGLASS and int(after.phase) == E.SPYGLASS_ORDER:
+            taken = int(after.spyglass_taken)
+            reference.shuffles.append([taken - 1 - int(row) for row in np.asarray(after.spyglass_seen)[:taken]])
+        reference.apply_action(action)
+        game = after
+    raise AssertionError(f"lockstep seed {seed}: no end within {max_decisions} decisions")

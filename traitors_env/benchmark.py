@@ -553,6 +553,19 @@ def _parser() -> argparse.ArgumentParser:
         "--memory-games", type=int, default=None, help="games of the tracemalloc pass (default 20; 0 skips it)"
     )
     parser.add_argument("--no-leduc", action="store_true", help="do not measure leduc_holdem_v4")
+    parser.add_argument(
+        "--jax",
+        action="store_true",
+        help="also measure the batched JAX engine and env (needs the extra jax: pip install -e '.[jax]')",
+    )
+    parser.add_argument(
+        "--jax-batches",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="B",
+        help="batch sizes of the JAX measurement (default 1 64 1024 4096)",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     parser.add_argument("--quick", action="store_true", help="a few games only (a smoke test; the figures mean little)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -588,12 +601,48 @@ def main(argv: list[str] | None = None) -> int:
         leduc=not args.no_leduc,
         progress=progress,
     )
-    print(format_report(result))
+    report = format_report(result)
+    if args.jax:
+        report += "\n\n" + _run_jax(args, result, quick, progress)
+    print(report)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(result, handle, indent=2)
             handle.write("\n")
     return 0
+
+
+def _run_jax(args, result: dict, quick: bool, progress) -> str:
+    """``--jax``: the JAX figures into ``result["jax"]`` (and its targets), as a report section."""
+    try:
+        from . import benchmark_jax
+    except ImportError as error:
+        result["jax"] = None
+        return f"JAX engine skipped: {error}; install the extra: pip install -e '.[jax]'"
+    batches = tuple(args.jax_batches or ((1, 64) if quick else benchmark_jax.BATCH_SIZES))
+    figures = benchmark_jax.run_jax_benchmark(
+        batch_sizes=batches, seconds=0.2 if quick else 1.0, repeats=1 if quick else 3, progress=progress
+    )
+    result["jax"] = figures
+    ours = result["traitors"]
+    key = str(TARGET_PLAYERS) if str(TARGET_PLAYERS) in ours else next(iter(ours))
+    raw_env_rate = ours[key]["raw_env"]["decisions_per_s"]
+    figures["raw_env_players"] = int(key)
+    figures["raw_env_decisions_per_s"] = raw_env_rate
+    targets = benchmark_jax.jax_targets(figures, raw_env_rate)
+    result["targets"] += targets
+    lines = [benchmark_jax.format_jax_report(figures, raw_env_rate)]
+    lines.append(f"raw_env() at {key} players in this run: {raw_env_rate:,.0f} decisions/s.")
+    if targets:
+        lines += ["", "| target | measured | required | met |", "|---|---:|---:|---|"]
+        for target in targets:
+            value = target["measured"]
+            lines.append(
+                f"| {target['name']} | {value:,.0f} | {target['required']} | {'yes' if target['met'] else 'NO'} |"
+                if value >= 1000
+                else f"| {target['name']} | {value:.2f} | {target['required']} | {'yes' if target['met'] else 'NO'} |"
+            )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

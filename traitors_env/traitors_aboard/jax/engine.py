@@ -69,12 +69,47 @@ PLANK, GOOD_RIDDANCE, SPYGLASS, CATCH, EYP = (
 
 _SEATS = jnp.arange(MAX_PLAYERS)
 _KINDS = jnp.arange(NUM_CARD_KINDS)
-_SLOTS = jnp.arange(MAX_CHEST)
-_DRAW_SLOTS = jnp.arange(MAX_DECK)
+_ROWS = jnp.arange(MAX_CHEST)
+_DRAW_ROWS = jnp.arange(MAX_DECK)
+_LOOT = jnp.arange(3)
 
 
-def _one_hot(index, size: int, dtype=jnp.int32):
-    return (jnp.arange(size) == index).astype(dtype)
+# ------------------------------------------------------------------ small helpers (no gathers: see the module doc)
+def _pick(table, index):
+    """``table[index]`` for a static table and a traced index, as a one-hot sum (cheap under ``vmap``)."""
+    table = jnp.asarray(table)
+    hit = jnp.arange(table.shape[0]) == index
+    return jnp.sum(jnp.where(hit.reshape((-1,) + (1,) * (table.ndim - 1)), table, 0), 0)
+
+
+def _row(array, row_mask):
+    """The row of ``array`` selected by the one-hot ``row_mask`` (all zeros if none), in int32."""
+    return jnp.sum(jnp.where(row_mask.reshape((-1,) + (1,) * (array.ndim - 1)), array.astype(jnp.int32), 0), 0)
+
+
+def _loot_value(index):
+    """Chest value of a loot kind / announced index (0 → +1, 1 → 0, 2 → −2), int32."""
+    return jnp.where(index == 0, LOOT_VALUES[0], jnp.where(index == 1, LOOT_VALUES[1], LOOT_VALUES[2]))
+
+
+def _push(array, value):
+    """``array`` (a stack, top first) with ``value`` put on top: every row moves one down."""
+    top = jnp.broadcast_to(jnp.asarray(value, array.dtype), array.shape[1:])[None]
+    return jnp.concatenate([top, array[:-1]])
+
+
+def _pop(array, count, most: int):
+    """``array`` with its top ``count`` rows taken off (``count`` traced, 0 … ``most``)."""
+    out = array
+    for k in range(1, most + 1):
+        shifted = jnp.concatenate([array[k:], jnp.zeros((k,) + array.shape[1:], array.dtype)])
+        out = jnp.where(count == k, shifted, out)
+    return out
+
+
+def _seats_from(seat, n, first: int):
+    """int32 (8,): the seats at offsets ``first … first+7`` to the left of ``seat`` (R02), modulo ``n``."""
+    return (seat + first + _SEATS) % n
 
 
 def _bit(seat):
@@ -92,35 +127,38 @@ def init(key: jax.Array, num_players, claims=True, first_player=-1) -> Game:
         first_player: ``-1`` draws the first seat uniformly (R01 default); a seat fixes it.
 
     Returns:
-        A :class:`Game` at the first decision. Out-of-range ``num_players`` is not checked inside
-        ``jit``; :func:`check_num_players` raises for a concrete bad value.
+        A :class:`Game` at the first decision.
+
+    Raises:
+        ValueError: for a concrete ``num_players`` outside 3–8 (a traced one is not checked).
     """
     check_num_players(num_players)
     n = jnp.asarray(num_players, jnp.int32)
     k_roles, k_deck, k_first = jax.random.split(key, 3)
     # Roles: Pirates then Mutineers, shuffled among the n seats (padding sorts last).
-    role_order = jnp.argsort(jnp.where(_SEATS < n, jax.random.uniform(k_roles, (MAX_PLAYERS,)), 2.0))
-    roles = (role_order >= jnp.asarray(PIRATES)[n]).astype(jnp.int8) * (_SEATS < n)
-    # Deck: the first DECK_SIZE[n] cards of FULL_DECK, shuffled to the front.
-    deck_size = jnp.asarray(DECK_SIZE)[n]
-    order = jnp.argsort(jnp.where(_DRAW_SLOTS < deck_size, jax.random.uniform(k_deck, (MAX_DECK,)), 2.0))
-    deck = jnp.asarray(FULL_DECK)[order]
+    role_keys = jnp.where(_SEATS < n, jax.random.bits(k_roles, (MAX_PLAYERS,)) >> 1, jnp.uint32(2**31 + 1))
+    _, role_order = jax.lax.sort((role_keys, _SEATS), num_keys=1)
+    roles = ((role_order >= _pick(PIRATES, n)) & (_SEATS < n)).astype(jnp.int8)
+    # Deck: the first DECK_SIZE[n] cards of FULL_DECK, shuffled to the front (top first).
+    deck_size = _pick(DECK_SIZE, n)
+    deck_keys = jnp.where(_DRAW_ROWS < deck_size, jax.random.bits(k_deck, (MAX_DECK,)) >> 1, jnp.uint32(2**31 + 1))
+    _, deck = jax.lax.sort((deck_keys, jnp.asarray(FULL_DECK)), num_keys=1)
+    # The hands are the last 3n cards of the shuffled deck, the draw pile the rest.
     dealt = HAND_SIZE * n
-    hand_slots = jnp.arange(HAND_SIZE * MAX_PLAYERS)
-    owner = jnp.where(hand_slots < dealt, hand_slots // HAND_SIZE, -1)
-    hands = ((owner[:, None] == _SEATS)[:, :, None] & (deck[: HAND_SIZE * MAX_PLAYERS, None, None] == _KINDS)).sum(0)
-    draw = deck[jnp.minimum(_DRAW_SLOTS + dealt, MAX_DECK - 1)]
+    owner = jnp.where(_DRAW_ROWS >= deck_size - dealt, (deck_size - 1 - _DRAW_ROWS) // HAND_SIZE, -1)
+    owner = jnp.where(_DRAW_ROWS < deck_size, owner, -1)
+    hands = jnp.sum((owner[:, None, None] == _SEATS[:, None]) & (deck[:, None, None] == _KINDS), 0)
     first = jnp.where(first_player < 0, jax.random.randint(k_first, (), 0, n), first_player)
     g = empty_game()
     return g.replace(
         num_players=n.astype(jnp.int8),
         claims=jnp.asarray(claims, jnp.bool_),
-        roles=roles.astype(jnp.int8),
+        roles=roles,
         hands=hands.astype(jnp.int8),
-        draw=draw,
+        draw=deck,
         draw_size=(deck_size - dealt).astype(jnp.int8),
         aboard=_SEATS < n,
-        current_player=first.astype(jnp.int8),
+        current_player=jnp.asarray(first).astype(jnp.int8),
     )
 
 
@@ -140,13 +178,12 @@ def check_num_players(num_players) -> None:
 # ------------------------------------------------------------------ queries
 def target(g: Game) -> jax.Array:
     """The chest target of the table (rulebook "End of the Game"), int32 ()."""
-    return jnp.asarray(TARGET)[g.num_players.astype(jnp.int32)]
+    return _pick(TARGET, g.num_players.astype(jnp.int32))
 
 
 def chest_value(g: Game) -> jax.Array:
     """The true value of the chest (hidden until opened, R03), int32 ()."""
-    values = jnp.asarray(LOOT_VALUE)[jnp.minimum(g.chest_kind.astype(jnp.int32), 2)]
-    return jnp.sum(jnp.where(_SLOTS < g.chest_size, values, 0))
+    return jnp.sum(jnp.where(_ROWS < g.chest_size, _loot_value(g.chest_kind), 0))
 
 
 def terminated(g: Game) -> jax.Array:
@@ -160,10 +197,10 @@ def returns(g: Game) -> jax.Array:
     return jnp.where((g.winner != NO_WINNER) & (_SEATS < g.num_players), won, 0.0).astype(jnp.float32)
 
 
-def _offset_aboard(g: Game, seat) -> jax.Array:
+def _offset_aboard(g: Game, seat, n) -> jax.Array:
     """bool (8,): offset o (0–7) from ``seat`` names a seat of the table that is aboard."""
-    n = g.num_players.astype(jnp.int32)
-    return (_SEATS < n) & g.aboard[(seat + _SEATS) % n]
+    seats = _seats_from(seat, n, 0)
+    return (_SEATS < n) & jnp.any((seats[:, None] == _SEATS) & g.aboard, 1)
 
 
 def legal_action_mask(g: Game) -> jax.Array:
@@ -172,27 +209,30 @@ def legal_action_mask(g: Game) -> jax.Array:
     Source: R03, R04, R07–R11, R13 (main), R07 (Spyglass order), R09 (returns), R15 (claims).
     """
     seat = g.current_player.astype(jnp.int32)
+    n = g.num_players.astype(jnp.int32)
     phase = g.phase
-    hand = g.hands[seat] > 0
-    aboard = _offset_aboard(g, seat)
+    seat_row = _SEATS == seat
+    hand = _row(g.hands, seat_row) > 0
+    aboard = _offset_aboard(g, seat, n)
     others = aboard[1:]
     main = jnp.concatenate(
         [
-            (g.roles[seat] == PIRATE)[None],  # R03
+            jnp.any(seat_row & (g.roles == PIRATE))[None],  # R03
             jnp.repeat(hand[:3], 3),  # R04: any announcement
             others & hand[PLANK],  # R11
             others & hand[EYP],  # R10
             hand[GOOD_RIDDANCE : CATCH + 1],
         ]
     )
-    order = jnp.asarray(PERM_LEGAL)[g.spyglass_taken.astype(jnp.int32)]
+    taken = g.spyglass_taken
+    order = jnp.where(taken >= 3, True, jnp.where(taken == 2, jnp.asarray(PERM_LEGAL[2]), jnp.asarray(PERM_LEGAL[0])))
     claim = jnp.concatenate(
         [
             jnp.ones(1, bool),
             others,
             aboard,
             jnp.ones(len(A.HAND_MULTISETS), bool),
-            jnp.asarray(CHEST_CLAIM_SIZE) == g.spyglass_taken,  # never for 0 taken
+            jnp.asarray(CHEST_CLAIM_SIZE) == taken,  # never for 0 taken
         ]
     )
     is_return = (phase == CATCH_RETURN_1) | (phase == CATCH_RETURN_2)
@@ -215,7 +255,6 @@ def step(g: Game, action, key: jax.Array) -> Game:
     seat = g.current_player.astype(jnp.int32)
     phase = g.phase
     bit = _bit(seat)
-    cs = g.chest_size.astype(jnp.int32)
     ds = g.draw_size.astype(jnp.int32)
 
     # ---- decode the action into flags
@@ -235,20 +274,10 @@ def step(g: Game, action, key: jax.Array) -> Game:
     offset = jnp.where(plank, a - A.PLANK_BASE, a - A.EYP_BASE)
     target_seat = (seat + offset) % n  # Plank / Empty Your Pockets (R10, R11)
     action_card = plank | eyp | riddance | spyglass | catch
-    card_kind = jnp.where(
-        loot,
-        loot_card,
-        jnp.where(
-            plank,
-            PLANK,
-            jnp.where(
-                eyp,
-                EYP,
-                jnp.where(
-                    riddance, GOOD_RIDDANCE, jnp.where(spyglass, SPYGLASS, jnp.where(catch, CATCH, a - A.RETURN_BASE))
-                ),
-            ),
-        ),
+    card_kind = jnp.select(
+        [loot, plank, eyp, riddance, spyglass, catch],
+        [loot_card, PLANK, EYP, GOOD_RIDDANCE, SPYGLASS, CATCH],
+        a - A.RETURN_BASE,
     )
     leaves_hand = loot | action_card | returning
     seat_row = _SEATS == seat
@@ -262,15 +291,14 @@ def step(g: Game, action, key: jax.Array) -> Game:
     discard = g.discard + ((_KINDS == card_kind) & action_card & ~plank).astype(i8)
 
     # ---- Plank (R11) and Empty Your Pockets (R10): the target
-    kind_index = jnp.where(plank, 0, 1)
     targeted = g.targeted + (
-        seat_row[:, None, None] & target_row[None, :, None] & (jnp.arange(2) == kind_index)[None, None, :]
+        seat_row[:, None, None] & target_row[None, :, None] & (jnp.arange(2) == jnp.where(plank, 0, 1))
     ).astype(i8)
     planks = g.planks + (target_row & plank).astype(i8)
     overboard = target_row & plank & (planks >= PLANKS_TO_OVERBOARD)  # (8,)
     emptied = overboard | (target_row & eyp)  # hands discarded face down
     discard = discard + jnp.sum(jnp.where(emptied[:, None], hands, 0), 0).astype(i8)
-    discard = discard.at[PLANK].add(jnp.sum(jnp.where(overboard, planks, 0)).astype(i8))
+    discard = discard + ((_KINDS == PLANK) * jnp.sum(jnp.where(overboard, planks, 0))).astype(i8)
     hands = jnp.where(emptied[:, None], 0, hands).astype(i8)
     planks = jnp.where(overboard, 0, planks).astype(i8)
     aboard = g.aboard & ~overboard
@@ -279,123 +307,80 @@ def step(g: Game, action, key: jax.Array) -> Game:
     # R12: after an overboard
     mutineers = jnp.sum(aboard & (g.roles == MUTINEER))
     pirates = jnp.sum(aboard & (g.roles == PIRATE))
-    thrown = jnp.any(overboard)
-    crew_end = thrown & ((mutineers == 0) | (mutineers >= pirates))
+    crew_end = jnp.any(overboard) & ((mutineers == 0) | (mutineers >= pirates))
 
     # ---- the chest: loot (R04), Good Riddance (R08), Spyglass (R07)
-    chest = _chest_step(g, key, seat, bit, cs, loot, loot_card, announced, riddance, spyglass, order, a)
-    (
-        chest_kind,
-        chest_placer,
-        chest_announced,
-        chest_known,
-        chest_group,
-        group_counts,
-        group_known,
-        new_cs,
-        taken,
-        seen,
-        discard_add,
-    ) = chest
-    discard = discard + discard_add
+    chest, taken, seen, riddance_discard = _chest_step(
+        g, key, seat, bit, loot, loot_card, announced, riddance, spyglass, order, a
+    )
+    discard = discard + riddance_discard
     scrambling = spyglass & (taken >= 2)
     loot_placed = g.loot_placed + (seat_row & loot).astype(i8)
-    announced_sum = g.announced_sum + (seat_row & loot).astype(i8) * jnp.asarray(LOOT_VALUE)[announced].astype(i8)
+    announced_sum = g.announced_sum + (seat_row & loot).astype(i8) * _loot_value(announced).astype(i8)
 
     # ---- draws (R05, R06, R09, R10): up to 4 cards from the top, one at a time
-    draws = jnp.where(
-        eyp,
-        4,
-        jnp.where(
-            catch, 3, jnp.where((loot | (plank & ~crew_end) | riddance | (spyglass & ~scrambling) | order), 1, 0)
-        ),
-    )
+    one_draw = loot | (plank & ~crew_end) | riddance | (spyglass & ~scrambling) | order
+    draws = jnp.where(eyp, 4, jnp.where(catch, 3, jnp.where(one_draw, 1, 0)))
+    drawn = jnp.minimum(draws, ds)
     recipients = jnp.where(eyp & (jnp.arange(4) < 3), target_seat, seat)  # EYP: target draws 3, then the player
-    drawn = jnp.arange(4) < jnp.minimum(draws, ds)
-    drawn_kind = g.draw[jnp.maximum(ds - 1 - jnp.arange(4), 0)]
     hands = hands + jnp.sum(
-        ((recipients[:, None] == _SEATS)[:, :, None] & (drawn_kind[:, None, None] == _KINDS) & drawn[:, None, None]),
+        (recipients[:, None, None] == _SEATS[:, None])
+        & (g.draw[:4, None, None] == _KINDS)
+        & (jnp.arange(4) < drawn)[:, None, None],
         0,
     ).astype(i8)
-    ds_after = ds - jnp.minimum(draws, ds)
     pile_end = (draws > 0) & (ds <= draws)
     # R09: a returned card goes on top of the draw pile, known to the player
     return_kind = (a - A.RETURN_BASE).astype(i8)
-    draw = jnp.where(returning & (_DRAW_SLOTS == ds), return_kind, g.draw)
-    draw_known = jnp.where(returning & (_DRAW_SLOTS == ds), bit, g.draw_known)
-    ds_after = ds_after + returning.astype(jnp.int32)
+    draw = jnp.where(returning, _push(g.draw, return_kind), _pop(g.draw, drawn, 4))
+    draw_known = jnp.where(returning, _push(g.draw_known, bit), _pop(g.draw_known, drawn, 4))
+    draw_size = ds - drawn + returning.astype(jnp.int32)
 
     # ---- claims (R14–R16)
-    claim_accuse = g.claim_accuse
-    claim_vouch = g.claim_vouch
-    claim_hand = g.claim_hand
-    claim_chest = g.claim_chest
     accuse = claim & (a > A.CLAIM_ACCUSE_BASE) & (a < A.CLAIM_VOUCH_BASE)
     vouch = claim & (a >= A.CLAIM_VOUCH_BASE) & (a < A.CLAIM_HAND_BASE)
     hand_claim = claim & (a >= A.CLAIM_HAND_BASE) & (a < A.CLAIM_CHEST_BASE)
     chest_claim = claim & (a >= A.CLAIM_CHEST_BASE)
-    claim_accuse = jnp.where(seat_row & accuse, ((seat + a - A.CLAIM_ACCUSE_BASE) % n).astype(i8), claim_accuse)
-    claim_vouch = jnp.where(seat_row & vouch, ((seat + a - A.CLAIM_VOUCH_BASE) % n).astype(i8), claim_vouch)
-    claim_hand = jnp.where(seat_row & hand_claim, (a - A.CLAIM_HAND_BASE).astype(i8), claim_hand)
-    claim_chest = jnp.where(seat_row & chest_claim, (a - A.CLAIM_CHEST_BASE).astype(i8), claim_chest)
+    claim_accuse = jnp.where(seat_row & accuse, ((seat + a - A.CLAIM_ACCUSE_BASE) % n).astype(i8), g.claim_accuse)
+    claim_vouch = jnp.where(seat_row & vouch, ((seat + a - A.CLAIM_VOUCH_BASE) % n).astype(i8), g.claim_vouch)
+    claim_hand = jnp.where(seat_row & hand_claim, (a - A.CLAIM_HAND_BASE).astype(i8), g.claim_hand)
+    claim_chest = jnp.where(seat_row & chest_claim, (a - A.CLAIM_CHEST_BASE).astype(i8), g.claim_chest)
 
     # ---- how the decision ends: game over, another decision of this turn, the claim, or the next turn
-    value = jnp.sum(jnp.where(_SLOTS < cs, jnp.asarray(LOOT_VALUE)[jnp.minimum(g.chest_kind.astype(jnp.int32), 2)], 0))
-    chest_won = value >= target(g)
-    over = open_chest | crew_end | pile_end
+    all_out = mutineers == 0
     winner = jnp.where(
         open_chest,
-        jnp.where(chest_won, PIRATE, MUTINEER),
-        jnp.where(crew_end, jnp.where(mutineers == 0, PIRATE, MUTINEER), MUTINEER),
+        jnp.where(chest_value(g) >= target(g), PIRATE, MUTINEER),  # R03
+        jnp.where(crew_end & all_out, PIRATE, MUTINEER),  # R12, R06
     )
     condition = jnp.where(
         open_chest,
         int(EndCondition.CHEST_OPENED),
         jnp.where(
             crew_end,
-            jnp.where(
-                mutineers == 0, int(EndCondition.ALL_MUTINEERS_OVERBOARD), int(EndCondition.MUTINEERS_NOT_OUTNUMBERED)
-            ),
+            jnp.where(all_out, int(EndCondition.ALL_MUTINEERS_OVERBOARD), int(EndCondition.MUTINEERS_NOT_OUTNUMBERED)),
             int(EndCondition.DRAW_PILE_EMPTY),
         ),
     )
+    over = open_chest | crew_end | pile_end
     end_of_card = (loot | plank | eyp | riddance | (spyglass & ~scrambling) | order | (phase == CATCH_RETURN_2)) & ~over
     next_turn = (claim | (end_of_card & ~g.claims)) & ~over
     # R02: the next seat to the left still aboard
-    candidates = (seat + 1 + _SEATS) % n
-    following = candidates[jnp.argmax(aboard[candidates])]
-    new_phase = jnp.where(
-        over,
-        GAME_OVER,
-        jnp.where(
-            next_turn,
-            MAIN,
-            jnp.where(
-                end_of_card,
-                CLAIM,
-                jnp.where(
-                    scrambling,
-                    SPYGLASS_ORDER,
-                    jnp.where(catch, CATCH_RETURN_1, jnp.where(phase == CATCH_RETURN_1, CATCH_RETURN_2, phase)),
-                ),
-            ),
-        ),
+    candidates = _seats_from(seat, n, 1)
+    candidate_aboard = jnp.any((candidates[:, None] == _SEATS) & aboard, 1)
+    following = jnp.sum(jnp.where(_SEATS == jnp.argmax(candidate_aboard), candidates, 0))
+    new_phase = jnp.select(
+        [over, next_turn, end_of_card, scrambling, catch, phase == CATCH_RETURN_1],
+        [GAME_OVER, MAIN, CLAIM, SPYGLASS_ORDER, CATCH_RETURN_1, CATCH_RETURN_2],
+        phase,
     )
-    running = phase != GAME_OVER
     spyglass_taken = jnp.where(next_turn, 0, jnp.where(spyglass, taken, g.spyglass_taken))
     return g.replace(
         hands=hands,
         draw=draw,
         draw_known=draw_known,
-        draw_size=ds_after.astype(i8),
-        chest_kind=chest_kind,
-        chest_placer=chest_placer,
-        chest_announced=chest_announced,
-        chest_known=chest_known,
-        chest_group=chest_group,
-        group_counts=group_counts,
-        group_known=group_known,
-        chest_size=new_cs.astype(i8),
+        draw_size=draw_size.astype(i8),
+        **chest,
         discard=discard,
         planks=planks,
         aboard=aboard,
@@ -404,7 +389,7 @@ def step(g: Game, action, key: jax.Array) -> Game:
         phase=new_phase.astype(i8),
         winner=jnp.where(over, winner, g.winner).astype(i8),
         end_condition=jnp.where(over, condition, g.end_condition).astype(i8),
-        turn=(g.turn + (next_turn & running)).astype(jnp.int16),
+        turn=(g.turn + next_turn).astype(jnp.int16),
         loot_placed=loot_placed,
         announced_sum=announced_sum,
         actions_played=actions_played,
@@ -419,93 +404,101 @@ def step(g: Game, action, key: jax.Array) -> Game:
     )
 
 
-def _chest_step(g: Game, key, seat, bit, cs, loot, loot_card, announced, riddance, spyglass, order, a):
+def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, spyglass, order, a):
     """The chest's part of a decision: R04 (loot on top), R08 (Good Riddance), R07 (Spyglass, its order).
 
-    Returns the new chest arrays and size, the number of cards Spyglass took, the seen order and the
-    cards Good Riddance put in the discard pile (counts per kind).
+    Returns the new chest fields (a dict), the number of cards Spyglass took (0 for other actions),
+    the seen order and the cards Good Riddance put in the discard pile (counts per kind).
     """
     i8 = jnp.int8
-    kind, placer, ann = g.chest_kind, g.chest_placer, g.chest_announced
-    known, group, counts, gknown = g.chest_known, g.chest_group, g.group_counts, g.group_known
+    cs = g.chest_size.astype(jnp.int32)
+    kind, placer, ann, known = g.chest_kind, g.chest_placer, g.chest_announced, g.chest_known
+    scrambled, bottom, counts, gknown = g.chest_scrambled, g.chest_bottom, g.group_counts, g.group_known
 
-    # R04: loot face down on top, known to its placer, attributable.
-    top_slot = _SLOTS == cs
-    push = top_slot & loot
-    kind = jnp.where(push, loot_card.astype(i8), kind)
-    placer = jnp.where(push, seat.astype(i8), placer)
-    ann = jnp.where(push, announced.astype(i8), ann)
-    known = jnp.where(push, bit, known)
-    group = jnp.where(push, jnp.int8(-1), group)
-
-    # R08 / R07: the top ``taken`` cards (Good Riddance 2, Spyglass 3, fewer on a short chest).
+    # The top ``taken`` cards (Good Riddance 2, Spyglass 3, fewer on a short chest, R07, R08), rows 0…low.
     taken = jnp.minimum(jnp.where(riddance, 2, 3), cs)
-    low = cs - taken
-    in_top = (_SLOTS >= low) & (_SLOTS < cs)
-    # The one group the taken cards may cut (groups are runs; only the lowest taken card's may go on below).
-    cut = group[jnp.maximum(low, 0)].astype(jnp.int32)
-    partial = (taken > 0) & (cut >= 0) & (cut < low)
-    cut_index = jnp.maximum(cut, 0)
-    inside = jnp.sum(in_top & (group == cut))
-    cut_counts = counts[cut_index].astype(jnp.int32)
-    cut_known = gknown[cut_index]
+    low = taken - 1
+    in_top = _ROWS < taken
+    # The one group the taken cards may cut: the lowest taken card's, if it goes on below.
+    cut_go_on = scrambled & ~bottom
+    partial = (taken > 0) & jnp.any((_ROWS == low) & cut_go_on)
+    below = bottom & (_ROWS >= taken)
+    cut_row = (_ROWS == jnp.argmax(below)) & partial  # the cut group's lowest row (the first below), one-hot
+    cut_counts = _row(counts, cut_row)
+    cut_known = jnp.any(cut_row & gknown)
+    # Taken rows of the cut group: r … low all go on into it (scrambled, no group of their own ends there).
+    inside = jnp.int32(0)
+    for r in range(3):
+        run = jnp.bool_(True)
+        for j in range(r, 3):
+            run = run & (cut_go_on[j] | (j > low))
+        inside = inside + (partial & (r <= low) & run)
     uniform = jnp.sum(cut_counts > 0) <= 1
-    value = jnp.argmax(cut_counts > 0)
-    uniform_loss = _one_hot(value, 3) * inside  # the known announcements that left a uniform group
+    uniform_loss = jnp.where(cut_counts > 0, inside, 0)  # the known announcements that leave a uniform group
 
     # R08: the taken cards go to the discard pile unseen; a group they cut stays known only if uniform.
-    removed = in_top & riddance
-    discard_add = jnp.sum((removed[:, None] & (kind[:, None] == _KINDS)), 0).astype(i8)
+    riddance_discard = jnp.sum((in_top[:2, None] & riddance) & (kind[:2, None] == jnp.arange(NUM_CARD_KINDS)), 0)
     forget = riddance & partial
-    gr_counts = jnp.where(cut_known & uniform, cut_counts - uniform_loss, 0)
-    gr_known = cut_known & uniform
+    forget_counts = jnp.where(cut_known & uniform, cut_counts - uniform_loss, 0)
 
-    # R07: Spyglass with 2–3 cards scrambles them into one group (see engine._scramble).
+    # R07: Spyglass with 2–3 cards scrambles them into one group (engine._scramble).
     scrambling = spyglass & (taken >= 2)
-    attributable = in_top & (group < 0)
-    new_counts = jnp.sum(attributable[:, None] & (ann[:, None] == jnp.arange(3)), 0)
-    whole = in_top & (group == _SLOTS)  # groups whose lowest card was taken: taken whole
-    new_counts = new_counts + jnp.sum(jnp.where(whole[:, None], counts, 0), 0)
+    attributable = in_top & ~scrambled
+    new_counts = jnp.sum(attributable[:, None] & (ann[:, None] == _LOOT), 0)
+    whole = in_top & bottom  # groups whose lowest card was taken: taken whole
+    new_counts = new_counts + _row(counts, whole)
     new_known = ~jnp.any(whole & ~gknown) & ~(partial & ~cut_known)
     absorb = partial & cut_known & ~uniform  # a mixed group cut: its rest joins the new group
     new_counts = new_counts + jnp.where(partial & cut_known, jnp.where(uniform, uniform_loss, cut_counts), 0)
-    sg_counts_cut = jnp.where(uniform & cut_known, cut_counts - uniform_loss, cut_counts)
-    bottom = jnp.where(absorb, cut, low)
     new_counts = jnp.where(new_known, new_counts, 0)
+    new_bottom = jnp.where(absorb, cut_row, _ROWS == low) & scrambling
+    cut_keeps = jnp.where(cut_known & uniform, cut_counts - uniform_loss, cut_counts)  # a cut group left as its own
 
-    # Apply the group changes: first to the cut group, then the new group (which may be the cut one).
-    cut_row = (_SLOTS == cut_index) & partial
-    counts = jnp.where(
-        (cut_row & forget)[:, None],
-        gr_counts.astype(i8),
-        jnp.where((cut_row & scrambling & ~absorb)[:, None], sg_counts_cut.astype(i8), counts),
-    )
-    gknown = jnp.where(cut_row & forget, gr_known, gknown)
-    new_row = (_SLOTS == bottom) & scrambling
-    counts = jnp.where(new_row[:, None], new_counts.astype(i8), counts)
-    gknown = jnp.where(new_row, new_known, gknown)
-    group = jnp.where(in_top & scrambling, bottom.astype(i8), group)
-    group = jnp.where(removed, jnp.int8(-1), group)
+    counts = jnp.where((cut_row & forget)[:, None], forget_counts.astype(i8), counts)
+    counts = jnp.where((cut_row & scrambling & ~absorb)[:, None], cut_keeps.astype(i8), counts)
+    counts = jnp.where(new_bottom[:, None], new_counts.astype(i8), counts)
+    gknown = jnp.where(cut_row & forget, cut_known & uniform, gknown)
+    gknown = jnp.where(new_bottom, new_known, gknown)
+    bottom = jnp.where(in_top & scrambling, new_bottom, bottom)
+    scrambled = scrambled | (in_top & scrambling)
 
-    # R07: the shuffled order the player sees; nobody can place the taken cards until they go back.
-    perm = jnp.asarray(PERMUTATIONS)[_shuffle_index(key, taken)]
-    seen = jnp.where(spyglass, (low + perm).astype(i8), g.spyglass_seen)
+    # R07: the shuffled order the player sees (rows); nobody can place the taken cards until they go back.
+    perm = _pick(PERMUTATIONS, _shuffle_index(key, taken))
+    seen = jnp.where(spyglass, (low - perm).astype(i8), g.spyglass_seen)
     known = jnp.where(in_top & scrambling, jnp.uint8(0), known)
-    known = jnp.where((_SLOTS == cs - 1) & spyglass & (taken == 1), known | bit, known)  # one card: just looked at
+    known = jnp.where((_ROWS == 0) & spyglass & (taken == 1), known | bit, known)  # one card: just looked at
 
     # R07: put back; the card seen at perm[i] goes i-th from the top, now known to the player alone.
-    chosen = jnp.asarray(PERMUTATIONS)[jnp.clip(a - A.SPYGLASS_ORDER_BASE, 0, 5)]
+    chosen = _pick(PERMUTATIONS, jnp.clip(a - A.SPYGLASS_ORDER_BASE, 0, 5))
     back = g.spyglass_taken.astype(jnp.int32)
-    for i in range(3):
-        slot = (_SLOTS == cs - 1 - i) & order & (i < back)
-        source = g.spyglass_seen[chosen[i]].astype(jnp.int32)
-        kind = jnp.where(slot, g.chest_kind[source], kind)
-        placer = jnp.where(slot, g.chest_placer[source], placer)
-        ann = jnp.where(slot, g.chest_announced[source], ann)
-        known = jnp.where(slot, bit, known)
+    sources = [_pick(g.spyglass_seen, chosen[i]) for i in range(3)]
 
-    new_cs = cs + loot.astype(jnp.int32) - jnp.where(riddance, taken, 0)
-    return kind, placer, ann, known, group, counts, gknown, new_cs, jnp.where(spyglass, taken, 0), seen, discard_add
+    def put_back(array):
+        top = [jnp.where(sources[i] == 0, array[0], jnp.where(sources[i] == 1, array[1], array[2])) for i in range(3)]
+        rows = jnp.concatenate([jnp.stack(top), array[3:]])
+        return jnp.where(order & (_ROWS < back), rows, array)
+
+    kind, placer, ann = put_back(kind), put_back(placer), put_back(ann)
+    known = jnp.where(order & (_ROWS < back), bit, known)
+
+    # R04: loot face down on top, known to its placer, attributable; R08: the taken cards leave the top.
+    removed = jnp.where(riddance, taken, 0)
+
+    def restack(array, value):
+        return jnp.where(loot, _push(array, value), _pop(array, removed, 2))
+
+    chest = {
+        "chest_kind": restack(kind, loot_card),
+        "chest_placer": restack(placer, seat),
+        "chest_announced": restack(ann, announced),
+        "chest_known": restack(known, bit),
+        "chest_scrambled": restack(scrambled, False),
+        "chest_bottom": restack(bottom, False),
+        "group_counts": restack(counts, 0),
+        "group_known": restack(gknown, False),
+        "chest_size": (cs + loot - removed).astype(i8),
+    }
+    return chest, jnp.where(spyglass, taken, 0), seen, riddance_discard.astype(i8)
 
 
 def _shuffle_index(key, taken):

@@ -22,6 +22,7 @@ ones.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import jax
@@ -110,13 +111,43 @@ class TraitorsAboard(core.Env):
 
     def __init__(self, num_players: int | Sequence[int] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)), claims=True):
         super().__init__()
-        sizes = (num_players,) if isinstance(num_players, int) else tuple(num_players)
+        sizes = (num_players,) if isinstance(num_players, numbers.Integral) else tuple(num_players)
         if not sizes:
             raise ValueError("num_players=() is empty; give an int 3–8 or a sequence of them")
         for size in sizes:
             engine.check_num_players(size)
         self.table_sizes = sizes
         self.claims = bool(claims)
+
+    def step(self, state: core.State, action: jax.Array, key: jax.Array | None = None) -> State:
+        """pgx's ``Env.step`` semantics without its three whole-state ``lax.cond``s (under ``vmap`` each
+        becomes a select over the whole state): a finished game is returned with zero rewards; an illegal
+        action ends the game (see :meth:`_step_with_illegal_action`); a finished game's mask is all ones."""
+        assert isinstance(state, State)
+        if key is None:
+            raise ValueError("TraitorsAboard.step needs a key: the Spyglass shuffle (R07) is random")
+        action = jnp.asarray(action, jnp.int32)
+        over = state.terminated | state.truncated
+        illegal = ~jnp.any(state.legal_action_mask & (jnp.arange(A.NUM_ACTIONS) == action)) & ~over
+        stepped = engine.step(state._game, action, key)
+        keep = illegal | over  # a game ended by an illegal action stays as it was
+        game = jax.tree_util.tree_map(lambda before, after: jnp.where(keep, before, after), state._game, stepped)
+        seats = jnp.arange(MAX_PLAYERS)
+        rewards = jnp.where(
+            illegal, jnp.where(seats == state.current_player, -1.0, 0.0), jnp.where(over, 0.0, engine.returns(game))
+        ).astype(jnp.float32)
+        terminated = engine.terminated(game) | illegal | state.terminated
+        mask = jnp.where(terminated, True, engine.legal_action_mask(game))
+        current = game.current_player.astype(jnp.int32)
+        return state.replace(  # type: ignore[attr-defined]
+            current_player=current,
+            observation=observe_game(game, current),
+            rewards=rewards,
+            terminated=terminated,
+            legal_action_mask=mask,
+            _step_count=state._step_count + (~over).astype(jnp.int32),
+            _game=game,
+        )
 
     def _init(self, key: jax.Array) -> State:
         size_key, key = jax.random.split(key)

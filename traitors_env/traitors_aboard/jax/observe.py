@@ -21,7 +21,7 @@ from .. import actions as A
 from ..cards import MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS
 from ..engine import NUM_PHASES
 from ..observation import CHEST_FEATURES, CLAIM_FEATURES, DRAW_KNOWN_SLOTS, LAYOUT, MAX_CHEST, OBS_SIZE, SEAT_FEATURES
-from .engine import GAME_OVER, LOOT_VALUE, SPYGLASS_ORDER, target
+from .engine import GAME_OVER, SPYGLASS_ORDER, _loot_value, target
 from .state import Game
 
 _SEATS = jnp.arange(MAX_PLAYERS)
@@ -37,6 +37,12 @@ def _one_hot(index, size: int, where=True):
     return ((jnp.arange(size) == index) & where).astype(_F32)
 
 
+def _rotate(rotation, values):
+    """``values`` (per absolute seat, axis 0) reordered by relative seat with the one-hot ``rotation`` (8, 8)."""
+    shaped = rotation.reshape(rotation.shape + (1,) * (values.ndim - 1))
+    return jnp.sum(jnp.where(shaped, values[None].astype(_F32), 0.0), 1)
+
+
 def observe(g: Game, seat) -> jax.Array:
     """The observation of ``seat``, ``float32`` of shape ``(OBS_SIZE,)`` (1228), equal to the reference
     ``observation.encode`` of the same position. ``seat`` must be a seat of the table (not checked
@@ -45,9 +51,14 @@ def observe(g: Game, seat) -> jax.Array:
     n = g.num_players.astype(jnp.int32)
     bit = jnp.left_shift(jnp.uint8(1), seat.astype(jnp.uint8))
     acting = (g.current_player == seat) & (g.phase != GAME_OVER)
+    me = _SEATS == seat
+    # Seats relative to the observer: row r is absolute seat (seat + r) % n; rows n… are absent.
+    present = _SEATS < n
+    rotation = ((seat + _SEATS[:, None]) % n == _SEATS) & present[:, None]  # [relative, absolute]
+
     blocks: dict[str, jax.Array] = {}
-    blocks["role"] = _one_hot(g.roles[seat], 2)
-    blocks["hand"] = g.hands[seat].astype(_F32)
+    blocks["role"] = _one_hot(jnp.sum(jnp.where(me, g.roles, 0)), 2)
+    blocks["hand"] = jnp.sum(jnp.where(me[:, None], g.hands, 0), 0).astype(_F32)
     blocks["phase"] = _one_hot(g.phase, NUM_PHASES, acting)
     blocks["num_players"] = _one_hot(n - MIN_PLAYERS, MAX_PLAYERS - MIN_PLAYERS + 1)
     blocks["target"] = target(g).astype(_F32)[None]
@@ -55,81 +66,67 @@ def observe(g: Game, seat) -> jax.Array:
     blocks["discard_size"] = jnp.sum(g.discard.astype(jnp.int32)).astype(_F32)[None]
     blocks["chest_size"] = g.chest_size.astype(_F32)[None]
     blocks["spyglass_taken"] = _one_hot(g.spyglass_taken, 4, acting)
-    seen_kind = g.chest_kind[g.spyglass_seen.astype(jnp.int32)]
+    seen = g.spyglass_seen[:, None]
+    top_kinds = g.chest_kind[:3]
+    seen_kind = jnp.sum(jnp.where(seen == jnp.arange(3), top_kinds, 0), 1)
     viewing = acting & (g.phase == SPYGLASS_ORDER)
     blocks["spyglass_view"] = (
         (seen_kind[:, None] == jnp.arange(3)) & (jnp.arange(3) < g.spyglass_taken)[:, None] & viewing
     ).astype(_F32)
 
-    # Seats relative to the observer: row r is absolute seat (seat + r) % n; rows n… are absent.
-    present = _SEATS < n
-    absolute = (seat + _SEATS) % n
-    rel_of = (_SEATS - seat) % n  # relative seat of each absolute seat
-
-    aboard = g.aboard[absolute] & present
-    planks = g.planks[absolute]
-    revealed = g.revealed[absolute] & present
-    roles = g.roles[absolute]
+    aboard = g.aboard & present
     seat_rows = jnp.concatenate(
         [
             present[:, None].astype(_F32),
             aboard[:, None].astype(_F32),
-            ((planks[:, None] == jnp.arange(3)) & aboard[:, None]).astype(_F32),
-            ((roles[:, None] == jnp.arange(2)) & revealed[:, None]).astype(_F32),
-            g.loot_placed[absolute][:, None].astype(_F32),
-            g.announced_sum[absolute][:, None].astype(_F32),
-            g.actions_played[absolute].astype(_F32),
-            g.pockets_emptied[absolute][:, None].astype(_F32),
+            ((g.planks[:, None] == jnp.arange(3)) & aboard[:, None]).astype(_F32),
+            ((g.roles[:, None] == jnp.arange(2)) & g.revealed[:, None]).astype(_F32),
+            g.loot_placed[:, None].astype(_F32),
+            g.announced_sum[:, None].astype(_F32),
+            g.actions_played.astype(_F32),
+            g.pockets_emptied[:, None].astype(_F32),
         ],
         axis=1,
     )
-    blocks["seats"] = jnp.where(present[:, None], seat_rows, 0.0)
-    assert blocks["seats"].shape[1] == len(SEAT_FEATURES)
+    assert seat_rows.shape[1] == len(SEAT_FEATURES)
 
     def relative_claim(claims):
-        claims = claims[absolute].astype(jnp.int32)
-        rel = rel_of[jnp.maximum(claims, 0)]
-        return (rel[:, None] == _SEATS) & (claims >= 0)[:, None] & present[:, None]
+        claims = claims.astype(jnp.int32)
+        rel = (claims - seat) % n
+        return ((rel[:, None] == _SEATS) & (claims >= 0)[:, None]).astype(_F32)
 
-    hand_claim = g.claim_hand[absolute].astype(jnp.int32)
-    chest_claim = g.claim_chest[absolute].astype(jnp.int32)
+    hand_claim = g.claim_hand.astype(jnp.int32)
+    chest_claim = g.claim_chest.astype(jnp.int32)
     claim_rows = jnp.concatenate(
         [
-            relative_claim(g.claim_accuse).astype(_F32),
-            relative_claim(g.claim_vouch).astype(_F32),
-            jnp.where(
-                ((hand_claim >= 0) & present)[:, None], jnp.asarray(_HAND_CLAIMS)[jnp.maximum(hand_claim, 0)], 0.0
-            ),
-            jnp.where(
-                ((chest_claim >= 0) & present)[:, None], jnp.asarray(_CHEST_CLAIMS)[jnp.maximum(chest_claim, 0)], 0.0
-            ),
+            relative_claim(g.claim_accuse),
+            relative_claim(g.claim_vouch),
+            jnp.where((hand_claim >= 0)[:, None], jnp.asarray(_HAND_CLAIMS)[jnp.maximum(hand_claim, 0)], 0.0),
+            jnp.where((chest_claim >= 0)[:, None], jnp.asarray(_CHEST_CLAIMS)[jnp.maximum(chest_claim, 0)], 0.0),
         ],
         axis=1,
     )
     assert claim_rows.shape[1] == CLAIM_FEATURES
-    blocks["claims"] = claim_rows
+    # One rotation for both tables: [relative seat, features].
+    rotated = _rotate(rotation, jnp.concatenate([seat_rows, claim_rows], axis=1))
+    blocks["seats"] = rotated[:, : len(SEAT_FEATURES)]
+    blocks["claims"] = rotated[:, len(SEAT_FEATURES) :]
+    blocks["targeted"] = _rotate(rotation, jnp.moveaxis(_rotate(rotation, jnp.moveaxis(g.targeted, 1, 0)), 0, 1))
 
-    targeted = g.targeted[absolute][:, absolute]
-    blocks["targeted"] = jnp.where((present[:, None] & present[None, :])[:, :, None], targeted, 0).astype(_F32)
-
-    # Chest cards from the top: row r is chest slot cs-1-r.
-    cs = g.chest_size.astype(jnp.int32)
-    slot = cs - 1 - _SLOTS
-    in_chest = slot >= 0
-    slot = jnp.maximum(slot, 0)
-    group = g.chest_group[slot]
-    scrambled = (group >= 0) & in_chest
-    attributable = (group < 0) & in_chest
-    announced = g.chest_announced[slot].astype(jnp.int32)
-    placer_rel = rel_of[g.chest_placer[slot].astype(jnp.int32)]
-    known = (jnp.bitwise_and(g.chest_known[slot], bit) > 0) & in_chest
+    # Chest cards from the top (row 0 is the top card).
+    in_chest = _SLOTS < g.chest_size
+    scrambled = g.chest_scrambled & in_chest
+    attributable = ~g.chest_scrambled & in_chest
+    announced = g.chest_announced.astype(jnp.int32)
+    placer_rel = (g.chest_placer.astype(jnp.int32) - seat) % n
+    known = (jnp.bitwise_and(g.chest_known, bit) > 0) & in_chest
     chest_rows = jnp.concatenate(
         [
             in_chest[:, None].astype(_F32),
             ((announced[:, None] == jnp.arange(3)) & attributable[:, None]).astype(_F32),
             ((placer_rel[:, None] == _SEATS) & attributable[:, None]).astype(_F32),
             scrambled[:, None].astype(_F32),
-            ((g.chest_kind[slot][:, None] == jnp.arange(3)) & known[:, None]).astype(_F32),
+            ((g.chest_kind[:, None] == jnp.arange(3)) & known[:, None]).astype(_F32),
         ],
         axis=1,
     )
@@ -137,10 +134,10 @@ def observe(g: Game, seat) -> jax.Array:
     blocks["chest_cards"] = chest_rows
 
     # R07: the public multiset of the scrambled cards' announcements, known while every group's is.
-    bottoms = (g.chest_group == _SLOTS) & (_SLOTS < cs)
+    bottoms = g.chest_bottom & in_chest
     all_known = ~jnp.any(bottoms & ~g.group_known)
     totals = jnp.sum(jnp.where(bottoms[:, None], g.group_counts, 0), 0).astype(_F32)
-    attributed_sum = jnp.sum(jnp.where(attributable, jnp.asarray(LOOT_VALUE)[announced], 0))
+    attributed_sum = jnp.sum(jnp.where(attributable, _loot_value(announced), 0))
     blocks["chest_summary"] = jnp.concatenate(
         [
             attributed_sum.astype(_F32)[None],
@@ -151,11 +148,9 @@ def observe(g: Game, seat) -> jax.Array:
     )
 
     # R09: draw-pile cards I returned, while still on top.
-    ds = g.draw_size.astype(jnp.int32)
-    draw_slot = ds - 1 - jnp.arange(DRAW_KNOWN_SLOTS)
-    mine = (draw_slot >= 0) & (jnp.bitwise_and(g.draw_known[jnp.maximum(draw_slot, 0)], bit) > 0)
+    mine = (jnp.arange(DRAW_KNOWN_SLOTS) < g.draw_size) & (jnp.bitwise_and(g.draw_known[:DRAW_KNOWN_SLOTS], bit) > 0)
     blocks["draw_pile_known"] = (
-        (g.draw[jnp.maximum(draw_slot, 0)][:, None] == jnp.arange(NUM_CARD_KINDS)) & mine[:, None]
+        (g.draw[:DRAW_KNOWN_SLOTS, None] == jnp.arange(NUM_CARD_KINDS)) & mine[:, None]
     ).astype(_F32)
 
     for name, block in blocks.items():

@@ -5,15 +5,17 @@ function serves a batch that mixes table sizes and claim settings: both are data
 (``num_players``, ``claims``), not Python constants.
 
 Seats are absolute (``0 … n-1``; padding seats ``n … 7`` are never aboard). The draw pile and the
-chest are stacks stored bottom first: ``draw[:draw_size]`` and ``chest_*[:chest_size]``, the top
-at the highest index (as the lists of :class:`traitors_env.traitors_aboard.engine.GameState`).
-Entries above the size are left over from earlier cards and never read.
+chest are stacks stored **top first**: row 0 is the top card, ``draw[:draw_size]`` and
+``chest_*[:chest_size]`` the cards; rows past the size are left over and never read. Top first, a
+card on top is a shift and the cards a rule touches (the top 1–4) sit at fixed rows, so no step
+needs a gather (slow under ``vmap`` on a CPU).
 
-Spyglass groups (R07): the cards one Spyglass scrambled form a *group*; a group is always a run
-of adjacent chest positions (cards leave the chest only from the top), so it is named by its
-lowest position. ``chest_group[p]`` is that position (``-1``: the card is still attributable);
-``group_counts[b]``/``group_known[b]`` hold the public multiset of announcements of the group
-whose lowest position is ``b`` (the reference's ``ScrambledGroup.counts``; unknown = ``None``).
+Spyglass groups (R07): the cards one Spyglass scrambled form a *group*, a run of adjacent chest
+rows (cards leave the chest only from the top). ``chest_scrambled`` marks the rows in a group and
+``chest_bottom`` the lowest row of each group; that row holds the group's public multiset of
+announcements in ``group_counts`` (counts of +1, 0, −2) and whether the public still knows it in
+``group_known`` (the reference's ``ScrambledGroup.counts`` being ``None``). The group data moves
+with the cards when the chest shifts.
 """
 
 from __future__ import annotations
@@ -42,11 +44,11 @@ class Game:
     - ``num_players`` int8 (): 3–8. ``claims`` bool (): the claim step (R14).
     - ``roles`` int8 (S,): 0 Pirate, 1 Mutineer (padding seats 0).
     - ``hands`` int8 (S, K): cards of each kind held.
-    - ``draw`` int8 (D,), ``draw_known`` uint8 (D,), ``draw_size`` int8 (): the draw pile bottom
+    - ``draw`` int8 (D,), ``draw_known`` uint8 (D,), ``draw_size`` int8 (): the draw pile top
       first; ``draw_known`` a bitmask of the seats that know the card (R09 returns).
     - ``chest_kind``/``chest_placer``/``chest_announced`` int8 (C,), ``chest_known`` uint8 (C,)
-      (bitmask of seats that know the card at its position), ``chest_group`` int8 (C,),
-      ``group_counts`` int8 (C, 3), ``group_known`` bool (C,), ``chest_size`` int8 ().
+      (bitmask of seats that know the card at its position), ``chest_scrambled``/``chest_bottom``
+      bool (C,), ``group_counts`` int8 (C, 3), ``group_known`` bool (C,), ``chest_size`` int8 ().
     - ``discard`` int8 (K,): cards of each kind in the discard pile.
     - ``planks`` int8 (S,), ``aboard`` bool (S,), ``revealed`` bool (S,).
     - ``current_player`` int8 (), ``phase`` int8 () (:class:`~traitors_env.traitors_aboard.engine.Phase`),
@@ -58,8 +60,8 @@ class Game:
     - latest claims (R16), -1 for none: ``claim_accuse``/``claim_vouch`` int8 (S,) absolute seats,
       ``claim_hand`` int8 (S,) index into ``HAND_MULTISETS``, ``claim_chest`` int8 (S,) index into
       ``CHEST_MULTISETS``.
-    - this turn: ``spyglass_taken`` int8 () (R15), ``spyglass_seen`` int8 (3,): the chest positions
-      of the taken cards in the shuffled order the player saw them (R07; read in phase
+    - this turn: ``spyglass_taken`` int8 () (R15), ``spyglass_seen`` int8 (3,): the chest rows
+      (0 = top) of the taken cards in the shuffled order the player saw them (R07; read in phase
       SPYGLASS_ORDER only).
     """
 
@@ -74,7 +76,8 @@ class Game:
     chest_placer: jax.Array
     chest_announced: jax.Array
     chest_known: jax.Array
-    chest_group: jax.Array
+    chest_scrambled: jax.Array
+    chest_bottom: jax.Array
     group_counts: jax.Array
     group_known: jax.Array
     chest_size: jax.Array
@@ -121,7 +124,8 @@ def empty_game() -> Game:
         chest_placer=jnp.zeros(MAX_CHEST, i8),
         chest_announced=jnp.zeros(MAX_CHEST, i8),
         chest_known=jnp.zeros(MAX_CHEST, jnp.uint8),
-        chest_group=jnp.full(MAX_CHEST, -1, i8),
+        chest_scrambled=jnp.zeros(MAX_CHEST, jnp.bool_),
+        chest_bottom=jnp.zeros(MAX_CHEST, jnp.bool_),
         group_counts=jnp.zeros((MAX_CHEST, 3), i8),
         group_known=jnp.zeros(MAX_CHEST, jnp.bool_),
         chest_size=jnp.int8(0),
