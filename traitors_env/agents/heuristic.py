@@ -174,6 +174,9 @@ class HeuristicAgent:
     accusation, public and kept in the observation (R16), is its memory of a liar. So one
     instance may play any number of seats and games. The numbers below are the class
     attributes (tuned by self-play against both baselines; see ``python -m traitors_env.evaluation.games``).
+    A value within ``TOLERANCE`` (1e-4) of a threshold counts as reaching it, so that an exact
+    tie (say a chest estimate of 1/3 − 1/3 against 0) follows the rule, not float rounding; the
+    JAX twin (:mod:`traitors_env.traitors_aboard.jax.heuristic`) then decides it the same way.
 
     **Pirate: suspicion.** Each other seat whose role is not revealed gets a score from
     public evidence: it accused me or a revealed Pirate (+2), vouched for a revealed
@@ -269,6 +272,9 @@ class HeuristicAgent:
     M_PLANK_MARGIN = 1  # a Mutineer Planks when this many Pirates overboard would bring parity
     M_COUNTER_ACCUSE = True
     M_FREE_PLANK_LIMIT = 1  # from 5 players a Mutineer Planks seats with fewer Planks than this
+    # A value within this of a threshold counts as reaching it: exact ties (1/3 − 1/3) are then decided
+    # by the rule, not by float rounding, the same in float64 here and in float32 in the JAX twin.
+    TOLERANCE = 1e-4
 
     # Miraculous Catch returns per role, least useful first.
     PIRATE_RETURNS = (MINUS, ZERO, POCKETS, GOOD_RIDDANCE, CATCH, PLANK, SPYGLASS, PLUS)
@@ -353,7 +359,7 @@ class HeuristicAgent:
                     score[target] += self.W_HEARSAY_REVEALED_PIRATE
                 elif revealed[s] == REVEALED_MUTINEER:
                     score[target] += self.W_HEARSAY_REVEALED_MUTINEER
-                elif own[s] <= 0:
+                elif own[s] <= self.TOLERANCE:
                     score[target] += self.W_HEARSAY_TRUSTED
         prob = [1.0 if r == REVEALED_MUTINEER else 0.0 for r in revealed]
         candidates = t.unrevealed_others()
@@ -388,30 +394,31 @@ class HeuristicAgent:
         estimate = sum(cards)
         margin = self.OPEN_MARGIN if any(card.known < 0 for card in t.chest) else 0.0  # none if all is known
         choices: list[int] = []
+        tolerance = self.TOLERANCE
         if t.draw <= 1:
             choices.append(A.OPEN_CHEST)
-        elif t.chest_size and estimate >= t.target + margin:
+        elif t.chest_size and estimate >= t.target + margin - tolerance:
             choices.append(A.OPEN_CHEST)
-        elif t.chest_size and t.draw <= sum(t.aboard) and estimate >= t.target - self.LAST_CHANCE_MARGIN:
+        elif t.chest_size and t.draw <= sum(t.aboard) and estimate >= t.target - self.LAST_CHANCE_MARGIN - tolerance:
             choices.append(A.OPEN_CHEST)
         suspects = t.unrevealed_others()
         key = [q + 1e-3 * sc + self.FINISH_BONUS * (p == 2) for q, sc, p in zip(prob, score, t.planks)]
         suspect = self._pick(suspects, key)
         q = prob[suspect] if suspect is not None else 0.0
-        if hand[PLANK] and q >= self.PLANK_PROBABILITY:
+        if hand[PLANK] and q >= self.PLANK_PROBABILITY - tolerance:
             choices.append(A.plank_action(suspect))
         if hand[PLUS]:
             choices.append(A.loot_action(PLUS, PLUS))
         if hand[SPYGLASS] and sum(1 for card in t.chest[:3] if card.known < 0) >= 2:
             choices.append(A.SPYGLASS)
-        if hand[GOOD_RIDDANCE] and t.chest_size and sum(cards[:2]) < 0:
+        if hand[GOOD_RIDDANCE] and t.chest_size and sum(cards[:2]) < -tolerance:
             choices.append(A.GOOD_RIDDANCE)
         if hand[CATCH] and (hand[MINUS] or hand[ZERO]):
             choices.append(A.MIRACULOUS_CATCH)
         if hand[ZERO]:
             choices.append(A.loot_action(ZERO, ZERO))
         if suspect is not None:
-            if hand[POCKETS] and q >= self.POCKETS_PROBABILITY:
+            if hand[POCKETS] and q >= self.POCKETS_PROBABILITY - tolerance:
                 choices.append(A.empty_your_pockets_action(suspect))
             if hand[PLANK] and self._planks_are_cheap(t):
                 choices.append(A.plank_action(suspect))
@@ -455,7 +462,7 @@ class HeuristicAgent:
             return [A.accuse_action(liar)]
         score, _ = self._suspicion(t)
         suspect = self._pick(t.unrevealed_others(), score)
-        if suspect is not None and score[suspect] >= self.ACCUSE_SCORE:
+        if suspect is not None and score[suspect] >= self.ACCUSE_SCORE - self.TOLERANCE:
             return [A.accuse_action(suspect)]
         taken = t.spyglass_taken()
         if taken:
@@ -472,7 +479,8 @@ class HeuristicAgent:
         cards = self._card_values(t, [0.0] * t.n)  # Pirates announce truthfully
         choices: list[int] = []
         top_two = sum(cards[:2])
-        if hand[GOOD_RIDDANCE] and sum(cards) >= t.target - self.M_DANGER_MARGIN and top_two > 0:
+        danger = sum(cards) >= t.target - self.M_DANGER_MARGIN - self.TOLERANCE
+        if hand[GOOD_RIDDANCE] and danger and top_two > self.TOLERANCE:
             choices.append(A.GOOD_RIDDANCE)
         if hand[MINUS]:
             choices.append(A.loot_action(MINUS, PLUS))

@@ -1,0 +1,621 @@
+"""The heuristic agent as a pure JAX function, so that training can play against it inside ``jit``.
+
+:func:`heuristic_act` chooses what :class:`traitors_env.agents.HeuristicAgent` chooses: the same
+legal actions with the same probabilities, given the same observation, action mask and memory.
+:func:`heuristic_probabilities` gives that distribution over the 196 actions. Both are pure
+(fixed shapes, no Python control flow on values), so they ``jit`` and ``vmap``; one batch may mix
+table sizes, roles and phases.
+
+The strategy is the Python agent's, read where it reads: the observation slices, the chest-card
+decoding and every weight, threshold and preference order come from
+:mod:`traitors_env.agents.heuristic` itself (which derives them from
+:data:`traitors_env.traitors_aboard.observation.LAYOUT`), so a retuned Python agent retunes this one.
+
+**Memory.** The Python agent remembers one thing between decisions: between a Pirate's
+Spyglass and the claim of the same turn, who announced what on the top chest cards (R07
+scrambles that public record). Here it is explicit state, :class:`Memory`: start every seat with
+:func:`init_memory` and pass each call the memory that the seat's previous call returned.
+
+**Randomness.** The Python agent breaks ties between equally scored seats uniformly, flips a fair
+coin for a Mutineer's claim, and plays a uniformly drawn legal action when none of its choices is
+legal. The same draws are made here from a JAX key. Two scores count as tied when they differ by
+less than ``2**-20`` of their size (the Python agent's tie-break jitter is ``1e-6``; this also
+absorbs ``float32`` rounding).
+
+**Arithmetic.** The Python agent computes in ``float64``, this one in ``float32``. They agree
+unless a score lands within float32 rounding of a threshold; the tests in
+``tests/test_jax_heuristic.py`` measure the agreement on the observations of many games.
+
+**No decision asked.** With an all-zero mask (the Python agent raises ``ValueError``) the
+probabilities are all 0 and the action is 0; check the mask before using the action.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ...agents import heuristic as _bot
+from .. import actions as A
+from ..cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE
+from ..engine import Phase
+from ..observation import MAX_CHEST, OBS_SIZE
+
+__all__ = ["Memory", "heuristic_act", "heuristic_probabilities", "init_memory"]
+
+_H = _bot.HeuristicAgent  # the strategy's parameters are its class attributes
+_R_PIRATE, _R_MUTINEER = _bot.REVEALED_PIRATE, _bot.REVEALED_MUTINEER
+PLUS, ZERO, MINUS = _bot.PLUS, _bot.ZERO, _bot.MINUS
+PLANK, GOOD_RIDDANCE, SPYGLASS = _bot.PLANK, _bot.GOOD_RIDDANCE, _bot.SPYGLASS
+CATCH, POCKETS = _bot.CATCH, _bot.POCKETS
+
+_SEATS = MAX_PLAYERS  # relative seats, padded
+_REMEMBERED = 3  # chest cards remembered across a Spyglass (the most it takes, R07)
+_SLOTS = 15  # the longest list of choices (a Pirate's main decision)
+_TIE = 2.0**-20  # relative: scores closer than this are tied (see the module docstring)
+
+_LOOT_VALUES = np.array(LOOT_VALUES, dtype=np.float32)
+_MUTINEERS = np.array([SETUP_TABLE[n].mutineers for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)], dtype=np.int32)
+
+
+def _chest_decoder() -> np.ndarray:
+    """Per chest-card code (the Python agent's ``_CHEST_CODE``): announced, placer, known; −1 when unknown."""
+    size = int(max(_bot._CARD_OF_CODE)) + 1
+    table = np.full((size, 3), -1, dtype=np.int32)
+    for code, card in _bot._CARD_OF_CODE.items():
+        table[int(code)] = (card.announced, card.placer, card.known)
+    return table
+
+
+def _index_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Action-index lookups: hand claim by sorted kinds, chest claim by value counts, Spyglass order by perm."""
+    hand = np.full((NUM_CARD_KINDS,) * 3, -1, dtype=np.int32)
+    for kinds in A.HAND_MULTISETS:
+        hand[kinds] = A.hand_claim_action(kinds)
+    chest = np.full((4, 4, 4), -1, dtype=np.int32)
+    for values in A.CHEST_MULTISETS:
+        chest[values.count(0), values.count(1), values.count(2)] = A.chest_claim_action(values)
+    order = np.full((3, 3, 3), -1, dtype=np.int32)
+    for perm in A.SPYGLASS_PERMUTATIONS:
+        order[perm] = A.spyglass_order_action(perm)
+    return hand, chest, order
+
+
+_CHEST_DECODER = _chest_decoder()
+_HAND_CLAIM, _CHEST_CLAIM, _ORDER = _index_tables()
+_PERMS = np.array(A.SPYGLASS_PERMUTATIONS, dtype=np.int32)
+_PIRATE_RETURNS = np.array(_H.PIRATE_RETURNS, dtype=np.int32)
+_MUTINEER_RETURNS = np.array(_H.MUTINEER_RETURNS, dtype=np.int32)
+
+
+class Memory(NamedTuple):
+    """What a seat's agent remembers between decisions: the top chest cards before its own Spyglass.
+
+    Shapes are for one seat (add leading batch axes with ``vmap`` or :func:`init_memory`).
+
+    Attributes:
+        valid: ``bool ()``: a Spyglass was played as the main decision just made.
+        draw: ``float32 ()``: draw pile size when it was played.
+        chest_size: ``float32 ()``: chest size when it was played.
+        cards: ``int32 ()``: chest cards remembered (up to 3).
+        announced: ``int32 (3,)``: announced loot index (0 = +1, 1 = 0, 2 = −2) of each, top first; −1 if scrambled.
+        placer: ``int32 (3,)``: its placer, a relative seat; −1 if not attributable.
+        known: ``int32 (3,)``: its true loot index if the agent knew it, else −1.
+    """
+
+    valid: jax.Array
+    draw: jax.Array
+    chest_size: jax.Array
+    cards: jax.Array
+    announced: jax.Array
+    placer: jax.Array
+    known: jax.Array
+
+
+def init_memory(batch_size: int | None = None) -> Memory:
+    """The empty memory of a seat that has not played yet; with ``batch_size``, a batch of them."""
+    shape = () if batch_size is None else (int(batch_size),)
+    unknown = jnp.full(shape + (_REMEMBERED,), -1, dtype=jnp.int32)
+    return Memory(
+        valid=jnp.zeros(shape, dtype=bool),
+        draw=jnp.zeros(shape, dtype=jnp.float32),
+        chest_size=jnp.zeros(shape, dtype=jnp.float32),
+        cards=jnp.zeros(shape, dtype=jnp.int32),
+        announced=unknown,
+        placer=unknown,
+        known=unknown,
+    )
+
+
+# ------------------------------------------------------------------ reading the observation
+class _Table(NamedTuple):
+    """The Python agent's ``_Table``: arrays over relative seats (padded to 8) and chest cards (padded to 42)."""
+
+    n: jax.Array
+    seat: jax.Array  # present seats
+    target: jax.Array
+    draw: jax.Array
+    chest_size: jax.Array
+    hand: jax.Array
+    aboard: jax.Array
+    planks: jax.Array
+    revealed: jax.Array
+    good_riddance: jax.Array
+    planks_played: jax.Array
+    mutineers_aboard: jax.Array
+    accused: jax.Array
+    vouched: jax.Array
+    claims_spyglass: jax.Array
+    card: jax.Array  # chest cards present, top first
+    announced: jax.Array
+    placer: jax.Array
+    known: jax.Array
+    summary: jax.Array
+    spyglass_taken: jax.Array
+    others: jax.Array  # unrevealed_others()
+
+
+def _last_hot(block: jax.Array) -> jax.Array:
+    """Per row, the column of the last nonzero entry, −1 if none (the Python agent's loop keeps the last)."""
+    hot = block != 0
+    width = block.shape[-1]
+    return jnp.where(hot.any(-1), width - 1 - jnp.argmax(hot[..., ::-1], axis=-1), -1)
+
+
+def _read(obs: jax.Array) -> _Table:
+    idx = jnp.arange(_SEATS)
+    n = jnp.argmax(obs[_bot._NUM_PLAYERS]) + MIN_PLAYERS
+    seat = idx < n
+    target, draw, _, k = (obs[_bot._TARGET + i] for i in range(4))
+    rows = obs[_bot._SEATS].reshape(_SEATS, _bot._SEAT_WIDTH)
+    revealed = jnp.where(
+        rows[:, _bot._S_REVEALED_PIRATE] != 0,
+        _R_PIRATE,
+        jnp.where(rows[:, _bot._S_REVEALED_MUTINEER] != 0, _R_MUTINEER, 0),
+    )
+    revealed = jnp.where(seat, revealed, 0)
+    claims = obs[_bot._CLAIMS].reshape(_SEATS, -1)
+    accused = jnp.where(seat, _last_hot(claims[:, : _bot._C_VOUCH]), -1)
+    vouched = jnp.where(seat, _last_hot(claims[:, _bot._C_VOUCH : _bot._C_HAND]), -1)
+    width = _bot._CHEST_CODE.size
+    chest = obs[_bot._CHEST_START : _bot._CHEST_START + MAX_CHEST * width].reshape(MAX_CHEST, width)
+    code = jnp.sum(chest * _bot._CHEST_CODE, axis=-1).astype(jnp.int32)  # exact: small integers
+    decoded = jnp.asarray(_CHEST_DECODER)[jnp.clip(code, 0, _CHEST_DECODER.shape[0] - 1)]
+    card = jnp.arange(MAX_CHEST) < k
+    return _Table(
+        n=n,
+        seat=seat,
+        target=target,
+        draw=draw,
+        chest_size=k,
+        hand=obs[_bot._HAND].astype(jnp.int32),
+        aboard=seat & (rows[:, _bot._S_ABOARD] > 0),
+        planks=jnp.where(seat, rows[:, _bot._S_ONE_PLANK] + 2 * rows[:, _bot._S_TWO_PLANKS], 0).astype(jnp.int32),
+        revealed=revealed,
+        good_riddance=jnp.where(seat, rows[:, _bot._S_GOOD_RIDDANCE], 0.0),
+        planks_played=jnp.where(seat, rows[:, _bot._S_PLANKS_PLAYED], 0.0),
+        mutineers_aboard=jnp.asarray(_MUTINEERS)[n - MIN_PLAYERS] - jnp.sum(revealed == _R_MUTINEER),
+        accused=accused,
+        vouched=vouched,
+        claims_spyglass=seat & (claims[:, _bot._C_HAND + SPYGLASS] > 0),
+        card=card,
+        announced=jnp.where(card, decoded[:, 0], -1),
+        placer=jnp.where(card, decoded[:, 1], -1),
+        known=jnp.where(card, decoded[:, 2], -1),
+        summary=obs[_bot._CHEST_SUMMARY],
+        spyglass_taken=jnp.argmax(obs[_bot._SG_TAKEN]),
+        others=seat & (idx >= 1) & (revealed == 0),
+    )
+
+
+def _at(values: jax.Array, index: jax.Array) -> jax.Array:
+    """``values[index]`` for an index that may be −1 (the caller masks those entries)."""
+    return jnp.asarray(values)[jnp.clip(index, 0, values.shape[0] - 1)]
+
+
+# ------------------------------------------------------------------ the Python agent's helpers
+def _ties(seats: jax.Array, key: jax.Array) -> jax.Array:
+    """``_pick``: the seats of ``seats`` with the highest key (ties), as 0/1 counts; all 0 if none."""
+    best = jnp.max(jnp.where(seats, key, -jnp.inf))
+    return (seats & (key >= best - _TIE * jnp.maximum(1.0, jnp.abs(best)))).astype(jnp.int32)
+
+
+def _cheap(t: _Table) -> jax.Array:
+    return t.n >= _H.WEAK_PLANK_PLAYERS
+
+
+def _suspicion(t: _Table) -> tuple[jax.Array, jax.Array]:
+    """Per relative seat: (suspicion score, Mutineer probability ``q``), as ``HeuristicAgent._suspicion``."""
+    idx = jnp.arange(_SEATS)
+    other = t.seat & (idx >= 1)
+    n, revealed, accused = t.n, t.revealed, t.accused
+    target_revealed = _at(revealed, accused)
+    accuses = (accused >= 0) & (accused < n)
+    friend = accuses & ((accused == 0) | (target_revealed == _R_PIRATE))
+    foe = accuses & ~friend & (target_revealed == _R_MUTINEER)
+    score = jnp.where(friend, _H.W_ACCUSED_FRIEND, jnp.where(foe, _H.W_ACCUSED_FOE, 0.0))
+    vouched_revealed = _at(revealed, t.vouched)
+    score = score + jnp.where(
+        (t.vouched > 0) & (t.vouched < n) & (vouched_revealed == _R_MUTINEER), _H.W_VOUCHED_FOE, 0.0
+    )
+    score = score + _H.W_GOOD_RIDDANCE * t.good_riddance
+    # Under 5 players the Planks in front of me are a Mutineer's doing, shared by the Planks each played.
+    played = jnp.sum(jnp.where(other, t.planks_played, 0.0))
+    planked = (t.planks[0] > 0) & ~_cheap(t) & (played > 0)
+    share = _H.W_PLANKED_ME * t.planks[0].astype(jnp.float32) * t.planks_played / jnp.where(played > 0, played, 1.0)
+    score = score + jnp.where(planked, share, 0.0)
+    score = jnp.where(other, score, 0.0)
+    announced_value = _at(_LOOT_VALUES, t.announced)
+    lying = t.card & (t.known >= 0) & (t.placer > 0) & (announced_value > _at(_LOOT_VALUES, t.known))
+    lies = jnp.sum(lying[:, None] & (t.placer[:, None] == idx[None, :]), axis=0)
+    score = score + _H.W_CAUGHT_LYING * lies.astype(jnp.float32)
+    mine = accused[0]
+    score = score + jnp.where((mine > 0) & (mine < n) & (idx == mine), _H.W_MY_ACCUSATION, 0.0)
+    own = score
+    # Hearsay: seat s's accusation counts by what I know of s.
+    hearsay = jnp.where(
+        revealed == _R_PIRATE,
+        _H.W_HEARSAY_REVEALED_PIRATE,
+        jnp.where(
+            revealed == _R_MUTINEER,
+            _H.W_HEARSAY_REVEALED_MUTINEER,
+            jnp.where(own <= _H.TOLERANCE, _H.W_HEARSAY_TRUSTED, 0.0),
+        ),
+    )
+    heard = other & (accused > 0) & (accused < n) & (accused != idx)
+    score = score + jnp.sum(
+        jnp.where(heard[:, None] & (accused[:, None] == idx[None, :]), hearsay[:, None], 0.0), axis=0
+    )
+    candidates = t.others
+    weights = jnp.where(candidates, jnp.exp(jnp.minimum(score, 30.0)), 0.0)
+    total = jnp.sum(weights)
+    scale = t.mutineers_aboard.astype(jnp.float32) / jnp.where(total > 0, total, 1.0)
+    prob = jnp.where(t.seat & (revealed == _R_MUTINEER), 1.0, 0.0)
+    prob = jnp.where(candidates, jnp.minimum(1.0, weights * scale), prob)
+    return score, prob
+
+
+def _card_values(t: _Table, prob: jax.Array) -> jax.Array:
+    """Estimated value of each chest card, top first, 0 past the chest (``HeuristicAgent._card_values``)."""
+    q = _at(prob, t.placer)
+    discount = jnp.where(t.announced == 0, _H.LIE_DISCOUNT * q, jnp.where(t.announced == 1, q, 0.0))
+    announced = _at(_LOOT_VALUES, t.announced) - discount
+    others = (t.n - 1).astype(jnp.float32)
+    mean_discount = _H.LIE_DISCOUNT * jnp.sum(jnp.where(t.seat & (jnp.arange(_SEATS) >= 1), prob, 0.0)) / others
+    _, _, plus, zero, minus, public = (t.summary[i] for i in range(6))
+    cards = plus + zero + minus
+    scrambled = jnp.where(
+        (public != 0) & (cards != 0),
+        (plus * (1.0 - mean_discount) - 2.0 * minus) / jnp.where(cards != 0, cards, 1.0),
+        0.0,
+    )
+    values = jnp.where(t.known >= 0, _at(_LOOT_VALUES, t.known), jnp.where(t.announced >= 0, announced, scrambled))
+    return jnp.where(t.card, values, 0.0)
+
+
+def _hand_claim(hand: jax.Array) -> jax.Array:
+    """``hand_claim_action(_kinds(hand))``: the claim of a hand of counts (padded with +1s to three cards)."""
+    ends = jnp.cumsum(hand)
+    kinds = jnp.array([jnp.where(p < ends[-1], jnp.sum(ends <= p), PLUS) for p in range(3)])
+    a, b, c = jnp.sort(kinds)
+    return jnp.asarray(_HAND_CLAIM)[a, b, c]
+
+
+def _chest_claim(values: jax.Array, count: jax.Array) -> jax.Array:
+    """``chest_claim_action``: the claim of the first ``count`` loot indices of ``values`` (shape (3,))."""
+    used = jnp.arange(3) < count
+    c0, c1, c2 = (jnp.sum(used & (values == v)) for v in range(3))
+    return jnp.asarray(_CHEST_CLAIM)[c0, c1, c2]
+
+
+# ------------------------------------------------------------------ the decisions as lists of choices
+# A decision is a list of choices tried in order, the first legal one played (``HeuristicAgent.act``).
+# Here: ``_SLOTS`` slots, each a set of alternatives over the seats with integer counts (a slot whose
+# seat is a tie drawn at random; a coin flip) or one alternative, or nothing. A Pirate's main decision
+# draws its suspect once for several slots, so it is a mixture of branches, one per suspect.
+class _Choices(NamedTuple):
+    branch: jax.Array  # int32 (8,): count of each branch (the suspect drawn), 0 for impossible ones
+    action: jax.Array  # int32 (8, _SLOTS, 8): per branch, slot and alternative
+    count: jax.Array  # int32 (8, _SLOTS, 8): how many ways each alternative is drawn; all 0: no such choice
+    spyglass_first: jax.Array  # bool (8,): the branch's first choice is a Spyglass (the Python agent's memory)
+
+
+def _fixed(action, present) -> tuple[jax.Array, jax.Array]:
+    """One slot with a single alternative."""
+    alt = jnp.arange(_SEATS)
+    action = jnp.asarray(action, dtype=jnp.int32)
+    return jnp.where(alt == 0, action, 0), jnp.where(alt == 0, jnp.asarray(present), False).astype(jnp.int32)
+
+
+def _drawn(base, ties) -> tuple[jax.Array, jax.Array]:
+    """One slot whose seat is drawn among ``ties`` (counts over relative seats); action ``base + seat``."""
+    return base + jnp.arange(_SEATS, dtype=jnp.int32), ties
+
+
+def _slots(*slots) -> tuple[jax.Array, jax.Array]:
+    padding = [_fixed(0, False)] * (_SLOTS - len(slots))
+    actions, counts = zip(*(list(slots) + padding))
+    return jnp.stack(actions), jnp.stack(counts)
+
+
+def _single(action, count) -> _Choices:
+    """A decision without branches (branch 0 only)."""
+    first = jnp.arange(_SEATS) == 0
+    return _Choices(
+        branch=first.astype(jnp.int32),
+        action=jnp.broadcast_to(action, (_SEATS,) + action.shape),
+        count=jnp.where(first[:, None, None], count, 0),
+        spyglass_first=jnp.zeros(_SEATS, dtype=bool),
+    )
+
+
+def _pirate_main(t: _Table) -> _Choices:
+    hand = t.hand > 0
+    score, prob = _suspicion(t)
+    cards = _card_values(t, prob)
+    estimate = jnp.sum(cards)
+    margin = jnp.where(jnp.any(t.card & (t.known < 0)), _H.OPEN_MARGIN, 0.0)
+    has_chest = t.chest_size != 0
+    open_chest = (
+        (t.draw <= 1)
+        | (has_chest & (estimate >= t.target + margin - _H.TOLERANCE))
+        | (has_chest & (t.draw <= jnp.sum(t.aboard)) & (estimate >= t.target - _H.LAST_CHANCE_MARGIN - _H.TOLERANCE))
+    )
+    key = prob + 1e-3 * score + _H.FINISH_BONUS * (t.planks == 2)
+    ties = _ties(t.others, key)
+    has_suspect = jnp.any(t.others)
+    top_unknown = jnp.sum(t.card[:3] & (t.known[:3] < 0))
+
+    def branch(suspect):
+        q = jnp.where(has_suspect, prob[suspect], 0.0)
+        plank, pockets = A.plank_action(suspect), A.empty_your_pockets_action(suspect)
+        return _slots(
+            _fixed(A.OPEN_CHEST, open_chest),
+            _fixed(plank, hand[PLANK] & (q >= _H.PLANK_PROBABILITY - _H.TOLERANCE)),
+            _fixed(A.loot_action(PLUS, PLUS), hand[PLUS]),
+            _fixed(A.SPYGLASS, hand[SPYGLASS] & (top_unknown >= 2)),
+            _fixed(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE] & has_chest & (cards[0] + cards[1] < -_H.TOLERANCE)),
+            _fixed(A.MIRACULOUS_CATCH, hand[CATCH] & (hand[MINUS] | hand[ZERO])),
+            _fixed(A.loot_action(ZERO, ZERO), hand[ZERO]),
+            _fixed(pockets, has_suspect & hand[POCKETS] & (q >= _H.POCKETS_PROBABILITY - _H.TOLERANCE)),
+            _fixed(plank, has_suspect & hand[PLANK] & _cheap(t)),
+            _fixed(A.loot_action(MINUS, MINUS), hand[MINUS]),
+            _fixed(A.SPYGLASS, hand[SPYGLASS]),
+            _fixed(A.MIRACULOUS_CATCH, hand[CATCH]),
+            _fixed(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE]),
+            _fixed(plank, has_suspect),
+            _fixed(pockets, has_suspect),
+        )
+
+    action, count = jax.vmap(branch)(jnp.arange(_SEATS))
+    present = count[:, :, 0] > 0
+    first = jnp.argmax(present, axis=1)
+    spyglass_first = present.any(1) & (jnp.take_along_axis(action[:, :, 0], first[:, None], 1)[:, 0] == A.SPYGLASS)
+    branches = jnp.where(has_suspect, ties, (jnp.arange(_SEATS) == 0).astype(jnp.int32))
+    return _Choices(branches, action, count, spyglass_first)
+
+
+def _spyglass_liar(t: _Table, memory: Memory) -> tuple[jax.Array, jax.Array]:
+    """``HeuristicAgent._spyglass_liar``: (found, relative seat) of the one seat that must have lied."""
+    taken = t.spyglass_taken
+    used = jnp.arange(_REMEMBERED) < taken
+    seen = t.known[:_REMEMBERED]
+    judged = (
+        memory.valid
+        & (taken >= 2)
+        & (memory.draw == t.draw + 1)
+        & (memory.chest_size == t.chest_size)
+        & (memory.cards == taken)
+        & ~jnp.any(used & ((memory.announced < 0) | (memory.known >= 0)))
+        & ~jnp.any(used & (seen < 0))
+    )
+    perms = jnp.asarray(_PERMS)
+    arrangements = (taken == 3) | (perms[:, 2] == 2)  # with 2 cards, the permutations of the first two
+    values = seen[perms]  # (6, 3): the seen values in each arrangement
+    lies = used[None, :] & (memory.announced[None, :] != values)  # (6, 3)
+    seats = jnp.arange(_SEATS)
+    lying = jnp.any(lies[:, :, None] & (memory.placer[None, :, None] == seats[None, None, :]), axis=1)  # (6, 8)
+    honest = jnp.any(arrangements & ~lying.any(1))
+    one = lying.sum(1) == 1
+    alone = jnp.argmax(lying, axis=1)
+    counted = arrangements & one & (t.revealed[alone] == 0)
+    liars = jnp.any(counted[:, None] & lying, axis=0)
+    found = judged & ~honest & (liars.sum() == 1)
+    return found, jnp.argmax(liars)
+
+
+def _pirate_claim(t: _Table, memory: Memory) -> _Choices:
+    found, liar = _spyglass_liar(t, memory)
+    score, _ = _suspicion(t)
+    ties = _ties(t.others, score)
+    accuse = jnp.any(ties) & (jnp.max(jnp.where(ties > 0, score, -jnp.inf)) >= _H.ACCUSE_SCORE - _H.TOLERANCE)
+    taken = t.spyglass_taken
+    seen = t.known[:3]
+    tell = (taken > 0) & ~jnp.any((jnp.arange(3) < taken) & (seen < 0))
+    alt = jnp.arange(_SEATS)
+    action = jnp.where(
+        found,
+        A.accuse_action(liar),
+        jnp.where(
+            accuse,
+            A.accuse_action(alt),
+            jnp.where(
+                tell,
+                _chest_claim(seen, taken),
+                jnp.where(t.hand[SPYGLASS] > 0, A.vouch_action(0), _hand_claim(t.hand)),
+            ),
+        ),
+    )
+    count = jnp.where(~found & accuse, ties, (alt == 0).astype(jnp.int32))
+    return _single(*_slots((action, count)))
+
+
+def _mutineer_main(t: _Table) -> _Choices:
+    hand = t.hand > 0
+    cards = _card_values(t, jnp.zeros(_SEATS))  # Pirates announce truthfully
+    accused_me = (t.accused == 0).astype(jnp.float32)
+    danger = (jnp.sum(cards) >= t.target - _H.M_DANGER_MARGIN - _H.TOLERANCE) & (cards[0] + cards[1] > _H.TOLERANCE)
+    pockets = _ties(t.others, 2.0 * t.claims_spyglass + accused_me)
+    needed = jnp.sum(t.aboard) - 2 * t.mutineers_aboard  # Pirates overboard until parity (R12)
+    targets = jnp.where(
+        needed <= _H.M_PLANK_MARGIN,
+        t.others,
+        _cheap(t) & t.others & (t.planks < _H.M_FREE_PLANK_LIMIT),
+    )
+    plank = _ties(targets, t.planks + 0.5 * accused_me)
+    fewest = _ties(t.others, -t.planks.astype(jnp.float32))
+    no_seat = jnp.zeros(_SEATS, dtype=jnp.int32)
+    return _single(
+        *_slots(
+            _fixed(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE] & danger),
+            _fixed(A.loot_action(MINUS, PLUS), hand[MINUS]),
+            _drawn(A.EYP_BASE, jnp.where(hand[POCKETS], pockets, no_seat)),
+            _drawn(A.PLANK_BASE, jnp.where(hand[PLANK], plank, no_seat)),
+            _fixed(A.MIRACULOUS_CATCH, hand[CATCH]),
+            _fixed(A.loot_action(ZERO, PLUS), hand[ZERO]),
+            _fixed(A.SPYGLASS, hand[SPYGLASS]),
+            _fixed(A.loot_action(PLUS, PLUS), hand[PLUS]),
+            _fixed(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE]),
+            _drawn(A.PLANK_BASE, jnp.where(hand[PLANK], fewest, no_seat)),
+        )
+    )
+
+
+def _mutineer_claim(t: _Table) -> _Choices:
+    alt = jnp.arange(_SEATS)
+    accusers = (t.others & (t.accused == 0) & _H.M_COUNTER_ACCUSE).astype(jnp.int32)
+    taken = t.spyglass_taken
+    fake = t.hand.at[PLUS].add(t.hand[MINUS]).at[MINUS].set(0)  # every −2 shown as +1
+    coin = jnp.where(alt == 0, A.vouch_action(0), _hand_claim(fake))
+    action = jnp.where(
+        jnp.any(accusers > 0),
+        A.accuse_action(alt),
+        jnp.where(taken > 0, _chest_claim(jnp.full(3, PLUS), taken), coin),
+    )
+    count = jnp.where(jnp.any(accusers > 0), accusers, jnp.where(taken > 0, alt == 0, alt < 2).astype(jnp.int32))
+    return _single(*_slots((action, count)))
+
+
+def _spyglass_order(obs: jax.Array, pirate: jax.Array) -> _Choices:
+    taken = jnp.argmax(obs[_bot._SG_TAKEN])
+    seen = obs[_bot._SG_VIEW].reshape(3, 3)
+    values = jnp.asarray(_LOOT_VALUES)[jnp.argmax(seen == 1.0, axis=1)]
+    position = jnp.arange(3)
+    # Stable sort of the taken cards (lowest value on top for a Pirate); the others stay where they are.
+    key = jnp.where(position < taken, jnp.where(pirate, values, -values), 10.0)
+    a, b, c = jnp.argsort(key, stable=True)
+    return _single(*_slots(_fixed(jnp.asarray(_ORDER)[a, b, c], True)))
+
+
+def _catch_return(hand: jax.Array, pirate: jax.Array) -> _Choices:
+    order = jnp.where(pirate, jnp.asarray(_PIRATE_RETURNS), jnp.asarray(_MUTINEER_RETURNS))
+    return _single(*_slots(*(_fixed(A.RETURN_BASE + kind, hand[kind] > 0) for kind in order)))
+
+
+def _decide(obs: jax.Array, memory: Memory) -> tuple[_Choices, jax.Array, jax.Array, _Table]:
+    """Every phase's choices, the one of this observation selected. Returns (choices, phase, pirate, table)."""
+    phase = jnp.argmax(obs[_bot._PHASE])
+    pirate = obs[_bot._ROLE_PIRATE] > 0.5
+    t = _read(obs)
+    options = {
+        Phase.MAIN: jax.tree.map(lambda p, m: jnp.where(pirate, p, m), _pirate_main(t), _mutineer_main(t)),
+        Phase.SPYGLASS_ORDER: _spyglass_order(obs, pirate),
+        Phase.CLAIM: jax.tree.map(lambda p, m: jnp.where(pirate, p, m), _pirate_claim(t, memory), _mutineer_claim(t)),
+    }
+    choices = _catch_return(t.hand, pirate)
+    for which, option in options.items():
+        choices = jax.tree.map(lambda o, c, w=which: jnp.where(phase == w, o, c), option, choices)
+    return choices, phase, pirate, t
+
+
+def _check(observation: jax.Array, action_mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+    observation = jnp.asarray(observation, dtype=jnp.float32)
+    action_mask = jnp.asarray(action_mask)
+    if observation.shape != (OBS_SIZE,) or action_mask.shape != (A.NUM_ACTIONS,):
+        raise ValueError(
+            f"observation of shape {observation.shape} and action_mask of shape {action_mask.shape}; expected "
+            f"({OBS_SIZE},) and ({A.NUM_ACTIONS},) for one seat (vmap for a batch)"
+        )
+    return observation, action_mask != 0
+
+
+def _reach(choices: _Choices, legal: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Per branch and slot: the share of its draws that are legal, and the probability of getting that far."""
+    slot_total = choices.count.sum(-1)
+    slot_legal = jnp.sum(choices.count * legal[choices.action], axis=-1)
+    passed = jnp.where(slot_total > 0, (slot_total - slot_legal) / jnp.maximum(slot_total, 1), 1.0)
+    reach = jnp.cumprod(jnp.concatenate([jnp.ones((_SEATS, 1)), passed], axis=1), axis=1)  # (8, _SLOTS + 1)
+    return slot_total, reach
+
+
+def heuristic_probabilities(observation: jax.Array, action_mask: jax.Array, memory: Memory) -> jax.Array:
+    """The probability of each action under the heuristic agent, ``float32 (196,)``, summing to 1.
+
+    Args:
+        observation: ``float32 (1228,)``, one seat's observation (``env.observe(agent)["observation"]``).
+        action_mask: ``(196,)``, nonzero where legal.
+        memory: that seat's :class:`Memory` (from :func:`init_memory` or its previous :func:`heuristic_act`).
+
+    Returns:
+        The distribution of ``HeuristicAgent.act`` (zero off the mask; all zeros if the mask is).
+
+    Raises:
+        ValueError: on shapes other than those above (``vmap`` for a batch).
+    """
+    observation, legal = _check(observation, action_mask)
+    choices, _, _, _ = _decide(observation, memory)
+    slot_total, reach = _reach(choices, legal)
+    branch = choices.branch / jnp.maximum(choices.branch.sum(), 1)
+    share = choices.count * legal[choices.action] / jnp.maximum(slot_total, 1)[..., None]
+    weight = branch[:, None, None] * reach[:, :-1, None] * share
+    probs = jnp.zeros(A.NUM_ACTIONS).at[choices.action.ravel()].add(weight.ravel())
+    fallback = jnp.sum(branch * reach[:, -1])  # no choice legal: a uniform legal action
+    return probs + fallback * legal / jnp.maximum(legal.sum(), 1)
+
+
+def heuristic_act(
+    observation: jax.Array, action_mask: jax.Array, memory: Memory, key: jax.Array
+) -> tuple[jax.Array, Memory]:
+    """The heuristic agent's action for one seat and its memory for the seat's next decision.
+
+    Args:
+        observation: ``float32 (1228,)``, one seat's observation.
+        action_mask: ``(196,)``, nonzero where legal.
+        memory: that seat's :class:`Memory`.
+        key: a JAX PRNG key; the same key gives the same action.
+
+    Returns:
+        ``(action, memory)``: an ``int32 ()`` legal action (0 if the mask is all zeros) drawn from
+        :func:`heuristic_probabilities`, and the seat's new :class:`Memory`.
+
+    Raises:
+        ValueError: on shapes other than those above (``vmap`` for a batch).
+    """
+    observation, legal = _check(observation, action_mask)
+    choices, phase, pirate, t = _decide(observation, memory)
+    branch_key, slot_key, fallback_key = jax.random.split(key, 3)
+    branch = jax.random.categorical(branch_key, jnp.log(choices.branch.astype(jnp.float32)))
+    action, count = choices.action[branch], choices.count[branch]
+    alt = jax.random.categorical(slot_key, jnp.log(count.astype(jnp.float32)), axis=-1)  # a draw per slot
+    slot_action = jnp.take_along_axis(action, alt[:, None], 1)[:, 0]
+    playable = (count.sum(-1) > 0) & legal[slot_action]
+    fallback = jax.random.categorical(fallback_key, jnp.where(legal, 0.0, -jnp.inf))
+    chosen = jnp.where(playable.any(), slot_action[jnp.argmax(playable)], jnp.where(legal.any(), fallback, 0))
+    # The Python agent sets its memory at a Pirate's main decision and spends it at the claim.
+    main, claim = pirate & (phase == Phase.MAIN), pirate & (phase == Phase.CLAIM)
+    top = jnp.arange(_REMEMBERED)
+    seen = Memory(
+        valid=choices.spyglass_first[branch],
+        draw=t.draw,
+        chest_size=t.chest_size,
+        cards=jnp.minimum(t.chest_size, _REMEMBERED).astype(jnp.int32),
+        announced=jnp.where(top < t.chest_size, t.announced[:_REMEMBERED], -1),
+        placer=jnp.where(top < t.chest_size, t.placer[:_REMEMBERED], -1),
+        known=jnp.where(top < t.chest_size, t.known[:_REMEMBERED], -1),
+    )
+    seen = jax.tree.map(lambda s, e: jnp.where(seen.valid, s, e), seen, init_memory())
+    new = jax.tree.map(lambda s, e, m: jnp.where(main, s, jnp.where(claim, e, m)), seen, init_memory(), memory)
+    return chosen.astype(jnp.int32), new
