@@ -100,20 +100,27 @@ def _scan(engine, steps, batch):
     def run(team, probabilities):
         opponents = R.Opponents(probabilities, params, params)
         slots = R.new_slots(engine, settings, jax.random.key(1), batch, opponents)
+        # Games dealt ahead: a slot whose two reserve games are used up deals anew (both paths run here).
+        reserve = R.deal_reserve(engine, settings, jax.random.key(3), batch)
 
-        def body(slots, key):
+        def body(carry, key):
+            slots, reserve = carry
             before = (jax.vmap(engine.roles)(slots.state), slots.state.current_player)
-            slots, rec = R.game_step(engine, settings, model.apply, actor, params, team, opponents, slots, key)
-            return slots, (rec, before)
+            slots, reserve, rec = R.game_step(
+                engine, settings, model.apply, actor, params, team, opponents, slots, key, reserve
+            )
+            return (slots, reserve), (rec, before)
 
-        return jax.lax.scan(body, slots, jax.random.split(jax.random.key(2 + team), steps))[1]
+        (_, reserve), out = jax.lax.scan(body, (slots, reserve), jax.random.split(jax.random.key(2 + team), steps))
+        return out + (reserve.used,)
 
     return jax.jit(run)
 
 
 def _replay_check(engine, team, kinds, steps=48, batch=16):
     """Roll out, then check each slot's transitions against the record of who acted."""
-    rec, (roles, seats) = _scan(engine, steps, batch)(jnp.int32(team), jnp.asarray(kinds, jnp.float32))
+    rec, (roles, seats), used = _scan(engine, steps, batch)(jnp.int32(team), jnp.asarray(kinds, jnp.float32))
+    assert int(used.max()) > R.RESERVE  # some slot dealt beyond its reserve: both paths ran
     roles, seats = np.asarray(roles), np.asarray(seats)
     valid = np.asarray(rec["valid"])
     acting_team = np.take_along_axis(roles, seats[..., None], axis=-1)[..., 0]

@@ -5,6 +5,7 @@
 ``acting_observation(state)`` (the acting seat's observation: pgx's ``state.observation``, already
 computed by ``init``/``step``, so the rollout does not encode it twice), ``roles(state) -> int (8,)`` (each seat's team: 0 Pirates, 1 Mutineers; read by the game
 master only, never shown to a policy) and the heuristic bot
+(:mod:`traitors_env.traitors_aboard.jax.heuristic`)
 ``heuristic_act(memory, observation, action_mask, key) -> (action, memory)`` with
 ``heuristic_memory()`` its memory at the start of a game (carried per game between the
 opponent's decisions, as the Python bot keeps it between its calls).
@@ -84,7 +85,10 @@ def traitors_engine(claims: bool = True, heuristic: bool = True) -> Engine:
     try:
         from traitors_env.traitors_aboard.jax import heuristic as bot
 
-        memory, act = bot.init_memory, bot.act
+        memory = bot.init_memory
+
+        def act(memory, observation, mask, key):
+            return bot.heuristic_act(observation, mask, memory, key)
     except ImportError as error:
         if heuristic:
             raise EngineUnavailableError(f"the JAX heuristic bot cannot be imported: {error}") from None

@@ -74,17 +74,63 @@ class Settings(NamedTuple):
     policy_opponents: bool = True
 
 
-def _new_games(engine: Engine, settings: Settings, key, batch: int, probabilities) -> Slots:
-    k_count, k_init, k_kind = jax.random.split(key, 3)
+#: games dealt ahead per slot at the start of each rollout (dealing costs about two engine steps; dealing
+#: only at rollout starts instead of at every step keeps it out of the loop; a slot that runs out deals anew)
+RESERVE = 2
+
+
+class Reserve(NamedTuple):
+    """Games dealt ahead: ``states`` with leading dimensions ``(RESERVE, B)``; ``used`` int32 ``(B,)`` per slot."""
+
+    states: Any
+    used: jnp.ndarray
+
+
+def _deal(engine: Engine, settings: Settings, key, batch: int):
+    """``batch`` new game states, table sizes drawn by the settings' weights."""
+    k_count, k_init = jax.random.split(key)
     counts = jnp.asarray(settings.player_counts, jnp.int32)
     index = jax.random.choice(
         k_count, len(counts), (batch,), p=jnp.asarray(settings.player_count_probabilities, jnp.float32)
     )
-    state = jax.vmap(engine.init)(jax.random.split(k_init, batch), counts[index])
-    kind = jax.random.choice(k_kind, 4, (batch,), p=probabilities).astype(jnp.int32)
+    return jax.vmap(engine.init)(jax.random.split(k_init, batch), counts[index])
+
+
+def _slots_of(engine: Engine, state, key, probabilities) -> Slots:
+    batch = state.current_player.shape[0]
+    kind = jax.random.choice(key, 4, (batch,), p=probabilities).astype(jnp.int32)
     memory = jax.vmap(lambda _: engine.heuristic_memory())(jnp.arange(batch))
     zeros = jnp.zeros(batch, jnp.int32)
     return Slots(state, kind, memory, zeros, zeros, zeros)
+
+
+def _new_games(engine: Engine, settings: Settings, key, batch: int, probabilities) -> Slots:
+    k_deal, k_kind = jax.random.split(key)
+    return _slots_of(engine, _deal(engine, settings, k_deal, batch), k_kind, probabilities)
+
+
+def deal_reserve(engine: Engine, settings: Settings, key, batch: int) -> Reserve:
+    """:data:`RESERVE` games per slot, dealt in one batch."""
+    states = _deal(engine, settings, key, RESERVE * batch)
+    states = jax.tree_util.tree_map(lambda x: x.reshape((RESERVE, batch) + x.shape[1:]), states)
+    return Reserve(states, jnp.zeros(batch, jnp.int32))
+
+
+def _next_games(engine: Engine, settings: Settings, key, ended, reserve: Reserve | None, probabilities):
+    """New games for the slots whose game ended: from the reserve while it lasts, else dealt now."""
+    k_deal, k_kind = jax.random.split(key)
+    if reserve is None:
+        return _new_games(engine, settings, key, ended.shape[0], probabilities), None
+    batch = ended.shape[0]
+    index = jnp.minimum(reserve.used, RESERVE - 1)
+    taken = jax.tree_util.tree_map(lambda x: x[index, jnp.arange(batch)], reserve.states)
+    short = ended & (reserve.used >= RESERVE)
+    state = jax.lax.cond(
+        short.any(),
+        lambda: _where(short, _deal(engine, settings, k_deal, batch), taken),
+        lambda: taken,
+    )
+    return _slots_of(engine, state, k_kind, probabilities), reserve._replace(used=reserve.used + ended)
 
 
 def new_slots(engine: Engine, settings: Settings, key, batch: int, opponents: Opponents) -> Slots:
@@ -109,8 +155,11 @@ def _sample(key, logits, mask):
     return action.astype(jnp.int32), log_prob
 
 
-def game_step(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key):
-    """One decision in every game slot; returns the new slots and the step's record (see :func:`rollout`)."""
+def game_step(
+    engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key, reserve=None
+):
+    """One decision in every game slot; returns the new slots, the reserve (``None`` if none: every step deals)
+    and the step's record (see :func:`rollout`)."""
     batch = slots.kind.shape[0]
     k_learner, k_latest, k_past, k_random, k_bot, k_step, k_deal = jax.random.split(key, 7)
     state = slots.state
@@ -149,7 +198,7 @@ def game_step(engine: Engine, settings: Settings, apply_fn, actor_fn, params, te
         jnp.where(is_learner, seat, slots.last_learner_seat),
         slots.decisions + 1,
     )
-    fresh = _new_games(engine, settings, k_deal, batch, opponents.probabilities)
+    fresh, reserve = _next_games(engine, settings, k_deal, ended, reserve, opponents.probabilities)
     slots = _where(ended, fresh, played)
     finished = ended & (learner_decisions > 0)
     record = {
@@ -168,7 +217,7 @@ def game_step(engine: Engine, settings: Settings, apply_fn, actor_fn, params, te
         "game_decisions": jnp.where(finished, played.decisions, 0).sum(),
         "games_without_learner_decision": (ended & (learner_decisions == 0)).sum(),
     }
-    return slots, record
+    return slots, reserve, record
 
 
 def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key):
@@ -180,19 +229,22 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
         decisions, ``metrics`` sums over the rollout.
     """
 
-    def body(slots, step_key):
-        return game_step(engine, settings, apply_fn, actor_fn, params, team, opponents, slots, step_key)
+    def body(carry, step_key):
+        slots, reserve, record = game_step(
+            engine, settings, apply_fn, actor_fn, params, team, opponents, carry[0], step_key, carry[1]
+        )
+        return (slots, reserve), record
 
-    slots, rec = jax.lax.scan(body, slots, jax.random.split(key, settings.n_steps))
+    k_reserve, key = jax.random.split(key)
+    reserve = deal_reserve(engine, settings, k_reserve, slots.kind.shape[0])
+    (slots, _), rec = jax.lax.scan(body, (slots, reserve), jax.random.split(key, settings.n_steps))
     # Bootstrap: the value, seen from the learner's last seat, of each game still running.
     last = jax.vmap(engine.observe)(slots.state, slots.last_learner_seat) / jnp.asarray(OBS_SCALE)
     _, bootstrap = apply_fn(params, last)
     advantage, ret = team_gae(
         rec["valid"], rec["value"], rec["ended"], rec["team_reward"], bootstrap, settings.gamma, settings.gae_lambda
     )
-    grid = Batch(
-        rec["obs"], rec["mask"], rec["action"], rec["log_prob"], rec["value"], advantage, ret, rec["valid"]
-    )
+    grid = Batch(rec["obs"], rec["mask"], rec["action"], rec["log_prob"], rec["value"], advantage, ret, rec["valid"])
     metrics = {
         key: rec[key].sum()
         for key in ("games", "wins", "game_learner_decisions", "game_decisions", "games_without_learner_decision")
