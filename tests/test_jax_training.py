@@ -317,3 +317,42 @@ def test_jax_backend_learns_the_standin_game():
     trainer.train_team(1, params, opt_state, [], 0, 12_000, lambda m: rates.append(m["wins"] / max(m["games"], 1)))
     assert len(rates) >= 6
     assert np.mean(rates[-2:]) > np.mean(rates[:2]) + 0.15
+
+
+# ---------------------------------------------------------------- the training benchmark
+def test_training_benchmark_measures_both_backends_and_both_teams(tmp_path):
+    from training.bench import format_report, run_training_benchmark
+    from training.config import config_from_dict
+
+    sb3 = config_from_dict(
+        {
+            "name": "bench_sb3",
+            "env": {"player_counts": [3, 5]},
+            "training": {"n_envs": 2, "progress_bar": False},
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
+        }
+    )
+    result = run_training_benchmark(sb3, tiny_jax_config(tmp_path), 0.5, engine=standin_engine())
+    for team in ("pirates", "mutineers"):
+        entry = result["teams"][team]
+        assert entry["sb3"]["learner_decisions"] > 0 and entry["jax"]["learner_decisions"] > 0
+        assert entry["jax_over_sb3"] == pytest.approx(
+            entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], rel=0.01
+        )
+    assert "JAX / SB3" in format_report(result)
+
+
+def test_traitors_bench_training_hands_over_and_writes_json_under_training(tmp_path, capsys):
+    from traitors_env.benchmark import main
+
+    config = tmp_path / "sb3.yaml"
+    config.write_text(
+        "name: b\nenv: {player_counts: [3]}\ntraining: {n_envs: 1, progress_bar: false}\n"
+        "ppo: {n_steps: 16, batch_size: 16, n_epochs: 1, net_arch: [8]}\n"
+    )
+    out = tmp_path / "bench.json"
+    args = ["--training", "--backends", "sb3", "--seconds", "0.3", "--sb3-config", str(config), "--quiet"]
+    assert main(args + ["--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["training"]["teams"]["mutineers"]["sb3"]["learner_decisions_per_s"] > 0
+    assert "learner decisions/s" in capsys.readouterr().out

@@ -114,9 +114,10 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
 
 
 def run_training_benchmark(
-    sb3_config: RunConfig, jax_config: RunConfig, seconds: float, backends=("sb3", "jax"), progress=None
+    sb3_config: RunConfig, jax_config: RunConfig, seconds: float, backends=("sb3", "jax"), progress=None, engine=None
 ) -> dict:
-    """Both backends, both teams; the figures :func:`main` prints (see the module doc)."""
+    """Both backends, both teams; the figures :func:`main` prints (see the module doc). ``engine``: the JAX
+    backend's game (default: the real one, :func:`training.jax_backend.train.resolve_engine`)."""
     result: dict = {
         "seconds_per_measurement": seconds,
         "sb3_config": sb3_config.name,
@@ -131,9 +132,10 @@ def run_training_benchmark(
         for backend in backends:
             if progress:
                 progress(f"training benchmark: {backend} {team}, {seconds:g} s …")
-            entry[backend] = (bench_sb3 if backend == "sb3" else bench_jax)(
-                sb3_config if backend == "sb3" else jax_config, team, seconds
-            )
+            if backend == "sb3":
+                entry[backend] = bench_sb3(sb3_config, team, seconds)
+            else:
+                entry[backend] = bench_jax(jax_config, team, seconds, engine)
         if "sb3" in entry and "jax" in entry:
             entry["jax_over_sb3"] = round(
                 entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], 2

@@ -554,6 +554,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-leduc", action="store_true", help="do not measure leduc_holdem_v4")
     parser.add_argument(
+        "--training",
+        action="store_true",
+        help="instead, the training benchmark: learner decisions/s of the SB3 and JAX backends "
+        "(training/bench.py; 'traitors-bench --training --help' for its options)",
+    )
+    parser.add_argument(
         "--jax",
         action="store_true",
         help="also measure the batched JAX engine and env (needs the extra jax: pip install -e '.[jax]')",
@@ -574,6 +580,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``traitors-bench``; returns the exit status (0; targets are reported, not enforced)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--training" in argv:
+        # The training benchmark belongs to training/, which the environment package never imports by name:
+        # it is looked up only here, when asked for.
+        import importlib
+
+        bench = importlib.import_module("training.bench")
+        return bench.main([a for a in argv if a != "--training"])
     parser = _parser()
     args = parser.parse_args(argv)
     for name in ("seconds", "games", "repeats", "slices", "memory_games"):
