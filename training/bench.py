@@ -10,7 +10,8 @@ both with the quick config's network and opponent mix: the other team's latest a
 snapshots (two untrained snapshots, so every kind of the mix is drawn), the heuristic and the
 random bot. A learner decision is one transition (one step of the learner's team; see
 :mod:`training.team_env`). Reports learner decisions/s, game decisions/s (opponents' too) and
-the JAX/SB3 ratio per team; ``--json PATH`` writes them under the key ``training``.
+the JAX/SB3 ratio per team, and learner decisions per CPU-second of the process (all its threads; less
+disturbed by other load on a shared machine than wall time); ``--json PATH`` writes them under the key ``training``.
 
 The benchmark lives here, not in :mod:`traitors_env.benchmark`, because the environment package
 never imports ``training/``; ``traitors-bench --training`` hands its arguments to :func:`main`.
@@ -54,6 +55,7 @@ def bench_sb3(config: RunConfig, team: str, seconds: float) -> dict:
             class Clock(BaseCallback):
                 def _on_training_start(self) -> None:
                     self.start = time.perf_counter()
+                    self.cpu = time.process_time()
                     self.steps = 0
                     self.decisions = 0
 
@@ -67,6 +69,7 @@ def bench_sb3(config: RunConfig, team: str, seconds: float) -> dict:
             clock = Clock()
             model.learn(total_timesteps=10**12, callback=clock)
             elapsed = time.perf_counter() - clock.start
+            cpu = time.process_time() - clock.cpu
     finally:
         venv.close()
     return {
@@ -74,6 +77,7 @@ def bench_sb3(config: RunConfig, team: str, seconds: float) -> dict:
         "seconds": round(elapsed, 2),
         "learner_decisions_per_s": round(clock.steps / elapsed, 1),
         "game_decisions_per_s": round(clock.decisions / elapsed, 1),  # of finished games
+        "learner_decisions_per_cpu_s": round(clock.steps / cpu, 1),
     }
 
 
@@ -99,14 +103,15 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
         totals["game_decisions"] += trainer.batch * config.ppo.n_steps
         return time.perf_counter() - start >= seconds
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     trainer.train_team(index, params, opt_state, snapshots, 2, 10**15, count)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     return {
         "learner_decisions": totals["learner_decisions"],
         "seconds": round(elapsed, 2),
         "learner_decisions_per_s": round(totals["learner_decisions"] / elapsed, 1),
         "game_decisions_per_s": round(totals["game_decisions"] / elapsed, 1),
+        "learner_decisions_per_cpu_s": round(totals["learner_decisions"] / cpu, 1),  # all threads' CPU time
         "compile_s": round(compile_s, 1),
         "engine": trainer.engine.name,
         "devices": [str(d) for d in jax.devices()],
@@ -158,19 +163,19 @@ def format_report(result: dict) -> str:
         f"(network {result['net_arch']}, opponents {result['opponents']}; load average "
         f"{result['machine']['load_average']} → {result['machine']['load_average_after']}):",
         "",
-        "| team | backend | learner decisions/s | game decisions/s | compile s |",
-        "|---|---|---|---|---|",
+        "| team | backend | learner decisions/s | learner decisions per CPU-second | game decisions/s | compile s |",
+        "|---|---|---|---|---|---|",
     ]
     for team, entry in result["teams"].items():
         for backend in ("sb3", "jax"):
             if backend in entry:
                 e = entry[backend]
                 lines.append(
-                    f"| {team} | {backend} | {e['learner_decisions_per_s']:,.0f} | {e['game_decisions_per_s']:,.0f} "
-                    f"| {e.get('compile_s', '')} |"
+                    f"| {team} | {backend} | {e['learner_decisions_per_s']:,.0f} | "
+                    f"{e['learner_decisions_per_cpu_s']:,.0f} | {e['game_decisions_per_s']:,.0f} | {e.get('compile_s', '')} |"
                 )
         if "jax_over_sb3" in entry:
-            lines.append(f"| {team} | **JAX / SB3** | **{entry['jax_over_sb3']}×** | | |")
+            lines.append(f"| {team} | **JAX / SB3** | **{entry['jax_over_sb3']}×** | | | |")
     return "\n".join(lines)
 
 
