@@ -297,6 +297,7 @@ def test_tiny_jax_run_trains_two_generations_resumes_and_plays_by_spec(tmp_path)
     assert json.loads((again.path / "state.json").read_text())["completed_generations"] == 1
 
 
+@pytest.mark.slow  # about a minute: its own compilation and a dozen PPO iterations
 def test_jax_backend_learns_the_standin_game():
     """A few PPO iterations on the stand-in (where even actions score) raise the learner's training win rate."""
     from training.config import config_from_dict
