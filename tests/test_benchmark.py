@@ -25,7 +25,7 @@ def run_quick(tmp_path, *extra):
 
 def test_quick_json_has_every_figure(tmp_path, capsys):
     result = run_quick(tmp_path, "--players", "3", "5", "8")
-    assert set(result) == {"meta", "traitors", "leduc_holdem_v4", "leduc_skipped", "ratios", "targets"}
+    assert set(result) == {"meta", "traitors", "leduc_holdem_v4", "leduc_skipped", "ratios", "targets", "the_traitors_v0"}
     assert result["meta"]["claims"] is True
     assert result["meta"]["observation_encoder"] in ("compiled", "pure Python")
     assert result["meta"]["memory_method"].startswith("tracemalloc")

@@ -159,7 +159,8 @@ def play_env_game(environment, rng: np.random.Generator, open_prob: float, check
         observation, reward, termination, truncation, info = environment.last()
         if termination or truncation:
             final_rewards[agent] = reward
-            winner, roles = info["winner"], info["roles"]
+            winner = info["winner"]
+            assert info["role"] == unwrapped.result["roles"][unwrapped.possible_agents.index(agent)]
             environment.step(None)
             continue
         assert reward == 0 and info == {}
@@ -176,6 +177,7 @@ def play_env_game(environment, rng: np.random.Generator, open_prob: float, check
     assert environment.agents == [] and len(final_rewards) == n
     check_invariants(unwrapped.game)  # card conservation and the result at the end
     assert winner in ("Pirate", "Mutineer")
+    roles = unwrapped.result["roles"]
     assert final_rewards == {f"player_{i}": (1 if role == winner else -1) for i, role in enumerate(roles)}
 
 

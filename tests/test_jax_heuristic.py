@@ -257,12 +257,14 @@ def test_jax_heuristic_matches_python_heuristic_many_games(num_players, claims):
 
 
 # ------------------------------------------------------------------ explicit positions
+_act = jax.jit(jh.heuristic_act)  # compiled once for every single-seat call below
+_probabilities = jax.jit(jh.heuristic_probabilities)
+
+
 def act(state: GameState, memory=None, key: int = 0):
     """The JAX agent's (action, memory) for the player to act."""
     observation, mask = encode(state, state.current_player), state.legal_mask()
-    action, memory = jh.heuristic_act(
-        observation, mask, jh.init_memory() if memory is None else memory, jax.random.key(key)
-    )
+    action, memory = _act(observation, mask, jh.init_memory() if memory is None else memory, jax.random.key(key))
     return int(action), memory
 
 
@@ -309,23 +311,23 @@ def _claim_coin() -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_same_key_same_action_and_draws_follow_the_probabilities():
+    """jit of one seat and vmap over seats agree key for key; the draws follow the probabilities (a fair coin)."""
     observation, mask = _claim_coin()
     memory = jh.init_memory()
-    probabilities = np.asarray(jh.heuristic_probabilities(observation, mask, memory))
+    probabilities = np.asarray(_probabilities(observation, mask, memory))
     support = np.flatnonzero(probabilities)
     assert len(support) == 2 and np.allclose(probabilities[support], 0.5)
-    act_jit = jax.jit(jh.heuristic_act)
-    key = jax.random.key(3)
-    assert int(act_jit(observation, mask, memory, key)[0]) == int(jh.heuristic_act(observation, mask, memory, key)[0])
-    assert all(
-        int(act_jit(observation, mask, memory, key)[0]) == int(act_jit(observation, mask, memory, key)[0])
-        for _ in range(3)
-    )
-    keys = jax.random.split(jax.random.key(0), 4000)
-    batch = jax.vmap(jh.heuristic_act, in_axes=(None, None, None, 0))(observation, mask, memory, keys)[0]
-    drawn = np.bincount(np.asarray(batch), minlength=A.NUM_ACTIONS)
+    batch = jh.Memory(*(np.stack([np.asarray(x)] * BATCH) for x in memory))
+    key = jax.random.key(11)
+    _, actions, _ = _batched(np.stack([observation] * BATCH), np.stack([mask] * BATCH), batch, key)
+    actions = np.asarray(actions)
+    keys = jax.random.split(key, BATCH)  # as _batched splits them
+    for i in (0, 1, 2, 3, 500):
+        assert int(_act(observation, mask, memory, keys[i])[0]) == actions[i]
+        assert int(_act(observation, mask, memory, keys[i])[0]) == actions[i]
+    drawn = np.bincount(actions, minlength=A.NUM_ACTIONS)
     assert set(np.flatnonzero(drawn)) == set(support.tolist())
-    assert all(1800 < drawn[a] < 2200 for a in support), drawn[support]  # 4000 fair coin flips: sd 32
+    assert all(abs(drawn[a] - BATCH / 2) < 5 * np.sqrt(BATCH) / 2 for a in support), drawn[support]  # 5 sd
 
 
 def test_init_memory_batches():
@@ -337,8 +339,8 @@ def test_init_memory_batches():
 def test_all_zero_mask_gives_no_probability():
     observation, mask = _claim_coin()
     zero = np.zeros_like(mask)
-    assert float(jh.heuristic_probabilities(observation, zero, jh.init_memory()).sum()) == 0.0
-    assert int(jh.heuristic_act(observation, zero, jh.init_memory(), jax.random.key(0))[0]) == 0
+    assert float(_probabilities(observation, zero, jh.init_memory()).sum()) == 0.0
+    assert int(_act(observation, zero, jh.init_memory(), jax.random.key(0))[0]) == 0
 
 
 def test_bad_shapes_raise():

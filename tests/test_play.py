@@ -22,7 +22,14 @@ from rich.console import Console
 
 from traitors_env.agents import make_agent
 from traitors_env.table import play
-from traitors_env.table.play import HAND_PROMPT, BotSpecError, GameAbandoned, PlaySession, make_bot
+from traitors_env.table.play import (
+    CONFIRM_PROMPT,
+    HAND_PROMPT,
+    BotSpecError,
+    GameAbandoned,
+    PlaySession,
+    make_bot,
+)
 from traitors_env.table.replay import main as replay_main
 from traitors_env.table.replay import record_states, step_view
 from traitors_env.traitors_aboard import actions as A
@@ -73,6 +80,7 @@ class ScriptedHuman:
         self.bad_answers = 0
         self.answers = 0
         self.hand_lists = 0
+        self.confirmations = 0
         self.last_bad = False
         self.screens: list[str] = []
 
@@ -82,6 +90,11 @@ class ScriptedHuman:
         chunk, self.position = out[self.position :], len(out)
         k = int(re.search(r"\(1–(\d+)", prompt).group(1))
         hand_list = prompt == HAND_PROMPT.format(k=k)
+        if prompt == CONFIRM_PROMPT.format(k=k):  # the human chose to open the chest: confirm or not
+            assert "ends the game" in chunk and not self.last_bad
+            self.prompts += 1
+            self.confirmations += 1
+            return "1\n" if self.rng.random() < 0.5 else "2\n"
         if self.last_bad:
             # After bad input: the complaint naming it, then the same list of choices again.
             assert "is not one of the choices" in chunk and f"from 1 to {k}" in chunk
@@ -116,10 +129,15 @@ class ScriptedHuman:
         session = self.session
         seat = session.human_seat
         game = session.env.game
-        if not self.screens[:-1]:  # the first screen opens with the title (no seed) and the seat
-            title, seat_line, chunk = chunk.split("\n", 2)
+        if not self.screens[:-1]:  # the first screen opens with the title (no seed), the seat and who plays each seat
+            opening, rule, chunk = chunk.partition("\n─")
+            chunk = rule[1:] + chunk
+            title, seat_line, *seats = opening.split("\n")
             assert "Traitors Aboard" in title and str(session.seed) not in title
-            assert seat_line.startswith(f"You play player_{seat}.")
+            assert seat_line.startswith(f"You play player_{seat}.") and "? at any prompt for the rules" in seat_line
+            assert seats[0].split() == ["seat", "played", "by"] and len(seats) == 1 + session.n
+            for other, line in enumerate(seats[1:]):
+                assert line.split() == [f"player_{other}", "you" if other == seat else type(session.bots[other]).__name__]
         expected = text_of(session.frame(session.frame_events, decode(encode(game, seat)), game.legal_actions()))
         assert chunk == expected, "the screen is not what the human's frame draws"
         for _ in range(2):
@@ -481,3 +499,104 @@ def test_ctrl_c_while_the_end_is_shown_still_saves_the_finished_record(tmp_path,
     path = tmp_path / "g.json"
     status = play.main(["--players", "3", "--seed", "2", "--record", str(path)], console=console(), stdin=io.StringIO("1\n" * 300))
     assert status == 130 and load_record(path).finished
+
+
+# ---------------------------------------------------------------- frictions of a new user (issue 10)
+def seed_where(num_players: int, seat: int, role: int, claims: bool = True) -> int:
+    """A seed whose deal gives ``seat`` the ``role`` and the first turn (R01: drawn from the seed)."""
+    from traitors_env.traitors_aboard.engine import GameConfig, GameState
+
+    config = GameConfig(num_players=num_players, claims=claims)
+    return next(
+        s for s in range(1000) if (g := GameState.new(config, seed=s)).roles[seat] == role and g.current_player == seat
+    )
+
+
+def scripted(answers):
+    """A ``read_line`` giving ``answers`` in turn, then quitting; the prompts it was shown are kept."""
+    answers = iter(answers)
+    prompts: list[str] = []
+
+    def read_line(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers, "q")
+
+    return read_line, prompts
+
+
+def test_opening_the_chest_asks_for_confirmation_first():
+    """R03: opening ends the game at once, so the human confirms it; "no" goes back to the same choices."""
+    from traitors_env.traitors_aboard.cards import Role
+
+    seed = seed_where(4, 0, Role.PIRATE, claims=False)
+    read_line, prompts = scripted(["1", "2", "1", "1"])  # open? no; open? yes
+    bots = [None] + [make_agent("random", seed=s) for s in range(1, 4)]
+    session = PlaySession(4, 0, bots, seed, console(), read_line, claims=False)
+    record = session.run()
+    out = session.console.file.getvalue()
+    assert [p.split(" (")[0] for p in prompts] == ["Your choice", "Open the chest?", "Your choice", "Open the chest?"]
+    assert out.count("Opening the chest ends the game at once") == 2
+    assert record.finished and record.decisions[0].action == A.OPEN_CHEST and len(record.decisions) == 1
+    assert session.env.game.end_condition.name == "CHEST_OPENED"
+
+
+def test_no_confirmation_is_asked_for_other_choices():
+    from traitors_env.traitors_aboard.cards import Role
+
+    seed = seed_where(4, 0, Role.PIRATE, claims=False)
+    read_line, prompts = scripted(["2"])  # place loot, then quit at the next decision
+    bots = [None] + [make_agent("random", seed=s) for s in range(1, 4)]
+    with pytest.raises(GameAbandoned):
+        PlaySession(4, 0, bots, seed, console(), read_line, claims=False).run()
+    assert not any(p.startswith("Open the chest?") for p in prompts)
+
+
+@pytest.mark.parametrize("key", ["?", "help", "r"])
+def test_the_rules_key_shows_the_rules_then_the_choices(key):
+    read_line, prompts = scripted([key])
+    session = PlaySession(5, 0, [None] + [make_agent("random", seed=s) for s in range(1, 5)], 3, console(), read_line)
+    with pytest.raises(GameAbandoned):
+        session.run()
+    out = session.console.file.getvalue()
+    assert "? for the rules" in prompts[0] and len(prompts) == 2  # the rules, then the same prompt again
+    after = out[out.index("THE RULES IN SHORT") :]
+    assert "is not one of the choices" not in out
+    assert "3 Planks in front of a player send them" in after and "→ 5 players: 4 Pirates, 1 Mutineer, chest target 11" in after
+    assert "  1. " in after  # the choices again
+
+
+def test_the_table_says_how_many_planks_send_a_player_overboard():
+    read_line, _ = scripted([])
+    session = PlaySession(3, 0, [None] + [make_agent("random", seed=s) for s in range(1, 3)], 1, console(), read_line)
+    with pytest.raises(GameAbandoned):
+        session.run()
+    out = session.console.file.getvalue()
+    assert "3 Planks send a player overboard (R11)" in out and "planks (of 3)" in out
+
+
+@pytest.mark.parametrize(("role", "opens"), [(0, True), (1, False)])
+def test_the_main_turn_prompt_fits_the_role(role, opens):
+    """R03: only a Pirate may open the chest, so only a Pirate's main turn offers it in words."""
+    seed = seed_where(5, 0, role)
+    read_line, _ = scripted([])
+    session = PlaySession(5, 0, [None] + [make_agent("random", seed=s) for s in range(1, 5)], seed, console(), read_line)
+    with pytest.raises(GameAbandoned):
+        session.run()
+    out = session.console.file.getvalue()
+    line = next(line for line in out.splitlines() if line.startswith("your turn:"))
+    assert ("open the chest" in line.split("(")[0]) is opens
+    assert "place loot" in line or "play an action card" in line
+    assert ("a Mutineer never opens the chest" in line) is (not opens)
+
+
+def test_the_opening_screen_names_the_bot_at_each_seat(tmp_path):
+    c = console()
+    play.main(
+        ["--players", "4", "--seat", "1", "--bots", "random", "--bot", "3=heuristic", "--seed", "2",
+         "--record", str(tmp_path / "g.json")],
+        console=c,
+        stdin=io.StringIO("q\n"),
+    )
+    opening = c.file.getvalue().split("\n─")[0].splitlines()
+    rows = [line.split() for line in opening if line.startswith("player_")]
+    assert rows == [["player_0", "random"], ["player_1", "you"], ["player_2", "random"], ["player_3", "heuristic"]]

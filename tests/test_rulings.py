@@ -1018,16 +1018,17 @@ def test_r17_rewards_match_winner_in_random_games(seed):
     environment = traitors_aboard_v0.env(num_players=3 + seed)
     environment.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    rewards, roles, winner = {}, None, None
+    rewards, expected = {}, {}
     for agent in environment.agent_iter():
         observation, reward, termination, truncation, info = environment.last()
         if termination or truncation:
             rewards[agent] = reward
-            roles, winner = info["roles"], info["winner"]
+            expected[agent] = 1 if info["role"] == info["winner"] else -1  # each agent's own role, revealed
             environment.step(None)
         else:
             environment.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-    assert rewards == {f"player_{i}": (1 if role == winner else -1) for i, role in enumerate(roles)}
+    roles = environment.unwrapped.result["roles"]
+    assert rewards == expected == {f"player_{i}": (1 if role == info["winner"] else -1) for i, role in enumerate(roles)}
 
 
 # ====================================================================== End of the Game (rulebook)

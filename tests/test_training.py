@@ -373,7 +373,7 @@ def test_tiny_run_trains_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     rows = (run.path / "progress.csv").read_text().splitlines()[1:]
     assert {r.split(",")[0] for r in rows} == {"1", "2"} and not any(r.startswith("2,pirates,,") for r in rows)
     report = evaluate_run(load_config(run.config_path), run)
-    assert report["generation"] == 1
+    assert report["generation"] == 2  # 1-based, like the checkpoint folders
 
 
 def test_resume_refuses_a_config_that_changes_training(tmp_path):
@@ -433,12 +433,12 @@ def test_non_default_evaluation_writes_suffixed_files(two_generation_run, capsys
     out = capsys.readouterr().out
     assert "evaluation_gen001_games3.json" in out
     report = json.loads((run.path / "evaluation_gen001_games3.json").read_text())
-    assert report["generation"] == 0 and report["games_per_cell"] == 3
+    assert report["generation"] == 1 and report["games_per_cell"] == 3
     assert (run.path / "evaluation_gen001_games3.csv").is_file()
     assert "generation 1, 3 games per cell" in (run.path / "evaluation_gen001_games3.md").read_text()
     # Newest generation with other games: also suffixed.
     assert eval_main(["--run", str(run.path), "--games", "2"]) == 0
-    assert json.loads((run.path / "evaluation_gen002_games2.json").read_text())["generation"] == 1
+    assert json.loads((run.path / "evaluation_gen002_games2.json").read_text())["generation"] == 2
     assert _main_files(run) == before
     assert not list(run.path.glob("winrates_*")) and not list(run.path.glob("*gen00*.png"))
 

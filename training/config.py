@@ -1,15 +1,18 @@
 """Run configuration: a YAML file validated into a typed :class:`RunConfig`.
 
 Every section forbids unknown keys and checks types strictly (an ``int`` field refuses
-``"5"`` and ``true``), so a typo or a wrong type is an error that names the key, e.g.
-``configs/x.yaml: ppo.learning_rat: unknown key``. Write floats in YAML with a dot
-(``3.0e-4``, not ``3e-4``, which YAML 1.1 reads as a string).
+``"5"`` and ``true``), so a typo or a wrong type is an error that names the key and, for an
+unknown key, the closest valid one, e.g. ``configs/x.yaml: ppo.learning_rat: unknown key (did you
+mean 'learning_rate'?)``. Write floats in YAML with a dot (``3.0e-4``, not ``3e-4``, which YAML 1.1
+reads as a string; the error says so).
 
 See ``configs/quick.yaml`` for every key with a comment.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,9 +33,17 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+#: The environments the training command accepts (``env.name``, or ``env: the_traitors_v0`` as a plain string).
+ENV_NAMES = ("traitors_aboard_v0", "the_traitors_v0")
+#: Largest table of each environment (``the_traitors_v0``: 3–6 players, T01).
+ENV_MAX_PLAYERS = {"traitors_aboard_v0": MAX_PLAYERS, "the_traitors_v0": 6}
+
+
 class EnvSection(_Section):
     """The games played during training."""
 
+    #: the environment: traitors_aboard_v0 (teams, training/train.py) or the_traitors_v0 (roles, training/the_traitors_train.py)
+    name: Literal["traitors_aboard_v0", "the_traitors_v0"] = "traitors_aboard_v0"
     #: table sizes drawn for each training game (one policy plays all of them)
     player_counts: list[int] = Field(default_factory=lambda: list(range(MIN_PLAYERS, MAX_PLAYERS + 1)), min_length=1)
     #: relative weights of ``player_counts``; ``None`` = uniform
@@ -42,9 +53,10 @@ class EnvSection(_Section):
 
     @model_validator(mode="after")
     def _check(self) -> EnvSection:
+        largest = ENV_MAX_PLAYERS[self.name]
         for n in self.player_counts:
-            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-                raise ValueError(f"player_counts holds {n}; expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}")
+            if not MIN_PLAYERS <= n <= largest:
+                raise ValueError(f"player_counts holds {n}; {self.name} has table sizes {MIN_PLAYERS}–{largest}")
         if self.player_count_weights is not None:
             if len(self.player_count_weights) != len(self.player_counts):
                 raise ValueError(
@@ -136,21 +148,58 @@ class EvaluationSection(_Section):
         return self
 
 
+class RLlibSection(_Section):
+    """The Ray RLlib backend (``backend: rllib``, see ``training/rllib/``); PPO's other settings come from ``ppo``
+    (``batch_size`` = minibatch, ``n_epochs`` = epochs per iteration) and one generation is one RLlib iteration.
+    Unused with this backend: ``training.steps_per_team``/``n_envs``/``vec_env``, ``ppo.n_steps`` and
+    ``evaluation.games_per_generation`` (training win rates are logged per iteration instead)."""
+
+    #: Ray cluster to join (``ray.init(address=...)``); ``None`` = ``$RAY_ADDRESS`` if set, else a local Ray
+    address: str | None = None
+    #: sampling workers (Ray actors), each with ``num_envs_per_env_runner`` games
+    num_env_runners: int = Field(default=2, ge=0)
+    num_envs_per_env_runner: int = Field(default=4, ge=1)
+    #: game decisions (all seats) sampled per iteration
+    train_batch_size: int = Field(default=4000, ge=1)
+    #: a local Ray only: CPUs it may use (``None`` = all) and its object store size
+    num_cpus: int | None = Field(default=None, ge=1)
+    object_store_memory_mb: int = Field(default=256, ge=80)
+
+
 class RunConfig(_Section):
     """One training run: ``name`` names the folder ``<output_dir>/<name>/``."""
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     seed: int = 0
-    #: "sb3" (sb3-contrib MaskablePPO over the PettingZoo env) or "jax" (training/jax_backend: the JAX
-    #: engine and PPO in one jitted loop; needs the jax extra). With "jax", training.n_envs is the batch of
-    #: games and ppo.n_steps the game decisions per game per rollout (see configs/jax_quick.yaml).
-    backend: Literal["sb3", "jax"] = "sb3"
+    #: "sb3" (sb3-contrib MaskablePPO, alternating generations), "rllib" (Ray RLlib PPO, ``rllib`` section) or
+    #: "jax" (training/jax_backend: the JAX engine and PPO in one jitted loop; needs the jax extra; there
+    #: training.n_envs is the batch of games and ppo.n_steps the game decisions per game per rollout)
+    backend: Literal["sb3", "rllib", "jax"] = "sb3"
     output_dir: str = "runs"
     env: EnvSection = Field(default_factory=EnvSection)
     opponents: OpponentsSection = Field(default_factory=OpponentsSection)
     training: TrainingSection = Field(default_factory=TrainingSection)
     ppo: PPOSection = Field(default_factory=PPOSection)
     evaluation: EvaluationSection = Field(default_factory=EvaluationSection)
+    rllib: RLlibSection = Field(default_factory=RLlibSection)
+
+    @model_validator(mode="after")
+    def _check_backend(self) -> RunConfig:
+        if self.backend == "rllib" and self.opponents.past > 0:
+            raise ValueError("opponents.past must be 0 with backend: rllib (its opponents are self-play and the bots)")
+        if self.backend == "jax" and self.env.name != "traitors_aboard_v0":
+            raise ValueError(f"backend: jax trains traitors_aboard_v0 only (its JAX engine); env.name is {self.env.name!r}")
+        return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _env_by_name(cls, data: Any) -> Any:
+        """``env: the_traitors_v0`` (a plain name) means that environment at every table size it has."""
+        if isinstance(data, dict) and isinstance(data.get("env"), str):
+            name = data["env"]
+            counts = list(range(MIN_PLAYERS, ENV_MAX_PLAYERS.get(name, MAX_PLAYERS) + 1))
+            data = {**data, "env": {"name": name, "player_counts": counts}}
+        return data
 
     @property
     def run_dir(self) -> Path:
@@ -161,14 +210,41 @@ class RunConfig(_Section):
         return list(self.evaluation.player_counts or self.env.player_counts)
 
 
+#: A number in exponent notation without a dot or without the exponent's sign (``3e-4``, ``1.0e5``): a float in
+#: YAML 1.2 and Python, a string in YAML 1.1 (PyYAML).
+_EXPONENT_WITHOUT_DOT = re.compile(r"([-+]?[0-9]+)(?:\.([0-9]*))?[eE]([-+]?)([0-9]+)")
+
+
+def _unknown_key_hint(loc: tuple) -> str:
+    """`` (did you mean 'learning_rate'?)`` for an unknown key at ``loc``, from the keys valid there."""
+    model: Any = RunConfig
+    for part in loc[:-1]:  # down to the section holding the unknown key
+        annotation = model.model_fields[part].annotation if part in getattr(model, "model_fields", {}) else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f" (valid keys: {', '.join(model.model_fields)})"
+
+
+def _float_text_hint(value: Any) -> str:
+    """``; YAML reads 3e-4 as text: write 3.0e-4`` for a float written the way YAML 1.1 does not read as one."""
+    match = _EXPONENT_WITHOUT_DOT.fullmatch(value.strip()) if isinstance(value, str) else None
+    if not match:
+        return ""
+    whole, fraction, sign, exponent = match.groups()
+    written = f"{whole}.{fraction or '0'}e{sign or '+'}{exponent}"  # YAML 1.1 wants the dot and the exponent's sign
+    return f"; YAML reads {value} as text: write {written}"
+
+
 def _format_errors(source: str, error: ValidationError) -> str:
     lines = []
     for item in error.errors(include_url=False):
         key = ".".join(str(part) for part in item["loc"]) or "<top level>"
         if item["type"] == "extra_forbidden":
-            lines.append(f"{source}: {key}: unknown key")
+            lines.append(f"{source}: {key}: unknown key{_unknown_key_hint(item['loc'])}")
         else:
-            lines.append(f"{source}: {key}: {item['msg']} (got {item['input']!r})")
+            lines.append(f"{source}: {key}: {item['msg']} (got {item['input']!r}{_float_text_hint(item['input'])})")
     return "invalid run configuration:\n  " + "\n  ".join(lines)
 
 

@@ -304,7 +304,7 @@ def plot_generations(history: list[dict], path: Path) -> None:
     for ax, team in zip(axes, ("pirates", "mutineers")):
         points = [(h["generation"], h["vs_heuristic"][team]) for h in history if h.get("vs_heuristic")]
         if points:
-            gens = [g + 1 for g, _ in points]
+            gens = [g for g, _ in points]  # 1-based in state.json
             rates = np.array([p["trained"]["win_rate"] for _, p in points])
             lows = np.array([p["trained"]["ci_low"] for _, p in points])
             highs = np.array([p["trained"]["ci_high"] for _, p in points])
@@ -360,7 +360,7 @@ def evaluation_is_current(config: RunConfig, run: RunFolder) -> bool:
     except (OSError, ValueError):
         return False
     return (
-        report.get("generation") == completed - 1
+        report.get("generation") == completed  # 1-based: the newest completed generation
         and report.get("games_per_cell") == config.evaluation.games
         and report.get("player_counts") == config.eval_player_counts
         and report.get("deterministic") == config.evaluation.deterministic
@@ -411,6 +411,10 @@ def evaluate_run(
     workers = config.evaluation.workers if workers is None else workers
     if workers < 1:
         raise EvaluationError(f"--workers {workers}: expected at least 1 worker process")
+    if config.backend == "rllib":  # an RLlib run (training/rllib/): the same cells, checks and files
+        from .rllib.runner import evaluate_rllib_run
+
+        return evaluate_rllib_run(config, run, generation, games, workers, progress)
     snapshots = {team: run.checkpoint(generation, team) for team in ("pirates", "mutineers")}
     for path in snapshots.values():
         if not path.is_file():
@@ -436,7 +440,7 @@ def evaluate_run(
     checks = learning_checks(cells)
     report = {
         "run": config.name,
-        "generation": generation,
+        "generation": generation + 1,  # 1-based, as in state.json and the checkpoint folders
         "checkpoints": {team: str(path) for team, path in snapshots.items()},
         "games_per_cell": games,
         "player_counts": config.eval_player_counts,

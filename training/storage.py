@@ -3,12 +3,12 @@
 Layout of ``<output_dir>/<name>/``::
 
     config.yaml                      the validated config of the run
-    state.json                       completed generations and per-generation results (for --resume)
+    state.json                       completed generations (a count) and per-generation results, 1-based (for --resume)
     checkpoints/gen_001/pirates.zip  MaskablePPO snapshots, one folder per generation (1-based names)
     checkpoints/gen_001/mutineers.zip
     progress.csv                     one row per PPO update: generation, team, SB3's rollout/train values
     generations.csv                  one row per generation: steps, steps/s, win rates against the heuristic
-    tensorboard/<team>/              SB3 TensorBoard events
+    tensorboard/<team>/              SB3 TensorBoard events, one file per generation (``….gen_002``)
     evaluation.json / .csv / .md     the final (default) evaluation: newest generation, the config's games
     evaluation_gen002_games30.*      any other traitors-eval run (here generation 2, 30 games per cell)
     winrates.png                     trained teams against the heuristic across generations

@@ -68,8 +68,10 @@ class TeamEnv(gymnasium.Env):
 
     Spaces: observation ``Box(-1, 1, (OBS_SIZE,), float32)`` (scaled); action ``Discrete(NUM_ACTIONS)``.
 
-    ``info`` of the last step of a game holds the game's result (``winner``, ``end_condition``…)
-    plus ``team_won`` (bool), ``num_players``, ``learner_decisions``, ``opponent`` (the pool kind).
+    ``info`` of the last step of a game holds the environment's end-of-game info of the last learner
+    seat (scalars: ``winner``, ``end_condition``, ``role``, ``chest_value``…; a dict of its own) plus
+    ``team_won`` (bool), ``learner_decisions``, ``game_decisions``, ``opponent`` (the pool kind); the
+    full revealed result is ``env.game.result()`` until the next :meth:`reset`.
 
     Raises:
         ValueError: for an unknown role or bad player counts; from :meth:`step`, an

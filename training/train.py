@@ -12,9 +12,11 @@ and prints the final table. Each generation:
    (``evaluation.games_per_generation`` games each) and records the generation as completed
    in ``state.json``.
 
-``--resume`` continues a killed run from its last completed generation (a generation cut
-short is trained again from the previous snapshots); it also extends a finished run when
-the config (or ``--generations``) asks for more generations. Everything else in the config
+``--resume`` continues a killed or interrupted run from its last completed generation (a
+generation cut short is trained again from the previous snapshots, and what it had logged is
+removed first, :mod:`training.resume`); it also extends a finished run when the config (or
+``--generations``) asks for more generations. Ctrl-C keeps the completed generations, discards the
+one cut short and prints the ``--resume`` command. Everything else in the config
 must match the saved run. ``--generations N`` is saved into the run's ``config.yaml``, and a
 later ``--resume`` never lowers it to a smaller value from the ``--config`` file. Resuming a
 finished run whose evaluation is up to date only says where the results are.
@@ -40,6 +42,13 @@ import numpy as np
 from .agents import AgentSpec, OpponentPool, PolicyLoadError
 from .config import ConfigError, RunConfig, config_from_dict, dump_config, load_config
 from .evaluate import evaluate_matrix, evaluate_run, evaluation_is_current, plot_generations, wilson_interval
+from .resume import (
+    PROGRESS_CSV,
+    discard_incomplete_generations,
+    evaluate_command,
+    interrupted_message,
+    tensorboard_writer,
+)
 from .storage import RunFolder, atomic_write_text, save_model_atomic
 from .team_env import TeamEnv
 
@@ -52,6 +61,10 @@ RESUMABLE_CHANGES = {
     ("training", "torch_threads"),
     ("training", "progress_bar"),
     ("evaluation",),
+    ("rllib", "address"),  # where and how widely an RLlib run samples does not change what it trains
+    ("rllib", "num_env_runners"),
+    ("rllib", "num_cpus"),
+    ("rllib", "object_store_memory_mb"),
 }
 PROGRESS_COLUMNS = (
     "generation",
@@ -137,18 +150,6 @@ def _progress_csv(path: Path, generation: int, team: str):
     return ProgressCSV()
 
 
-def _truncate_progress(path: Path, generation: int) -> None:
-    """Drop rows of generations >= ``generation`` (0-based) left by a killed run."""
-    if not path.exists():
-        return
-    with path.open(newline="", encoding="utf-8") as handle:
-        rows = [row for row in csv.DictReader(handle) if int(row["generation"]) <= generation]
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=PROGRESS_COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def _make_callback(bar, team_label: str):
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -213,7 +214,7 @@ def prepare_run_folder(config: RunConfig, resume: bool, force: bool = False) -> 
         if not force:
             raise RunError(
                 f"run folder {str(run.path)!r} already holds a run; pass --resume to continue it, --force to "
-                "start it over, or choose another name/--output-dir"
+                f"start it over, or --name to start another run beside it (e.g. --name {_free_name(run.path)})"
             )
         shutil.rmtree(run.path)
         exists = False
@@ -236,14 +237,14 @@ def prepare_run_folder(config: RunConfig, resume: bool, force: bool = False) -> 
     state = run.read_state() or {"completed_generations": 0, "history": [], "baselines_vs_heuristic": None}
     run.path.mkdir(parents=True, exist_ok=True)
     atomic_write_text(run.config_path, dump_config(config))
-    # A generation cut short by a kill: its folder and log rows are redone.
-    done = state["completed_generations"]
-    if run.checkpoints.exists():
-        for folder in run.checkpoints.iterdir():
-            if folder.is_dir() and folder.name.startswith("gen_") and int(folder.name[4:]) > done:
-                shutil.rmtree(folder)
-    _truncate_progress(run.path / "progress.csv", done)
+    # A generation cut short by a kill: its folder and logs go, it is trained and logged again.
+    discard_incomplete_generations(run, state["completed_generations"])
     return run, state
+
+
+def _free_name(path: Path) -> str:
+    """``<name>-2`` (or -3, …): the first name beside ``path`` that holds no run folder yet."""
+    return next(f"{path.name}-{i}" for i in range(2, 10_000) if not path.with_name(f"{path.name}-{i}").exists())
 
 
 def _new_model(config: RunConfig, venv, seed: int):
@@ -312,9 +313,13 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
         return train_jax(config, resume=resume, force=force)
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
+    from stable_baselines3.common.logger import Logger
     from tqdm.auto import tqdm
 
+    if config.env.name == "the_traitors_v0":
+        from .the_traitors_train import train_the_traitors
+
+        return train_the_traitors(config, resume=resume, force=force)
     torch.set_num_threads(config.training.torch_threads)
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
@@ -325,6 +330,9 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
             f"(pass --resume --generations {start + 1} or more to train further)"
         )
         return run
+    if resume:
+        done = f"generations 1–{start}" if start > 1 else "generation 1" if start else "no generation"
+        print(f"resuming run {config.name!r} at generation {start + 1} of {total_generations} ({done} completed)")
 
     venv = build_vec_env(config)
     models = {}
@@ -355,7 +363,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     try:
         for generation in range(start, total_generations):
             began = time.perf_counter()
-            record = {"generation": generation, "teams": {}}
+            record = {"generation": generation + 1, "teams": {}}  # 1-based, as everywhere
             for index, team in enumerate(TEAMS):
                 other = TEAMS[1 - index]
                 # The other team's snapshots, oldest first; the Mutineers also meet this generation's Pirates.
@@ -371,8 +379,8 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                     Logger(
                         None,
                         [
-                            TensorBoardOutputFormat(str(run.path / "tensorboard" / team)),
-                            _progress_csv(run.path / "progress.csv", generation, team),
+                            tensorboard_writer(run.path / "tensorboard" / team, generation + 1),
+                            _progress_csv(run.path / PROGRESS_CSV, generation, team),
                         ],
                     )
                 )
@@ -380,6 +388,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                 callback = _make_callback(bar if config.training.progress_bar else None, label)
                 t0, before = time.perf_counter(), model.num_timesteps
                 model.learn(total_timesteps=steps, callback=callback, reset_num_timesteps=False)
+                model.logger.close()  # the generation's event file complete before the generation counts
                 seconds = time.perf_counter() - t0
                 save_model_atomic(model, run.checkpoint(generation, team))
                 learner_steps = model.num_timesteps - before
@@ -397,10 +406,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                 for team in TEAMS:
                     check[team].update(state["baselines_vs_heuristic"][team])
                 record["vs_heuristic"] = check
-                bar.write(
-                    f"gen {generation + 1}: vs heuristic, Pirates win {check['pirates']['trained']['win_rate']:.2f}, "
-                    f"Mutineers win {check['mutineers']['trained']['win_rate']:.2f}"
-                )
+                bar.write(f"gen {generation + 1}: {_versus_heuristic_line(check)}")
             record["seconds"] = round(time.perf_counter() - began, 2)
             state["history"].append(record)
             state["completed_generations"] = generation + 1
@@ -408,10 +414,26 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
             _write_generations_csv(run, state["history"])
             if state["history"] and any(h.get("vs_heuristic") for h in state["history"]):
                 plot_generations(state["history"], run.path / "winrates.png")
+    except KeyboardInterrupt:
+        discard_incomplete_generations(run, state["completed_generations"])  # nothing half-written stays
+        raise
     finally:
         bar.close()
-        venv.close()
+        try:
+            venv.close()
+        except (EOFError, OSError):  # SubprocVecEnv workers end on the same Ctrl-C (SB3's worker catches it)
+            pass
     return run
+
+
+def _versus_heuristic_line(check: dict) -> str:
+    """Each trained team's win rate against heuristic opponents beside the heuristic's own in that seat."""
+    parts = [
+        f"trained {team.capitalize()} win {check[team]['trained']['win_rate']:.2f} "
+        f"(heuristic {team.capitalize()} {check[team]['heuristic']['win_rate']:.2f})"
+        for team in TEAMS
+    ]
+    return "against heuristic opponents, " + ", ".join(parts)
 
 
 def _plural(count: int, noun: str) -> str:
@@ -429,7 +451,7 @@ def _saved_generations(config: RunConfig) -> int | None:
 def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
     rows = []
     for h in history:
-        row = {"generation": h["generation"] + 1, "seconds": h["seconds"]}
+        row = {"generation": h["generation"], "seconds": h["seconds"]}
         for team, values in h["teams"].items():
             for key in ("learner_steps", "steps_per_second", "game_decisions_per_second", "train_win_rate"):
                 row[f"{team}_{key}"] = values[key]
@@ -456,6 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", required=True, help="YAML run config, e.g. configs/quick.yaml")
     parser.add_argument("--resume", action="store_true", help="continue the run from its last completed generation")
     parser.add_argument("--force", action="store_true", help="delete an existing run folder of the same name first")
+    parser.add_argument("--name", default=None, help="override name of the config (the run folder <output-dir>/<name>)")
     parser.add_argument("--output-dir", default=None, help="override output_dir of the config")
     parser.add_argument("--seed", type=int, default=None, help="override seed of the config")
     parser.add_argument(
@@ -466,9 +489,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
     args = parser.parse_args(argv)
+    config = None
     try:
         config = load_config(args.config)
         overrides = {}
+        if args.name is not None:
+            overrides["name"] = args.name
         if args.output_dir is not None:
             overrides["output_dir"] = args.output_dir
         if args.seed is not None:
@@ -487,10 +513,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 data["training"]["generations"] = saved
                 config = config_from_dict(data, "command line")
+        if config.env.name == "the_traitors_v0":  # one policy per role: training/the_traitors_train.py
+            from .the_traitors_train import run_the_traitors
+
+            return run_the_traitors(config, resume=args.resume, force=args.force, evaluate=not args.no_eval)
         began = time.perf_counter()
-        run = train(config, resume=args.resume, force=args.force)
+        train_fn, evaluate_fn = train, evaluate_run
+        if config.backend == "rllib":  # Ray RLlib (training/rllib/), imported only here
+            from .rllib.runner import evaluate_rllib_run as evaluate_fn
+            from .rllib.runner import train_rllib as train_fn
+        run = train_fn(config, resume=args.resume, force=args.force)
         trained = time.perf_counter() - began
         if args.no_eval:
+            print(f"run folder: {run.path} (not evaluated: --no-eval); evaluate it with: {evaluate_command(run.path)}")
             return 0
         if evaluation_is_current(config, run):
             names = [n for n in ("evaluation.json", "evaluation.csv", "winrates.png") if (run.path / n).is_file()]
@@ -500,10 +535,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0
         print(f"training done in {trained:.0f} s; evaluating ({config.evaluation.games} games per cell)…", flush=True)
-        evaluate_run(config, run)
+        evaluate_fn(config, run)
     except (ConfigError, RunError, PolicyLoadError) as error:
         print(f"traitors-train: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\ntraitors-train: {interrupted_message(args, config)}", file=sys.stderr)
+        return 130
     print((run.path / "evaluation.md").read_text(encoding="utf-8"))
     print(f"run folder: {run.path} (total {time.perf_counter() - began:.0f} s)")
     return 0

@@ -2,8 +2,11 @@
 
 ``from traitors_env import traitors_aboard_v0``; ``traitors_aboard_v0.env(num_players=5)``.
 The pure rules engine is :mod:`traitors_env.traitors_aboard.engine` (no gymnasium/pettingzoo import).
+Importing the package registers ``traitors_aboard_v0`` in PettingZoo's registry where the installed
+PettingZoo has one (1.27 on): ``pettingzoo.make("aec", "traitors_aboard_v0", num_players=5)``.
 """
 
+from . import registration  # noqa: F401  (registers the environments with PettingZoo)
 from .traitors_aboard.cards import CardKind, EndCondition, Role
 from .traitors_aboard.engine import GameConfig, GameState, IllegalActionError, Phase, PositionError
 

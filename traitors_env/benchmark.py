@@ -48,6 +48,11 @@ which reads the same on a slower or faster machine.
 They are reported, never enforced: the exit status is 0 whether they are met or not.
 
 ``--json PATH`` writes the same figures machine-readably (see :func:`run_benchmark`).
+
+The second game, ``the_traitors_v0`` (issue 15), gets its own table after the first: decisions per
+second of ``env()``, ``raw_env()`` and its engine alone per table size (``--the-traitors-players``,
+default 3, 5 and 6; ``--no-the-traitors`` skips it), the same loops, seeds, budget and clock, no
+targets (see :func:`run_the_traitors_benchmark`).
 """
 
 from __future__ import annotations
@@ -329,7 +334,9 @@ def run_benchmark(
             for i in order if round_ % 2 == 0 else reversed(order):
                 run = runners[i](seed + rep * slices + round_, part)
                 totals[i] = Run(
-                    totals[i].decisions + run.decisions, totals[i].episodes + run.episodes, totals[i].seconds + run.seconds
+                    totals[i].decisions + run.decisions,
+                    totals[i].episodes + run.episodes,
+                    totals[i].seconds + run.seconds,
                 )
         for section, total in zip(sections, totals):
             section.runs.append(total)
@@ -512,6 +519,81 @@ def format_report(result: dict) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------ the second game (issue 15)
+def play_the_traitors_engine(num_players: int, seed: int, budget: Budget) -> Run:
+    """Random legal games of ``the_traitors_v0``'s engine alone (legal actions and transitions, no observation),
+    the games :func:`play_aec` plays on its ``raw_env`` with the same seed."""
+    from .the_traitors.engine import GameConfig as TheTraitorsConfig
+    from .the_traitors.engine import GameState as TheTraitorsState
+
+    config = TheTraitorsConfig(num_players=num_players)
+    chooser = random.Random(seed)
+    rng = np.random.default_rng(seed)
+    episode_seed = seed
+    decisions = episodes = 0
+    clock = CLOCKS[budget.clock]
+    start = clock()
+    while True:
+        state = TheTraitorsState.new(config, seed=episode_seed)
+        episode_seed = int(rng.integers(2**63))
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            state.apply_action(legal[int(chooser.random() * len(legal))])
+            decisions += 1
+        episodes += 1
+        elapsed = clock() - start
+        if budget.done(episodes, elapsed):
+            return Run(decisions, episodes, elapsed)
+
+
+def run_the_traitors_benchmark(
+    players=(3, 5, 6), budget: Budget | None = None, repeats: int = 5, seed: int = 0
+) -> dict:
+    """Decisions per second of ``the_traitors_v0`` ``env()``, ``raw_env()`` and engine, per table size.
+
+    Returns ``{str(players): {api: {"decisions_per_s": median, "decisions_per_s_min", "decisions_per_s_max",
+    "mean_episode_length"}}}``; repetition ``r`` of every loop uses seed ``seed + r``.
+    """
+    from . import the_traitors_v0
+
+    budget = budget or Budget()
+    result: dict = {}
+    for n in players:
+        loops = {
+            "env": lambda s, b, n=n: play_aec(the_traitors_v0.env(num_players=n), s, b),
+            "raw_env": lambda s, b, n=n: play_aec(the_traitors_v0.raw_env(num_players=n), s, b),
+            "engine": lambda s, b, n=n: play_the_traitors_engine(n, s, b),
+        }
+        result[str(n)] = {}
+        for api, loop in loops.items():
+            runs = [loop(seed + r, budget) for r in range(repeats)]
+            rates = [run.rate for run in runs]
+            result[str(n)][api] = {
+                "decisions_per_s": statistics.median(rates),
+                "decisions_per_s_min": min(rates),
+                "decisions_per_s_max": max(rates),
+                "mean_episode_length": sum(run.decisions for run in runs) / sum(run.episodes for run in runs),
+            }
+    return result
+
+
+def format_the_traitors_report(result: dict) -> str:
+    """The figures of :func:`run_the_traitors_benchmark` as a markdown table."""
+    lines = [
+        "the_traitors_v0 (random legal games, claims on):",
+        "",
+        "| game | players | API | decisions/s (median) | min–max | mean episode length |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for n, apis in result.items():
+        for api, f in apis.items():
+            lines.append(
+                f"| the_traitors_v0 | {n} | {api} | {f['decisions_per_s']:,.0f} | "
+                f"{f['decisions_per_s_min']:,.0f}–{f['decisions_per_s_max']:,.0f} | {f['mean_episode_length']:.1f} |"
+            )
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------ command line
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -572,6 +654,16 @@ def _parser() -> argparse.ArgumentParser:
         metavar="B",
         help="batch sizes of the JAX measurement (default 1 64 1024 4096)",
     )
+    parser.add_argument(
+        "--the-traitors-players",
+        type=int,
+        nargs="+",
+        default=[3, 5, 6],
+        choices=range(3, 7),
+        metavar="N",
+        help="table sizes of the_traitors_v0 to measure, 3–6 (default: 3 5 6)",
+    )
+    parser.add_argument("--no-the-traitors", action="store_true", help="do not measure the_traitors_v0")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     parser.add_argument("--quick", action="store_true", help="a few games only (a smoke test; the figures mean little)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -616,6 +708,13 @@ def main(argv: list[str] | None = None) -> int:
         progress=progress,
     )
     report = format_report(result)
+    if not args.no_the_traitors:
+        if progress:
+            progress("the_traitors_v0 …")
+        result["the_traitors_v0"] = run_the_traitors_benchmark(
+            tuple(dict.fromkeys(args.the_traitors_players)), budget, repeats, args.seed
+        )
+        report += "\n\n" + format_the_traitors_report(result["the_traitors_v0"])
     if args.jax:
         report += "\n\n" + _run_jax(args, result, quick, progress)
     print(report)

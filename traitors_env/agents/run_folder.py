@@ -43,10 +43,19 @@ class RunFolder:
         return jax_checkpoint if jax_checkpoint.is_file() else folder / f"{team}.zip"
 
     def read_state(self) -> dict | None:
-        """The saved state, or ``None`` for a run that has not completed a generation."""
+        """The saved state, or ``None`` for a run that has not completed a generation.
+
+        ``completed_generations`` is a count; each ``history`` entry's ``generation`` is 1-based, like the
+        checkpoint folders and every log. A ``state.json`` written before (0-based history) is read 1-based.
+        """
         if not self.state_path.is_file():
             return None
-        return json.loads(self.state_path.read_text(encoding="utf-8"))
+        state = json.loads(self.state_path.read_text(encoding="utf-8"))
+        history = state.get("history") or []
+        if history and history[0].get("generation") == 0:  # the old 0-based numbering: generation 1 was 0
+            for entry in history:
+                entry["generation"] += 1
+        return state
 
     def completed_generations(self, state: dict | None = None) -> int:
         """Generations the run has completed (0 before the first): what ``state.json`` says, not the folders.

@@ -87,8 +87,11 @@ def _load_factory(spec: str, seed) -> Agent:
 
 
 def _load_checkpoint(spec: str, path: Path, seed) -> tuple[str, Agent]:
+    from . import rllib_checkpoint  # reads files only; ray is imported when a module loads
     from .checkpoint import PolicyAgent, PolicyLoadError, load_frozen_policy
 
+    if rllib_checkpoint.is_rllib_checkpoint(path):  # an RLlib module, algorithm checkpoint or run folder
+        return rllib_checkpoint.load_rllib_agent(spec, path, seed)
     if not _is_jax_checkpoint(path):
         try:
             import sb3_contrib  # noqa: F401  (checked here so the error names the missing extra)

@@ -31,8 +31,9 @@ def play_game(env_or_kwargs: AECEnv | dict, agents: Sequence[Agent], seed: int |
         seed: passed to ``env.reset(seed=...)``.
 
     Returns:
-        ``{"result": info, "rewards": [per-seat total reward]}`` where ``info`` is the
-        end-of-game record of the env (``winner``, ``end_condition``, ``roles``, ``chest_value`` …).
+        ``{"result": result, "rewards": [per-seat total reward]}`` where ``result`` is the
+        game's full result (``env.unwrapped.result``: ``winner``, ``end_condition``, ``roles``,
+        ``chest_value`` …), or the last agent's ``info`` for a game stopped by an illegal move.
 
     Raises:
         ValueError: if ``len(agents)`` differs from the number of seats.
@@ -54,7 +55,7 @@ def play_game(env_or_kwargs: AECEnv | dict, agents: Sequence[Agent], seed: int |
         else:
             action = agents[seat_of[name]].act(observation["observation"], observation["action_mask"])
         env.step(action)
-    return {"result": info, "rewards": rewards}
+    return {"result": env.unwrapped.result or info, "rewards": rewards}
 
 
 

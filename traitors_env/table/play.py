@@ -8,10 +8,11 @@ Usage::
 At each of the human's decisions the terminal shows what happened since their last one (the
 other players' decisions as the table sees them: a loot card's announced value, never the card,
 R04), then the table exactly as the human's observation has it (:mod:`traitors_env.table.view`) and a
-numbered list of the legal choices in words. Anything but one of those numbers is answered with
-the list again; ``q`` abandons the game. At the end the chest and the roles are revealed and the
-game record is saved (:mod:`traitors_env.traitors_aboard.records`); an abandoned game's record is saved too,
-unfinished.
+numbered list of the legal choices in words. ``?`` shows the rules in short
+(:mod:`traitors_env.table.rules_text`); opening the chest, which ends the game, asks for a
+confirmation first; anything but one of the numbers is answered with the list again; ``q`` abandons
+the game. At the end the chest and the roles are revealed and the game record is saved
+(:mod:`traitors_env.traitors_aboard.records`); an abandoned game's record is saved too, unfinished.
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
 (:mod:`traitors_env.bots`), or a trained checkpoint by path (needs the ``train`` extra): a
@@ -37,6 +38,7 @@ import numpy as np
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
+from rich.table import Table
 from rich.text import Text
 
 from .. import traitors_aboard_v0
@@ -47,10 +49,15 @@ from ..traitors_aboard import actions as A
 from ..traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 from ..traitors_aboard.observation import DecodedObservation, decode
 from ..traitors_aboard.records import GameRecord
-from .view import PHASE_TEXT, agent_view, choice_texts, event_text, overboard_texts, result_view
+from .rules_text import rules_summary
+from .view import agent_view, choice_texts, event_text, overboard_texts, phase_text, result_view
 
-PROMPT = "Your choice (1–{k}, q to quit): "
-HAND_PROMPT = "Your hand claim (1–{k}, 0 to go back, q to quit): "
+PROMPT = "Your choice (1–{k}, ? for the rules, q to quit): "
+HAND_PROMPT = "Your hand claim (1–{k}, 0 to go back, ? for the rules, q to quit): "
+CONFIRM_PROMPT = "Open the chest? (1–{k}, ? for the rules, q to quit): "
+CONFIRM_CHOICES = ("yes: open the chest and end the game", "no: back to my choices")
+#: Answers that show the rules at any prompt (``help`` once said "not one of the choices").
+RULES_KEYS = ("?", "r", "rules", "h", "help")
 
 
 class GameAbandoned(Exception):
@@ -116,7 +123,7 @@ class PlaySession:
         parts: list[RenderableType] = [Rule()]
         parts.extend(self.event_lines(events))
         parts.append(agent_view(view, self.human_seat))
-        parts.append(Text(PHASE_TEXT[view.phase]))
+        parts.append(Text(phase_text(view, legal)))
         parts.append(self.choices([text for text, _ in self.menu(view, legal)]))
         return Group(*parts)
 
@@ -148,7 +155,7 @@ class PlaySession:
 
     def ask(self, texts: Sequence[str], prompt: str = PROMPT, allow_back: bool = False) -> int | None:
         """The index of the human's choice among ``texts`` (``None`` for 0 when ``allow_back``);
-        anything else gets the list again.
+        ``?`` shows the rules, then the list again; anything else gets the list again.
 
         Raises:
             GameAbandoned: on ``q``, Ctrl-C or when input ends.
@@ -164,6 +171,10 @@ class PlaySession:
             answer = line.strip()
             if answer.lower() in ("q", "quit", "exit"):
                 raise GameAbandoned("quit at the prompt")
+            if answer.lower() in RULES_KEYS:
+                self.console.print(Text(rules_summary(self.n)))
+                self.console.print(self.choices(texts))
+                continue
             # ASCII digits only, and short: int() of a 5000-digit line would raise.
             if answer.isascii() and answer.isdigit() and len(answer) <= 4:
                 if 1 <= int(answer) <= k:
@@ -172,7 +183,9 @@ class PlaySession:
                     return None
             back = ", 0 to go back" if allow_back else ""
             shown = answer if len(answer) <= 20 else answer[:20] + "…"
-            self.console.print(Text(f"{shown!r} is not one of the choices: enter a number from 1 to {k}{back}, or q to quit."))
+            self.console.print(
+                Text(f"{shown!r} is not one of the choices: enter a number from 1 to {k}{back}, ? for the rules, or q to quit.")
+            )
             self.console.print(self.choices(texts))
 
     def choose(self, view: DecodedObservation, legal: Sequence[int]) -> int:
@@ -180,6 +193,9 @@ class PlaySession:
         entries = self.menu(view, legal)
         while True:
             _, action = entries[self.ask([text for text, _ in entries])]
+            if action == A.OPEN_CHEST and not self.confirm_open(view):
+                self.console.print(self.choices([text for text, _ in entries]))
+                continue
             if action is not None:
                 return action
             hands = [a for a in legal if A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
@@ -190,6 +206,39 @@ class PlaySession:
             if index is not None:
                 return hands[index]
             self.console.print(self.choices([text for text, _ in entries]))
+
+    def confirm_open(self, view: DecodedObservation) -> bool:
+        """Whether the human, warned that opening the chest ends the game (R03), confirms it."""
+        self.console.print(
+            Text(
+                f"Opening the chest ends the game at once: the Pirates win if the true values of the loot in it "
+                f"add up to {view.target} or more, otherwise the Mutineers win (R03)."
+            )
+        )
+        self.console.print(self.choices(CONFIRM_CHOICES))
+        return self.ask(CONFIRM_CHOICES, CONFIRM_PROMPT) == 0
+
+    def opening(self) -> RenderableType:
+        """The opening screen: the table size, the human's seat and who plays every other seat."""
+        seats = Table(show_edge=False, pad_edge=False, box=None)
+        seats.add_column("seat")
+        seats.add_column("played by")
+        for seat in range(self.n):
+            if seat == self.human_seat:
+                who = "you"
+            elif self.seat_labels is not None:
+                who = self.seat_labels[seat]
+            else:
+                who = type(self.bots[seat]).__name__
+            seats.add_row(f"player_{seat}", who)
+        return Group(
+            Rule(f"Traitors Aboard · {self.n} players"),
+            Text(
+                f"You play player_{self.human_seat}. Play passes to the left: player_k is followed by player_k+1 (R02). "
+                "Enter ? at any prompt for the rules."
+            ),
+            seats,
+        )
 
     # --------------------------------------------------------------- the game
     def run(self) -> GameRecord:
@@ -205,8 +254,7 @@ class PlaySession:
         human = env.possible_agents[seat]
         console = self.console
         # The seed is shown only at the end: with it the deal can be recomputed.
-        console.print(Rule(f"Traitors Aboard · {self.n} players"))
-        console.print(Text(f"You play {human}. Play passes to the left: player_k is followed by player_k+1 (R02)."))
+        console.print(self.opening())
         events: list[Event] = []
         before = decode(env.observe(human)["observation"])
         try:
@@ -259,6 +307,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="traitors-play",
         description="Play Traitors Aboard in the terminal against bots or trained policies.",
     )
+    parser.add_argument(
+        "--game",
+        choices=["traitors_aboard", "the_traitors"],
+        default="traitors_aboard",
+        help="the game: traitors_aboard (default) or the_traitors (The Traitors board game, 3–6 players; "
+        "see traitors-play --game the_traitors --help)",
+    )
     parser.add_argument("--players", type=int, default=5, help="table size, 3–8 (default 5)")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0–players-1 (default 0)")
     parser.add_argument(
@@ -303,6 +358,11 @@ def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dic
 def main(argv: Sequence[str] | None = None, console: Console | None = None, stdin: TextIO | None = None) -> int:
     """Run ``traitors-play``; returns the exit status (0 finished, 1 abandoned, 2 bad arguments)."""
     parser = _parser()
+    known, _ = parser.parse_known_args(argv)
+    if known.game == "the_traitors":  # the second game has its own, simpler view (issue 15)
+        from .the_traitors_play import main as play_the_traitors
+
+        return play_the_traitors(argv, console, stdin)
     args = parser.parse_args(argv)
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         parser.error(f"--players {args.players}: expected {MIN_PLAYERS}–{MAX_PLAYERS}")

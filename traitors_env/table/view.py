@@ -20,13 +20,13 @@ from rich.table import Table
 from rich.text import Text
 
 from ..traitors_aboard import actions as A
-from ..traitors_aboard.cards import CARD_NAMES, CARD_SHORT, ROLE_NAMES, CardKind, Role
+from ..traitors_aboard.cards import CARD_NAMES, CARD_SHORT, PLANKS_TO_OVERBOARD, ROLE_NAMES, CardKind, Role
 from ..traitors_aboard.engine import GameState, Phase
 from ..traitors_aboard.observation import DecodedObservation
 
 LOOT_TEXT = ("+1", "0", "-2")
+#: The decisions other than the main turn in words (:func:`phase_text` words the main turn from its options).
 PHASE_TEXT = {
-    Phase.MAIN: "your turn: open the chest, place loot or play an action card",
     Phase.SPYGLASS_ORDER: "Spyglass: put the cards back on the chest in the order you choose (R07)",
     Phase.CATCH_RETURN_1: "Miraculous Catch: put a first card back on the draw pile (it ends up under the second, R09)",
     Phase.CATCH_RETURN_2: "Miraculous Catch: put a second card back on the draw pile (R09)",
@@ -40,6 +40,27 @@ _ACTION_CARDS = (
     CardKind.MIRACULOUS_CATCH,
     CardKind.EMPTY_YOUR_POCKETS,
 )
+
+
+def phase_text(view: DecodedObservation, legal_actions: Sequence[int]) -> str:
+    """The decision asked of the player in words; a main turn names only the options it has (a Mutineer,
+    or a hand without loot or action cards, is not offered what it cannot do; R03, R04)."""
+    if view.phase is not Phase.MAIN:
+        return PHASE_TEXT[view.phase]
+    legal = set(legal_actions)
+    options = [
+        text
+        for text, actions in (
+            ("open the chest", {A.OPEN_CHEST}),
+            ("place loot", set(range(A.LOOT_BASE, A.PLANK_BASE + 1))),
+            ("play an action card", set(range(A.PLANK_BASE + 1, A.SPYGLASS_ORDER_BASE))),
+        )
+        if legal & actions
+    ]
+    text = "your turn: " + (", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0])
+    if view.role == Role.MUTINEER:
+        text += " (a Mutineer never opens the chest, R03)"
+    return text
 
 
 def _signed(value: int) -> str:
@@ -101,7 +122,7 @@ def _table(view: DecodedObservation, seat: int, private: bool) -> Table:
     table.add_column("seat", no_wrap=True)
     table.add_column("aboard", no_wrap=True)
     table.add_column("role", no_wrap=True)
-    table.add_column("planks", justify="right")
+    table.add_column(f"planks (of {PLANKS_TO_OVERBOARD})", justify="right")
     table.add_column("loot (ann.)", justify="right")
     table.add_column("cards played")
     for relative in range(n):
@@ -171,7 +192,10 @@ def agent_view(view: DecodedObservation, seat: int, private: bool = True) -> Ren
     """
     n = view.num_players
     parts: list[RenderableType] = []
-    header = Text(f"{n} players · target {view.target} · draw pile {view.draw_pile_size} · discard pile {view.discard_size}")
+    header = Text(
+        f"{n} players · target {view.target} · {PLANKS_TO_OVERBOARD} Planks send a player overboard (R11) · "
+        f"draw pile {view.draw_pile_size} · discard pile {view.discard_size}"
+    )
     parts.append(header)
     parts.append(_table(view, seat, private))
     in_seat_order = [(other - seat) % n for other in range(n)]

@@ -31,8 +31,22 @@ in the current state.
 **Rewards.** +1 to every player of the winning team, −1 to the others, overboard
 players included, when the game ends (R17); 0 otherwise.
 
-**Episode.** Ends with one of the four end conditions; every agent's ``info`` then
-holds the result (``winner``, ``end_condition``, ``roles``, ``chest`` revealed, …).
+**Episode.** Ends with one of the four end conditions; every agent's ``info`` is ``{}``
+until then, and at the end holds scalars only, the same keys at every table size, so that the
+infos of several environments stack into arrays (as Tianshou's collector does):
+
+| key | type | meaning |
+|---|---|---|
+| ``winner`` | ``str`` | ``"Pirate"`` or ``"Mutineer"`` |
+| ``end_condition`` | ``str`` | ``"chest_opened"``, ``"all_mutineers_overboard"``, ``"mutineers_not_outnumbered"`` or ``"draw_pile_empty"`` |
+| ``role`` | ``str`` | this agent's own role, revealed at the end |
+| ``chest_value`` | ``int`` | sum of the true values of the loot in the chest |
+| ``target`` | ``int`` | the chest's target value at this table size |
+| ``turns`` | ``int`` | turns played |
+| ``num_players`` | ``int`` | table size |
+
+Each agent's info is its own dict. The full revealed result (every role, the chest card by
+card: value, announced, placer) is ``env.unwrapped.result`` (:meth:`GameState.result`).
 Overboard agents stay in ``agents`` until the end but are never selected (R11).
 """
 
@@ -184,15 +198,27 @@ class raw_env(AECEnv):
             self._finish()
 
     def _finish(self) -> None:
-        """R17: every agent gets its team's reward and the result in its info; all are terminated."""
+        """R17: every agent gets its team's reward and its end-of-game info; all are terminated."""
         game = self.game
         returns = game.returns()
         result = game.result()
+        # Scalars only (see the module doc): infos of several envs stack; the lists stay in ``result``.
+        shared = {key: result[key] for key in ("winner", "end_condition", "chest_value", "target", "turns")}
         for i, name in enumerate(self.agents):
             self.rewards[name] = returns[i]
             self.terminations[name] = True
-            self.infos[name] = dict(result)
+            self.infos[name] = {**shared, "role": result["roles"][i], "num_players": game.num_players}
         self._accumulate_rewards()
+
+    @property
+    def result(self) -> dict | None:
+        """The finished game's full result, everything revealed (:meth:`GameState.result`): ``winner``,
+        ``end_condition``, ``roles`` (one per seat), ``chest_value``, ``target``, ``chest`` (top first:
+        ``value``, ``announced``, ``placer``), ``turns``. A new dict on every call; ``None`` before
+        :meth:`reset` and while the game runs (nothing may be revealed before the end)."""
+        if self.game is None or not self.game.is_terminal:
+            return None
+        return self.game.result()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation: only public information and its own knowledge."""

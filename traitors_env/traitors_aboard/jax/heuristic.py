@@ -22,9 +22,11 @@ legal. The same draws are made here from a JAX key. Two scores count as tied whe
 less than ``2**-20`` of their size (the Python agent's tie-break jitter is ``1e-6``; this also
 absorbs ``float32`` rounding).
 
-**Arithmetic.** The Python agent computes in ``float64``, this one in ``float32``. They agree
-unless a score lands within float32 rounding of a threshold; the tests in
-``tests/test_jax_heuristic.py`` measure the agreement on the observations of many games.
+**Arithmetic.** The Python agent computes in ``float64``, this one in ``float32``. Both count a
+value within ``HeuristicAgent.TOLERANCE`` (1e-4) of a threshold as reaching it, so exact ties
+(an estimate of 1/3 − 1/3 against 0) go the same way in both; they could differ only where a
+value lands within float32 rounding of a threshold minus that tolerance. The tests in
+``tests/test_jax_heuristic.py`` compare the two on every decision of many games.
 
 **No decision asked.** With an all-zero mask (the Python agent raises ``ValueError``) the
 probabilities are all 0 and the action is 0; check the mask before using the action.
@@ -40,7 +42,7 @@ import numpy as np
 
 from ...agents import heuristic as _bot
 from .. import actions as A
-from ..cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE
+from ..cards import HAND_SIZE, LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE
 from ..engine import Phase
 from ..observation import MAX_CHEST, OBS_SIZE
 
@@ -53,7 +55,7 @@ PLANK, GOOD_RIDDANCE, SPYGLASS = _bot.PLANK, _bot.GOOD_RIDDANCE, _bot.SPYGLASS
 CATCH, POCKETS = _bot.CATCH, _bot.POCKETS
 
 _SEATS = MAX_PLAYERS  # relative seats, padded
-_REMEMBERED = 3  # chest cards remembered across a Spyglass (the most it takes, R07)
+_REMEMBERED = len(A.SPYGLASS_PERMUTATIONS[0])  # chest cards remembered across a Spyglass (the most it takes, R07)
 _SLOTS = 15  # the longest list of choices (a Pirate's main decision)
 _TIE = 2.0**-20  # relative: scores closer than this are tied (see the module docstring)
 
@@ -75,10 +77,10 @@ def _index_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     hand = np.full((NUM_CARD_KINDS,) * 3, -1, dtype=np.int32)
     for kinds in A.HAND_MULTISETS:
         hand[kinds] = A.hand_claim_action(kinds)
-    chest = np.full((4, 4, 4), -1, dtype=np.int32)
+    chest = np.full((_REMEMBERED + 1,) * 3, -1, dtype=np.int32)
     for values in A.CHEST_MULTISETS:
         chest[values.count(0), values.count(1), values.count(2)] = A.chest_claim_action(values)
-    order = np.full((3, 3, 3), -1, dtype=np.int32)
+    order = np.full((_REMEMBERED,) * 3, -1, dtype=np.int32)
     for perm in A.SPYGLASS_PERMUTATIONS:
         order[perm] = A.spyglass_order_action(perm)
     return hand, chest, order
@@ -182,7 +184,7 @@ def _read(obs: jax.Array) -> _Table:
     vouched = jnp.where(seat, _last_hot(claims[:, _bot._C_VOUCH : _bot._C_HAND]), -1)
     width = _bot._CHEST_CODE.size
     chest = obs[_bot._CHEST_START : _bot._CHEST_START + MAX_CHEST * width].reshape(MAX_CHEST, width)
-    code = jnp.sum(chest * _bot._CHEST_CODE, axis=-1).astype(jnp.int32)  # exact: small integers
+    code = jnp.dot(chest, _bot._CHEST_CODE, precision=jax.lax.Precision.HIGHEST).astype(jnp.int32)  # small integers
     decoded = jnp.asarray(_CHEST_DECODER)[jnp.clip(code, 0, _CHEST_DECODER.shape[0] - 1)]
     card = jnp.arange(MAX_CHEST) < k
     return _Table(
@@ -299,62 +301,62 @@ def _card_values(t: _Table, prob: jax.Array) -> jax.Array:
 def _hand_claim(hand: jax.Array) -> jax.Array:
     """``hand_claim_action(_kinds(hand))``: the claim of a hand of counts (padded with +1s to three cards)."""
     ends = jnp.cumsum(hand)
-    kinds = jnp.array([jnp.where(p < ends[-1], jnp.sum(ends <= p), PLUS) for p in range(3)])
+    kinds = jnp.array([jnp.where(p < ends[-1], jnp.sum(ends <= p), PLUS) for p in range(HAND_SIZE)])
     a, b, c = jnp.sort(kinds)
     return jnp.asarray(_HAND_CLAIM)[a, b, c]
 
 
 def _chest_claim(values: jax.Array, count: jax.Array) -> jax.Array:
     """``chest_claim_action``: the claim of the first ``count`` loot indices of ``values`` (shape (3,))."""
-    used = jnp.arange(3) < count
-    c0, c1, c2 = (jnp.sum(used & (values == v)) for v in range(3))
+    used = jnp.arange(_REMEMBERED) < count
+    c0, c1, c2 = (jnp.sum(used & (values == v)) for v in range(len(LOOT_VALUES)))
     return jnp.asarray(_CHEST_CLAIM)[c0, c1, c2]
 
 
 # ------------------------------------------------------------------ the decisions as lists of choices
-# A decision is a list of choices tried in order, the first legal one played (``HeuristicAgent.act``).
-# Here: ``_SLOTS`` slots, each a set of alternatives over the seats with integer counts (a slot whose
-# seat is a tie drawn at random; a coin flip) or one alternative, or nothing. A Pirate's main decision
-# draws its suspect once for several slots, so it is a mixture of branches, one per suspect.
+# A decision is a list of choices tried in order, the first legal one played, else a uniform legal action
+# (``HeuristicAgent.act``). Here a list has ``_SLOTS`` slots; each slot holds one choice per alternative
+# of a draw (the seat drawn among tied seats, or the side of a coin). Draw 0 may be shared by several
+# slots (a Pirate's suspect is drawn once for its whole list); draws 1–3 are each used by one slot. A
+# slot without a draw repeats one choice over its alternatives and belongs to draw 0.
+_DRAWS = 4
+
+
 class _Choices(NamedTuple):
-    branch: jax.Array  # int32 (8,): count of each branch (the suspect drawn), 0 for impossible ones
-    action: jax.Array  # int32 (8, _SLOTS, 8): per branch, slot and alternative
-    count: jax.Array  # int32 (8, _SLOTS, 8): how many ways each alternative is drawn; all 0: no such choice
-    spyglass_first: jax.Array  # bool (8,): the branch's first choice is a Spyglass (the Python agent's memory)
+    action: jax.Array  # int32 (_SLOTS, 8): per slot, the action for each alternative of its draw
+    present: jax.Array  # bool (_SLOTS, 8): the choice is on the list for that alternative
+    draw: jax.Array  # int32 (_SLOTS,): the draw that picks the slot's alternative
+    ties: jax.Array  # int32 (_DRAWS, 8): ways to draw each alternative (1 per tied seat); draw 0 never empty
+    spyglass_first: jax.Array  # bool (8,): per alternative of draw 0, the list starts with a Spyglass
 
 
-def _fixed(action, present) -> tuple[jax.Array, jax.Array]:
-    """One slot with a single alternative."""
-    alt = jnp.arange(_SEATS)
-    action = jnp.asarray(action, dtype=jnp.int32)
-    return jnp.where(alt == 0, action, 0), jnp.where(alt == 0, jnp.asarray(present), False).astype(jnp.int32)
+_SEAT_INDEX = np.arange(_SEATS, dtype=np.int32)
+_FIRST = (_SEAT_INDEX == 0).astype(np.int32)
 
 
-def _drawn(base, ties) -> tuple[jax.Array, jax.Array]:
-    """One slot whose seat is drawn among ``ties`` (counts over relative seats); action ``base + seat``."""
-    return base + jnp.arange(_SEATS, dtype=jnp.int32), ties
+def _choice(action, present, draw: int = 0) -> tuple[jax.Array, jax.Array, int]:
+    """One slot: an action and a presence, each one value or one per alternative of ``draw``."""
+    action = jnp.broadcast_to(jnp.asarray(action, dtype=jnp.int32), (_SEATS,))
+    return action, jnp.broadcast_to(jnp.asarray(present, dtype=bool), (_SEATS,)), draw
 
 
-def _slots(*slots) -> tuple[jax.Array, jax.Array]:
-    padding = [_fixed(0, False)] * (_SLOTS - len(slots))
-    actions, counts = zip(*(list(slots) + padding))
-    return jnp.stack(actions), jnp.stack(counts)
-
-
-def _single(action, count) -> _Choices:
-    """A decision without branches (branch 0 only)."""
-    first = jnp.arange(_SEATS) == 0
+def _choices(slots, ties=(), spyglass_first=None) -> _Choices:
+    """The list of ``slots`` (padded with absent ones); ``ties`` per draw, draw 0 defaulting to one alternative."""
+    slots = list(slots) + [_choice(0, False)] * (_SLOTS - len(slots))
+    actions, present, draws = zip(*slots)
+    ties = list(ties) or [jnp.asarray(_FIRST)]
+    ties += [jnp.zeros(_SEATS, dtype=jnp.int32)] * (_DRAWS - len(ties))
     return _Choices(
-        branch=first.astype(jnp.int32),
-        action=jnp.broadcast_to(action, (_SEATS,) + action.shape),
-        count=jnp.where(first[:, None, None], count, 0),
-        spyglass_first=jnp.zeros(_SEATS, dtype=bool),
+        action=jnp.stack(actions),
+        present=jnp.stack(present),
+        draw=jnp.asarray(draws, dtype=jnp.int32),
+        ties=jnp.stack([jnp.asarray(t, dtype=jnp.int32) for t in ties]),
+        spyglass_first=jnp.zeros(_SEATS, dtype=bool) if spyglass_first is None else spyglass_first,
     )
 
 
-def _pirate_main(t: _Table) -> _Choices:
+def _pirate_main(t: _Table, score: jax.Array, prob: jax.Array) -> _Choices:
     hand = t.hand > 0
-    score, prob = _suspicion(t)
     cards = _card_values(t, prob)
     estimate = jnp.sum(cards)
     margin = jnp.where(jnp.any(t.card & (t.known < 0)), _H.OPEN_MARGIN, 0.0)
@@ -365,37 +367,32 @@ def _pirate_main(t: _Table) -> _Choices:
         | (has_chest & (t.draw <= jnp.sum(t.aboard)) & (estimate >= t.target - _H.LAST_CHANCE_MARGIN - _H.TOLERANCE))
     )
     key = prob + 1e-3 * score + _H.FINISH_BONUS * (t.planks == 2)
-    ties = _ties(t.others, key)
     has_suspect = jnp.any(t.others)
-    top_unknown = jnp.sum(t.card[:3] & (t.known[:3] < 0))
-
-    def branch(suspect):
-        q = jnp.where(has_suspect, prob[suspect], 0.0)
-        plank, pockets = A.plank_action(suspect), A.empty_your_pockets_action(suspect)
-        return _slots(
-            _fixed(A.OPEN_CHEST, open_chest),
-            _fixed(plank, hand[PLANK] & (q >= _H.PLANK_PROBABILITY - _H.TOLERANCE)),
-            _fixed(A.loot_action(PLUS, PLUS), hand[PLUS]),
-            _fixed(A.SPYGLASS, hand[SPYGLASS] & (top_unknown >= 2)),
-            _fixed(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE] & has_chest & (cards[0] + cards[1] < -_H.TOLERANCE)),
-            _fixed(A.MIRACULOUS_CATCH, hand[CATCH] & (hand[MINUS] | hand[ZERO])),
-            _fixed(A.loot_action(ZERO, ZERO), hand[ZERO]),
-            _fixed(pockets, has_suspect & hand[POCKETS] & (q >= _H.POCKETS_PROBABILITY - _H.TOLERANCE)),
-            _fixed(plank, has_suspect & hand[PLANK] & _cheap(t)),
-            _fixed(A.loot_action(MINUS, MINUS), hand[MINUS]),
-            _fixed(A.SPYGLASS, hand[SPYGLASS]),
-            _fixed(A.MIRACULOUS_CATCH, hand[CATCH]),
-            _fixed(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE]),
-            _fixed(plank, has_suspect),
-            _fixed(pockets, has_suspect),
-        )
-
-    action, count = jax.vmap(branch)(jnp.arange(_SEATS))
-    present = count[:, :, 0] > 0
-    first = jnp.argmax(present, axis=1)
-    spyglass_first = present.any(1) & (jnp.take_along_axis(action[:, :, 0], first[:, None], 1)[:, 0] == A.SPYGLASS)
-    branches = jnp.where(has_suspect, ties, (jnp.arange(_SEATS) == 0).astype(jnp.int32))
-    return _Choices(branches, action, count, spyglass_first)
+    suspects = jnp.where(has_suspect, _ties(t.others, key), _FIRST)  # draw 0: the suspect (none: q = 0)
+    q = jnp.where(has_suspect, prob, 0.0)  # per suspect
+    top_unknown = jnp.sum(t.card[:_REMEMBERED] & (t.known[:_REMEMBERED] < 0))
+    plank, pockets = A.plank_action(_SEAT_INDEX), A.empty_your_pockets_action(_SEAT_INDEX)
+    slots = [
+        _choice(A.OPEN_CHEST, open_chest),
+        _choice(plank, hand[PLANK] & (q >= _H.PLANK_PROBABILITY - _H.TOLERANCE)),
+        _choice(A.loot_action(PLUS, PLUS), hand[PLUS]),
+        _choice(A.SPYGLASS, hand[SPYGLASS] & (top_unknown >= 2)),
+        _choice(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE] & has_chest & (cards[0] + cards[1] < -_H.TOLERANCE)),
+        _choice(A.MIRACULOUS_CATCH, hand[CATCH] & (hand[MINUS] | hand[ZERO])),
+        _choice(A.loot_action(ZERO, ZERO), hand[ZERO]),
+        _choice(pockets, has_suspect & hand[POCKETS] & (q >= _H.POCKETS_PROBABILITY - _H.TOLERANCE)),
+        _choice(plank, has_suspect & hand[PLANK] & _cheap(t)),
+        _choice(A.loot_action(MINUS, MINUS), hand[MINUS]),
+        _choice(A.SPYGLASS, hand[SPYGLASS]),
+        _choice(A.MIRACULOUS_CATCH, hand[CATCH]),
+        _choice(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE]),
+        _choice(plank, has_suspect),
+        _choice(pockets, has_suspect),
+    ]
+    choices = _choices(slots, [suspects])
+    first = jnp.argmax(choices.present, axis=0)  # per suspect, the list's first choice
+    spyglass_first = choices.present.any(0) & (choices.action[first, _SEAT_INDEX] == A.SPYGLASS)
+    return choices._replace(spyglass_first=spyglass_first)
 
 
 def _spyglass_liar(t: _Table, memory: Memory) -> tuple[jax.Array, jax.Array]:
@@ -427,30 +424,18 @@ def _spyglass_liar(t: _Table, memory: Memory) -> tuple[jax.Array, jax.Array]:
     return found, jnp.argmax(liars)
 
 
-def _pirate_claim(t: _Table, memory: Memory) -> _Choices:
+def _pirate_claim(t: _Table, memory: Memory, score: jax.Array) -> _Choices:
     found, liar = _spyglass_liar(t, memory)
-    score, _ = _suspicion(t)
     ties = _ties(t.others, score)
-    accuse = jnp.any(ties) & (jnp.max(jnp.where(ties > 0, score, -jnp.inf)) >= _H.ACCUSE_SCORE - _H.TOLERANCE)
+    accuse = ~found & jnp.any(ties) & (jnp.max(jnp.where(ties > 0, score, -jnp.inf)) >= _H.ACCUSE_SCORE - _H.TOLERANCE)
     taken = t.spyglass_taken
-    seen = t.known[:3]
-    tell = (taken > 0) & ~jnp.any((jnp.arange(3) < taken) & (seen < 0))
-    alt = jnp.arange(_SEATS)
-    action = jnp.where(
-        found,
-        A.accuse_action(liar),
-        jnp.where(
-            accuse,
-            A.accuse_action(alt),
-            jnp.where(
-                tell,
-                _chest_claim(seen, taken),
-                jnp.where(t.hand[SPYGLASS] > 0, A.vouch_action(0), _hand_claim(t.hand)),
-            ),
-        ),
+    seen = t.known[:_REMEMBERED]
+    tell = (taken > 0) & ~jnp.any((jnp.arange(_REMEMBERED) < taken) & (seen < 0))
+    otherwise = jnp.where(
+        tell, _chest_claim(seen, taken), jnp.where(t.hand[SPYGLASS] > 0, A.vouch_action(0), _hand_claim(t.hand))
     )
-    count = jnp.where(~found & accuse, ties, (alt == 0).astype(jnp.int32))
-    return _single(*_slots((action, count)))
+    action = jnp.where(found, A.accuse_action(liar), jnp.where(accuse, A.accuse_action(_SEAT_INDEX), otherwise))
+    return _choices([_choice(action, True)], [jnp.where(accuse, ties, _FIRST)])
 
 
 def _mutineer_main(t: _Table) -> _Choices:
@@ -467,52 +452,53 @@ def _mutineer_main(t: _Table) -> _Choices:
     )
     plank = _ties(targets, t.planks + 0.5 * accused_me)
     fewest = _ties(t.others, -t.planks.astype(jnp.float32))
-    no_seat = jnp.zeros(_SEATS, dtype=jnp.int32)
-    return _single(
-        *_slots(
-            _fixed(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE] & danger),
-            _fixed(A.loot_action(MINUS, PLUS), hand[MINUS]),
-            _drawn(A.EYP_BASE, jnp.where(hand[POCKETS], pockets, no_seat)),
-            _drawn(A.PLANK_BASE, jnp.where(hand[PLANK], plank, no_seat)),
-            _fixed(A.MIRACULOUS_CATCH, hand[CATCH]),
-            _fixed(A.loot_action(ZERO, PLUS), hand[ZERO]),
-            _fixed(A.SPYGLASS, hand[SPYGLASS]),
-            _fixed(A.loot_action(PLUS, PLUS), hand[PLUS]),
-            _fixed(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE]),
-            _drawn(A.PLANK_BASE, jnp.where(hand[PLANK], fewest, no_seat)),
-        )
+    seats = [hand[POCKETS] & (pockets > 0), hand[PLANK] & (plank > 0), hand[PLANK] & (fewest > 0)]
+    return _choices(
+        [
+            _choice(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE] & danger),
+            _choice(A.loot_action(MINUS, PLUS), hand[MINUS]),
+            _choice(A.empty_your_pockets_action(_SEAT_INDEX), seats[0], draw=1),
+            _choice(A.plank_action(_SEAT_INDEX), seats[1], draw=2),
+            _choice(A.MIRACULOUS_CATCH, hand[CATCH]),
+            _choice(A.loot_action(ZERO, PLUS), hand[ZERO]),
+            _choice(A.SPYGLASS, hand[SPYGLASS]),
+            _choice(A.loot_action(PLUS, PLUS), hand[PLUS]),
+            _choice(A.GOOD_RIDDANCE, hand[GOOD_RIDDANCE]),
+            _choice(A.plank_action(_SEAT_INDEX), seats[2], draw=3),
+        ],
+        [_FIRST, pockets, plank, fewest],
     )
 
 
 def _mutineer_claim(t: _Table) -> _Choices:
-    alt = jnp.arange(_SEATS)
     accusers = (t.others & (t.accused == 0) & _H.M_COUNTER_ACCUSE).astype(jnp.int32)
+    counter = jnp.any(accusers > 0)
     taken = t.spyglass_taken
     fake = t.hand.at[PLUS].add(t.hand[MINUS]).at[MINUS].set(0)  # every −2 shown as +1
-    coin = jnp.where(alt == 0, A.vouch_action(0), _hand_claim(fake))
+    coin = jnp.where(_SEAT_INDEX == 0, A.vouch_action(0), _hand_claim(fake))  # heads, tails
     action = jnp.where(
-        jnp.any(accusers > 0),
-        A.accuse_action(alt),
-        jnp.where(taken > 0, _chest_claim(jnp.full(3, PLUS), taken), coin),
+        counter,
+        A.accuse_action(_SEAT_INDEX),
+        jnp.where(taken > 0, _chest_claim(jnp.full(_REMEMBERED, PLUS), taken), coin),
     )
-    count = jnp.where(jnp.any(accusers > 0), accusers, jnp.where(taken > 0, alt == 0, alt < 2).astype(jnp.int32))
-    return _single(*_slots((action, count)))
+    ties = jnp.where(counter, accusers, jnp.where(taken > 0, _FIRST, (_SEAT_INDEX < 2).astype(jnp.int32)))
+    return _choices([_choice(action, True)], [ties])
 
 
 def _spyglass_order(obs: jax.Array, pirate: jax.Array) -> _Choices:
     taken = jnp.argmax(obs[_bot._SG_TAKEN])
-    seen = obs[_bot._SG_VIEW].reshape(3, 3)
+    seen = obs[_bot._SG_VIEW].reshape(_REMEMBERED, len(LOOT_VALUES))
     values = jnp.asarray(_LOOT_VALUES)[jnp.argmax(seen == 1.0, axis=1)]
-    position = jnp.arange(3)
+    position = jnp.arange(_REMEMBERED)
     # Stable sort of the taken cards (lowest value on top for a Pirate); the others stay where they are.
     key = jnp.where(position < taken, jnp.where(pirate, values, -values), 10.0)
     a, b, c = jnp.argsort(key, stable=True)
-    return _single(*_slots(_fixed(jnp.asarray(_ORDER)[a, b, c], True)))
+    return _choices([_choice(jnp.asarray(_ORDER)[a, b, c], True)])
 
 
 def _catch_return(hand: jax.Array, pirate: jax.Array) -> _Choices:
     order = jnp.where(pirate, jnp.asarray(_PIRATE_RETURNS), jnp.asarray(_MUTINEER_RETURNS))
-    return _single(*_slots(*(_fixed(A.RETURN_BASE + kind, hand[kind] > 0) for kind in order)))
+    return _choices([_choice(A.RETURN_BASE + kind, hand[kind] > 0) for kind in order])
 
 
 def _decide(obs: jax.Array, memory: Memory) -> tuple[_Choices, jax.Array, jax.Array, _Table]:
@@ -520,10 +506,13 @@ def _decide(obs: jax.Array, memory: Memory) -> tuple[_Choices, jax.Array, jax.Ar
     phase = jnp.argmax(obs[_bot._PHASE])
     pirate = obs[_bot._ROLE_PIRATE] > 0.5
     t = _read(obs)
+    score, prob = _suspicion(t)  # a Pirate's, for its main decision and its claim
     options = {
-        Phase.MAIN: jax.tree.map(lambda p, m: jnp.where(pirate, p, m), _pirate_main(t), _mutineer_main(t)),
+        Phase.MAIN: jax.tree.map(lambda p, m: jnp.where(pirate, p, m), _pirate_main(t, score, prob), _mutineer_main(t)),
         Phase.SPYGLASS_ORDER: _spyglass_order(obs, pirate),
-        Phase.CLAIM: jax.tree.map(lambda p, m: jnp.where(pirate, p, m), _pirate_claim(t, memory), _mutineer_claim(t)),
+        Phase.CLAIM: jax.tree.map(
+            lambda p, m: jnp.where(pirate, p, m), _pirate_claim(t, memory, score), _mutineer_claim(t)
+        ),
     }
     choices = _catch_return(t.hand, pirate)
     for which, option in options.items():
@@ -542,13 +531,19 @@ def _check(observation: jax.Array, action_mask: jax.Array) -> tuple[jax.Array, j
     return observation, action_mask != 0
 
 
-def _reach(choices: _Choices, legal: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """Per branch and slot: the share of its draws that are legal, and the probability of getting that far."""
-    slot_total = choices.count.sum(-1)
-    slot_legal = jnp.sum(choices.count * legal[choices.action], axis=-1)
-    passed = jnp.where(slot_total > 0, (slot_total - slot_legal) / jnp.maximum(slot_total, 1), 1.0)
-    reach = jnp.cumprod(jnp.concatenate([jnp.ones((_SEATS, 1)), passed], axis=1), axis=1)  # (8, _SLOTS + 1)
-    return slot_total, reach
+def _passing(choices: _Choices, legal: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Per slot: the share of each alternative that is played there (a legal choice on the list), and per
+    alternative of draw 0 and slot, the probability that the list gets past the slot."""
+    playable = choices.present & legal[choices.action]  # (_SLOTS, 8)
+    ties = choices.ties[choices.draw]  # (_SLOTS, 8): the slot's draw
+    total = ties.sum(-1)
+    played = jnp.sum(ties * playable, axis=-1)
+    shared = (choices.draw == 0)[:, None]
+    # Draw 0 is followed alternative by alternative; draws 1-3 are averaged (integers: an exact 0 when all legal).
+    averaged = jnp.where(total > 0, (total - played) / jnp.maximum(total, 1), 1.0)  # no seat to draw: no choice
+    passing = jnp.where(shared, ~playable, averaged[:, None])
+    share = jnp.where(shared, playable, ties * playable / jnp.maximum(total, 1)[:, None])
+    return playable, share, passing
 
 
 def heuristic_probabilities(observation: jax.Array, action_mask: jax.Array, memory: Memory) -> jax.Array:
@@ -567,13 +562,20 @@ def heuristic_probabilities(observation: jax.Array, action_mask: jax.Array, memo
     """
     observation, legal = _check(observation, action_mask)
     choices, _, _, _ = _decide(observation, memory)
-    slot_total, reach = _reach(choices, legal)
-    branch = choices.branch / jnp.maximum(choices.branch.sum(), 1)
-    share = choices.count * legal[choices.action] / jnp.maximum(slot_total, 1)[..., None]
-    weight = branch[:, None, None] * reach[:, :-1, None] * share
-    probs = jnp.zeros(A.NUM_ACTIONS).at[choices.action.ravel()].add(weight.ravel())
-    fallback = jnp.sum(branch * reach[:, -1])  # no choice legal: a uniform legal action
-    return probs + fallback * legal / jnp.maximum(legal.sum(), 1)
+    _, share, passing = _passing(choices, legal)
+    branch = choices.ties[0] / choices.ties[0].sum()  # the alternatives of draw 0
+    reach = jnp.cumprod(jnp.concatenate([jnp.ones((1, _SEATS)), passing], axis=0), axis=0)  # (_SLOTS + 1, 8)
+    shared = (choices.draw == 0)[:, None]
+    # Draw 0's alternative k reaches its own choices; a choice of another draw is reached from every k.
+    weight = jnp.where(shared, branch * reach[:-1], jnp.sum(branch * reach[:-1], axis=1, keepdims=True)) * share
+    probabilities = jnp.zeros(A.NUM_ACTIONS).at[choices.action.ravel()].add(weight.ravel())
+    fallback = jnp.sum(branch * reach[-1])  # no choice legal: a uniform legal action
+    return probabilities + fallback * legal / jnp.maximum(legal.sum(), 1)
+
+
+def _draw(ties: jax.Array, u: jax.Array) -> jax.Array:
+    """The alternative drawn with probability proportional to ``ties`` (counts) from a uniform ``u``."""
+    return jnp.argmax(jnp.cumsum(ties, axis=-1) > u * ties.sum(-1, keepdims=True), axis=-1)
 
 
 def heuristic_act(
@@ -596,19 +598,18 @@ def heuristic_act(
     """
     observation, legal = _check(observation, action_mask)
     choices, phase, pirate, t = _decide(observation, memory)
-    branch_key, slot_key, fallback_key = jax.random.split(key, 3)
-    branch = jax.random.categorical(branch_key, jnp.log(choices.branch.astype(jnp.float32)))
-    action, count = choices.action[branch], choices.count[branch]
-    alt = jax.random.categorical(slot_key, jnp.log(count.astype(jnp.float32)), axis=-1)  # a draw per slot
-    slot_action = jnp.take_along_axis(action, alt[:, None], 1)[:, 0]
-    playable = (count.sum(-1) > 0) & legal[slot_action]
-    fallback = jax.random.categorical(fallback_key, jnp.where(legal, 0.0, -jnp.inf))
+    u = jax.random.uniform(key, (_DRAWS + 1,))
+    drawn = _draw(choices.ties, u[:_DRAWS, None])  # one alternative per draw
+    alternative = drawn[choices.draw]  # per slot
+    slot_action = choices.action[jnp.arange(_SLOTS), alternative]
+    playable = choices.present[jnp.arange(_SLOTS), alternative] & legal[slot_action]
+    fallback = _draw(legal.astype(jnp.int32), u[_DRAWS])
     chosen = jnp.where(playable.any(), slot_action[jnp.argmax(playable)], jnp.where(legal.any(), fallback, 0))
     # The Python agent sets its memory at a Pirate's main decision and spends it at the claim.
     main, claim = pirate & (phase == Phase.MAIN), pirate & (phase == Phase.CLAIM)
     top = jnp.arange(_REMEMBERED)
     seen = Memory(
-        valid=choices.spyglass_first[branch],
+        valid=choices.spyglass_first[drawn[0]],
         draw=t.draw,
         chest_size=t.chest_size,
         cards=jnp.minimum(t.chest_size, _REMEMBERED).astype(jnp.int32),

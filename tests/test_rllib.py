@@ -1,0 +1,321 @@
+"""The Ray RLlib backend (issue 14): the game-master env, terminal rewards through RLlib's episodes,
+training in-process, agents by spec, and a real two-node Ray cluster on loopback (slow).
+
+Skipped without the ``rllib`` extra. Every test that needs Ray starts it itself (local, loopback only,
+no dashboard, small object stores) and shuts it down.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+pytest.importorskip("PIL")  # RLlib's algorithm registry imports Pillow
+
+import ray  # noqa: E402
+from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
+from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
+
+from training.config import config_from_dict, load_config  # noqa: E402
+from training.rllib.env import GameMasterEnv, team_of  # noqa: E402
+from training.rllib.modules import TeamMapping  # noqa: E402
+from traitors_env import traitors_aboard_v0  # noqa: E402
+from traitors_env.agents.spec import load_agent  # noqa: E402
+from traitors_env.evaluation import play_game  # noqa: E402
+from traitors_env.traitors_aboard import actions as A  # noqa: E402
+from traitors_env.traitors_aboard.cards import CardKind, EndCondition, Role  # noqa: E402
+from traitors_env.traitors_aboard.engine import GameState  # noqa: E402
+
+P, M = Role.PIRATE, Role.MUTINEER
+PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK
+MB = 2**20
+TINY = Path(__file__).resolve().parent.parent / "configs" / "rllib_tiny.yaml"
+
+
+def _rllib_config(tmp_path, **rllib):
+    data = load_config(TINY).model_dump(mode="json")
+    data["output_dir"] = str(tmp_path)
+    data["rllib"].update(rllib)
+    return config_from_dict(data)
+
+
+# ---------------------------------------------------------------- the game master
+def test_game_master_env_passes_rllibs_env_checker():
+    """RLlib's own checker (reset, a sampled action, step) accepts the env at every table size."""
+    steps = []
+
+    class Counted(GameMasterEnv):  # shows the checker really stepped the env (it skips envs it cannot read)
+        def step(self, action_dict):
+            steps.append(action_dict)
+            return super().step(action_dict)
+
+    for n in range(3, 9):
+        check_multiagent_environments(Counted({"player_counts": [n], "seed": n}))
+    assert len(steps) == 6
+
+
+def test_agent_ids_name_the_team_of_the_seat_and_only_the_seat_to_act_observes():
+    """Ids are '<team>/<seat>' by the deal of the current game (so the policy mapping maps by team); every
+    step observes exactly the seat to act, with its own legal mask; a sampled action is legal (the checker uses it)."""
+    env = GameMasterEnv({"player_counts": [3, 5, 8], "seed": 3})
+    rng = np.random.default_rng(0)
+    for game in range(6):
+        obs, _ = env.reset(seed=game)
+        roles = env.game.roles
+        assert env.agents == [f"{'pirates' if r == P else 'mutineers'}/{s}" for s, r in enumerate(roles)]
+        done = False
+        while not done:
+            (agent,) = obs
+            seat = int(agent.split("/")[1])
+            assert seat == env.game.current_player and team_of(agent) == ("pirates" if roles[seat] == P else "mutineers")
+            mask = obs[agent]["action_mask"]
+            np.testing.assert_array_equal(mask, env.game.legal_mask())
+            action = env.get_action_space(agent).sample()
+            assert mask[action] == 1
+            if rng.random() < 0.5:  # and a policy's choice
+                action = int(rng.choice(np.flatnonzero(mask)))
+            obs, rewards, terminateds, truncateds, infos = env.step({agent: action})
+            done = terminateds["__all__"]
+
+
+def _feed(env: GameMasterEnv, actions_by_turn, position: GameState) -> MultiAgentEpisode:
+    """Plays scripted actions through the env and RLlib's MultiAgentEpisode, as RLlib's env runner does."""
+    episode = MultiAgentEpisode(
+        observation_space=env.observation_spaces, action_space={a: env.action_spaces[a] for a in env.possible_agents}
+    )
+    obs, infos = env.reset(options={"position": position})
+    episode.add_env_reset(observations=obs, infos=infos)
+    terminated = False
+    while not terminated:
+        (agent,) = obs
+        actions = {agent: actions_by_turn.pop(0)}
+        obs, rewards, terminateds, truncateds, infos = env.step(actions)
+        episode.add_env_step(obs, actions, rewards, infos, terminateds=terminateds, truncateds=truncateds)
+        terminated = terminateds["__all__"]
+    assert episode.is_done
+    return episode, rewards
+
+
+def test_r03_chest_opened_by_an_opponent_on_turn_1_every_seat_gets_its_terminal_reward():
+    """A Pirate opens the chest (5 × +1, target 5 at 3 players, R03) on the game's first decision: every seat
+    gets its team's reward with its last observation (R17); RLlib keeps the opener's transition with +1 and
+    leaves out the two seats that never acted (nothing to learn from: their only observation is the last)."""
+    state = GameState.from_position(
+        3,
+        roles=[M, P, P],
+        hands=[(PLUS, ZERO, MINUS)] * 3,
+        draw_pile=[MINUS] * 6,
+        chest=[(PLUS, 1, PLUS)] * 5,
+        current_player=1,
+    )
+    episode, rewards = _feed(GameMasterEnv(), [A.OPEN_CHEST], state)
+    assert rewards == {"mutineers/0": -1.0, "pirates/1": 1.0, "pirates/2": 1.0}
+    assert set(episode.agent_episodes) == {"pirates/1"}
+    assert np.asarray(episode.agent_episodes["pirates/1"].get_rewards()).tolist() == [1.0]
+
+
+def test_r11_seat_thrown_overboard_keeps_its_terminal_reward_in_rllibs_episode():
+    """Seats 0 and 1 (Pirates) play, then the Mutineer Planks seat 1 overboard (third Plank, R11): 1 Pirate vs
+    1 Mutineer, Mutineers win (R12). Every seat that acted, the overboard one included, ends its RLlib
+    trajectory with its team's reward (−1, −1, +1); every earlier reward is 0."""
+    state = GameState.from_position(
+        3,
+        roles=[P, P, M],
+        hands=[(PLUS, ZERO, MINUS), (PLUS, ZERO, MINUS), (PLANK, ZERO, MINUS)],
+        draw_pile=[ZERO] * 6,
+        planks=[0, 2, 0],
+        current_player=0,
+    )
+    turns = [A.loot_action(ZERO, ZERO), A.CLAIM_NONE] * 2 + [A.plank_action(2)]
+    env = GameMasterEnv()
+    episode, rewards = _feed(env, turns, state)
+    game = env.game
+    assert not game.aboard[1] and game.winner == M and game.end_condition == EndCondition.MUTINEERS_NOT_OUTNUMBERED
+    assert rewards == {"pirates/0": -1.0, "pirates/1": -1.0, "mutineers/2": 1.0}
+    returns = {agent: sa.get_return() for agent, sa in episode.agent_episodes.items()}
+    assert returns == {"pirates/0": -1.0, "pirates/1": -1.0, "mutineers/2": 1.0}
+    for sa in episode.agent_episodes.values():
+        assert np.asarray(sa.get_rewards())[:-1].tolist() == [0.0] * (len(sa) - 1)
+
+
+def test_every_seat_that_decided_gets_its_team_result_in_episodes_sampled_by_rllib():
+    """RLlib's own env runner (policy mapping included) samples random-table games: in every episode each seat
+    that took a decision ends its trajectory with its team's result (R17), rewards before are 0, and the seats
+    of a team map to that team's module or the episode's bot."""
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
+    from training.rllib.runner import algorithm_config
+
+    config = algorithm_config(_rllib_config("/unused"))
+    runner = MultiAgentEnvRunner(config=config)
+    try:
+        episodes = runner.sample(num_episodes=12, random_actions=False)
+    finally:
+        runner.stop()
+    seen = 0
+    for episode in episodes:
+        if not episode.is_done:
+            continue
+        seen += 1
+        results = {}
+        for agent, sa in episode.agent_episodes.items():
+            rewards = np.asarray(sa.get_rewards())
+            assert rewards[:-1].tolist() == [0.0] * (len(rewards) - 1)
+            assert rewards[-1] in (1.0, -1.0) and sa.is_terminated
+            results.setdefault(team_of(agent), set()).add(float(rewards[-1]))
+            assert episode.module_for(agent) in (team_of(agent), "heuristic", "random")
+        assert all(len(r) == 1 for r in results.values())  # one result per team
+        if len(results) == 2:
+            assert results["pirates"] != results["mutineers"]
+    assert seen >= 10
+
+
+def test_team_mapping_draws_one_matchup_per_episode_by_the_weights():
+    """Self-play maps each team to itself; a bot matchup maps one team (50/50) to the bot, the other to itself."""
+    mapping = TeamMapping({"latest": 0.5, "heuristic": 0.5, "random": 0.0}, seed=1)
+    kinds = {"latest": 0, "heuristic": 0, "random": 0}
+    for i in range(400):
+        episode = type("E", (), {"id_": f"episode-{i}"})()
+        modules = {mapping(f"{team}/{seat}", episode) for team in ("pirates", "mutineers") for seat in range(3)}
+        kind, bot_team = mapping.matchup(f"episode-{i}")
+        kinds[kind] += 1
+        if kind == "latest":
+            assert modules == {"pirates", "mutineers"}
+        else:
+            assert modules == {kind, "mutineers" if bot_team == "pirates" else "pirates"}
+    assert kinds["random"] == 0 and 150 < kinds["latest"] < 250
+
+
+def test_rllib_backend_refuses_past_snapshot_opponents():
+    data = load_config(TINY).model_dump(mode="json")
+    data["opponents"]["past"] = 0.1
+    with pytest.raises(ValueError, match="opponents.past must be 0 with backend: rllib"):
+        config_from_dict(data)
+
+
+# ---------------------------------------------------------------- training in-process
+@contextlib.contextmanager
+def _loopback_only():
+    """Keeps every Ray address on 127.0.0.1: on Linux Ray otherwise binds all interfaces and rewrites 127.0.0.1
+    to the machine's outward IP (``ray._private.services.resolve_ip_for_localhost``), here and in the node
+    processes it starts (they read the environment variable)."""
+    from ray._private import ray_constants
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR, "0")
+        patch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+        yield
+
+
+@pytest.fixture
+def local_ray():
+    """A local Ray for one test (loopback only, no dashboard, a small object store), shut down after it."""
+    with _loopback_only():
+        ray.init(
+            address="local",
+            _node_ip_address="127.0.0.1",
+            num_cpus=2,
+            object_store_memory=80 * MB,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
+        try:
+            yield
+        finally:
+            ray.shutdown()
+
+
+def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_spec(tmp_path, local_ray):
+    """``traitors-train --config configs/rllib_tiny.yaml``: two iterations, a checkpoint and a state row each,
+    TensorBoard and CSV, the evaluation report; --resume adds a third from the saved checkpoint; the run folder,
+    a checkpoint and a team module are agents by spec that play legal games (masked probabilities summing to 1);
+    traitors-eval evaluates the resumed run."""
+    from training.evaluate import main as eval_main
+    from training.rllib.runner import train_rllib
+    from training.storage import RunFolder
+    from training.train import main as train_main
+    from traitors_env.agents.rllib_checkpoint import load_module_policy
+
+    config = _rllib_config(tmp_path)
+    assert train_main(["--config", str(TINY), "--output-dir", str(tmp_path)]) == 0  # the CLI's backend dispatch
+    run = RunFolder(config.run_dir)
+    report = json.loads((run.path / "evaluation.json").read_text())
+    assert report["backend"] == "rllib" and report["generation"] == 2 and (run.path / "evaluation.md").is_file()
+    state = json.loads(run.state_path.read_text())
+    assert state["completed_generations"] == 2 and len(state["history"]) == 2
+    for record in state["history"]:
+        assert record["game_decisions"] >= config.rllib.train_batch_size and record["learner_steps"] > 0
+    for g in (0, 1):
+        assert (run.generation_dir(g) / "learner_group/learner/rl_module/pirates/module_state.pkl").is_file()
+    assert len((run.path / "generations.csv").read_text().splitlines()) == 3
+    assert list((run.path / "tensorboard" / "rllib").glob("events.out.tfevents.*"))
+    before = (run.generation_dir(1) / "learner_group/learner/rl_module/mutineers/module_state.pkl").read_bytes()
+
+    data = config.model_dump(mode="json")
+    data["training"]["generations"] = 3
+    run = train_rllib(config_from_dict(data), resume=True)
+    state = json.loads(run.state_path.read_text())
+    assert state["completed_generations"] == 3 and [h["generation"] for h in state["history"]] == [1, 2, 3]
+    assert (run.generation_dir(1) / "learner_group/learner/rl_module/mutineers/module_state.pkl").read_bytes() == before
+
+    module = run.generation_dir(2) / "learner_group" / "learner" / "rl_module" / "pirates"
+    for spec in (str(run.path), str(run.generation_dir(2)), str(module)):
+        label, agent = load_agent(spec, seed=0)
+        assert label.startswith("rllib:")
+        result = play_game(traitors_aboard_v0.raw_env(num_players=4), [agent] * 4, seed=1)["result"]
+        assert result["winner"] in ("Pirate", "Mutineer")
+
+    policy = load_module_policy(module)  # the agents' masked probabilities
+    env = traitors_aboard_v0.raw_env(num_players=5)
+    env.reset(seed=2)
+    observation = env.observe(env.agent_selection)
+    p = policy.probabilities(observation["observation"], observation["action_mask"])
+    assert p.shape == (A.NUM_ACTIONS,) and abs(p.sum() - 1) < 1e-9
+    assert (p[observation["action_mask"] == 0] == 0).all() and (p[observation["action_mask"] == 1] > 0).all()
+    legal = observation["action_mask"] == 1  # the fast actor path gives RLlib's own logits
+    slow = policy.logits(observation["observation"], observation["action_mask"], fast=False)
+    np.testing.assert_allclose(policy.logits(observation["observation"], observation["action_mask"])[legal], slow[legal], rtol=1e-5, atol=1e-5)
+
+    assert eval_main(["--run", str(run.path), "--workers", "1"]) == 0  # traitors-eval reads RLlib runs too
+    report = json.loads((run.path / "evaluation.json").read_text())
+    assert report["generation"] == 3 and {c["pirates"] for c in report["cells"]} == {"trained", "heuristic", "random"}
+    assert len(list((run.path / "tensorboard" / "rllib").glob("events.out.tfevents.*.gen_*"))) == 3  # one per iteration
+
+
+def test_readme_using_with_rllib_block_runs(local_ray):
+    """The README's "Using with RLlib" example (the plain env, RLlib's masking module) builds and trains."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Using with RLlib")[1].split("\n## ")[0]
+    (block,) = re.findall(r"```py\n(.*?)```", section, flags=re.S)
+    exec(compile(block, "README.md", "exec"), {})
+
+
+# ---------------------------------------------------------------- a real two-node cluster
+@pytest.mark.slow
+def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path):
+    """A head and a worker node (one CPU each, 127.0.0.1) and ``rllib.address`` pointing at the head: the two
+    env runners land one per node, and the iteration's episodes were sampled on both nodes."""
+    from ray.cluster_utils import Cluster
+
+    from training.rllib.runner import train_rllib
+
+    node = {"num_cpus": 1, "object_store_memory": 80 * MB, "node_ip_address": "127.0.0.1"}
+    with _loopback_only():
+        cluster = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
+        try:
+            worker = cluster.add_node(**node)
+            nodes = {cluster.head_node.node_id, worker.node_id}
+            data = _rllib_config(tmp_path, address=cluster.address, num_env_runners=2).model_dump(mode="json")
+            data["training"]["generations"] = 1
+            run = train_rllib(config_from_dict(data))
+            assert not ray.is_initialized()  # the run connected to the cluster itself and disconnected
+            per_node = json.loads(run.state_path.read_text())["history"][0]["episodes_per_node"]
+            assert set(per_node) == nodes and all(count > 0 for count in per_node.values())
+        finally:
+            cluster.shutdown()

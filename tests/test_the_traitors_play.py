@@ -1,0 +1,63 @@
+"""The terminal game (``traitors-play --game the_traitors``) and the benchmark's second table (issue 15, item 5)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from traitors_env import benchmark
+from traitors_env.table.play import main as play_main
+
+
+def run(argv, answers: str):
+    out = io.StringIO()
+    console = Console(file=out, width=120, highlight=False)
+    status = play_main(["--game", "the_traitors", *argv], console=console, stdin=io.StringIO(answers))
+    return status, out.getvalue()
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_a_human_plays_a_whole_game(players):
+    status, text = run(["--players", str(players), "--seat", "1", "--seed", "4"], "1\n" * 300)
+    assert status == 0
+    assert "game over" in text and "You are player_1" in text and "Game seed: 4" in text
+    assert "Your choice (1–" in text
+
+
+def test_the_same_seed_and_answers_replay_the_same_game():
+    assert run(["--seed", "8", "--bots", "random"], "2\n" * 300) == run(
+        ["--seed", "8", "--bots", "random"], "2\n" * 300
+    )
+
+
+def test_quit_and_bad_answers():
+    status, text = run(["--seed", "1"], "x\n9\nq\n")
+    assert status == 1 and "Please answer with a number" in text
+    assert run(["--seed", "1"], "")[0] == 1  # input ended
+
+
+@pytest.mark.parametrize(
+    "argv,match",
+    [
+        (["--players", "7"], "3–6"),
+        (["--seat", "5"], "seat"),
+        (["--bots", "clever"], "clever"),
+        (["--bot", "0=random"], "not another seat"),
+        (["--seed", "-1"], "seed"),
+    ],
+)
+def test_bad_arguments(argv, match, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run(argv, "")
+    assert exit_.value.code == 2 and match in capsys.readouterr().err
+
+
+def test_benchmark_measures_the_second_game():
+    result = benchmark.run_the_traitors_benchmark(players=(3, 6), budget=benchmark.Budget(games=1), repeats=1)
+    assert set(result) == {"3", "6"}
+    for apis in result.values():
+        assert set(apis) == {"env", "raw_env", "engine"}
+        assert all(f["decisions_per_s"] > 0 and f["mean_episode_length"] > 40 for f in apis.values())
+    assert "the_traitors_v0 | 6 | engine" in benchmark.format_the_traitors_report(result)

@@ -1,0 +1,189 @@
+"""The game master for RLlib: one *Traitors Aboard* game as a turn-based ``MultiAgentEnv``.
+
+RLlib maps an agent id to a policy before the agent's first observation, so the ids say the
+team the seat was dealt for the current game: ``"<team>/<seat>"`` (``"pirates/3"``,
+``"mutineers/1"``). Only the policy mapping reads the team from the id; the policy itself sees
+only its own seat's observation and action mask (the game master knows the deal, the players
+do not).
+
+Turn-based stepping (RLlib's convention, as in its ``TicTacToe`` example): ``reset`` and every
+``step`` return the observation of the one seat to act next; ``step`` takes that seat's action.
+The acting seat gets reward 0 on every step. When the game ends (on anyone's decision) every
+seat of the table gets its own final observation, its team's terminal reward (+1 won, −1 lost,
+R17) and ``terminated=True``: seats thrown overboard and seats that never acted included.
+RLlib completes each seat's last transition with that reward; a seat that never acted (the
+chest opened before its first turn) has no transition to learn from, and RLlib's
+``MultiAgentEpisode`` leaves it out of the episode (tests/test_rllib.py checks both).
+
+Observation per agent: ``Dict(observations=Box(OBS_LOW, OBS_HIGH, (1228,), float32),
+action_mask=Box(0, 1, (196,), float32))``, the keys RLlib's action-masking RLModule reads; the
+observation vector is the environment's own (unscaled). Action: ``Discrete(196)``; sampling an
+agent's action space draws a legal action while that seat is to act (RLlib's env checker steps
+the env with a sampled action).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+from gymnasium import spaces
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from traitors_env import traitors_aboard_v0
+from traitors_env.traitors_aboard import actions as A
+from traitors_env.traitors_aboard.cards import MAX_PLAYERS, ROLE_NAMES, Role
+from traitors_env.traitors_aboard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
+
+TEAMS = ("pirates", "mutineers")
+TEAM_OF_ROLE = {role: ROLE_NAMES[role].lower() + "s" for role in (Role.PIRATE, Role.MUTINEER)}
+
+
+def agent_id(team: str, seat: int) -> str:
+    """The agent id of ``seat`` (0-based) dealt to ``team`` (``"pirates"``/``"mutineers"``): ``"pirates/3"``."""
+    return f"{team}/{seat}"
+
+
+def team_of(agent: str) -> str:
+    """The team an agent id names (``"pirates/3"`` → ``"pirates"``). Raises ``ValueError`` for another id."""
+    team, _, seat = str(agent).partition("/")
+    if team not in TEAMS or not seat.isdigit():
+        raise ValueError(f"agent id {agent!r} is not '<team>/<seat>' with team in {TEAMS}")
+    return team
+
+
+class _LegalActions(spaces.Discrete):
+    """``Discrete(NUM_ACTIONS)`` whose ``sample()`` (no mask given) draws a legal action while its seat is to act.
+
+    Pickles and copies as a plain ``Discrete`` (the env reference stays behind).
+    """
+
+    def __init__(self, env: GameMasterEnv, agent: str) -> None:
+        super().__init__(A.NUM_ACTIONS)
+        self._env = weakref.ref(env)
+        self._agent = agent
+
+    def sample(self, mask=None, probability=None):
+        env = self._env()
+        if mask is None and probability is None and env is not None:
+            legal = env.legal_mask(self._agent)
+            if legal.any():
+                mask = legal.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self):
+        return (spaces.Discrete, (self.n,))
+
+
+class GameMasterEnv(MultiAgentEnv):
+    """Deals *Traitors Aboard* games and exposes every seat as an agent ``"<team>/<seat>"``.
+
+    Args:
+        config: a mapping (RLlib's ``env_config``) with optional keys ``player_counts`` (table
+            sizes drawn per game, default 3–8), ``player_count_weights`` (relative, default
+            uniform), ``claims`` (the claim step, R14; default ``True``) and ``seed`` (seeds
+            the deals until ``reset(seed=...)`` is given one).
+
+    Raises:
+        ValueError: for table sizes outside 3–8 or bad weights (from the game); from :meth:`step`,
+            for an action dict without the acting agent, and
+            :class:`~traitors_env.traitors_aboard.engine.IllegalActionError` for an action outside its mask.
+    """
+
+    def __init__(self, config: dict | None = None) -> None:
+        super().__init__()
+        config = dict(config or {})
+        self.player_counts = [int(n) for n in config.get("player_counts", range(3, MAX_PLAYERS + 1))]
+        weights = config.get("player_count_weights")
+        if not self.player_counts:
+            raise ValueError("player_counts is empty; give at least one table size in 3–8")
+        weights = np.ones(len(self.player_counts)) if weights is None else np.asarray(weights, dtype=np.float64)
+        if weights.shape != (len(self.player_counts),) or (weights < 0).any() or weights.sum() <= 0:
+            raise ValueError(f"player_count_weights={weights.tolist()} must be one weight >= 0 per player count")
+        self._probabilities = weights / weights.sum()
+        claims = bool(config.get("claims", True))
+        self._envs = {n: traitors_aboard_v0.raw_env(num_players=n, claims=claims) for n in self.player_counts}
+        self._rng = np.random.default_rng(config.get("seed"))
+        self._env = None
+        self._ids: list[str] = []
+        self.possible_agents = [agent_id(team, seat) for team in TEAMS for seat in range(MAX_PLAYERS)]
+        self.agents = []
+        observation = spaces.Dict(
+            {
+                "observations": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0.0, 1.0, (A.NUM_ACTIONS,), np.float32),
+            }
+        )
+        self.observation_spaces = {agent: observation for agent in self.possible_agents}
+        self.action_spaces = {agent: _LegalActions(self, agent) for agent in self.possible_agents}
+
+    # ------------------------------------------------------------ MultiAgentEnv API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new game (or start from ``options["position"]``, a
+        :class:`~traitors_env.traitors_aboard.engine.GameState`); returns the observation of the seat to act
+        first (and an empty info for it)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        position = (options or {}).get("position")
+        if position is None:
+            n = self.player_counts[int(self._rng.choice(len(self.player_counts), p=self._probabilities))]
+            env = self._env = self._envs[n]
+            env.reset(seed=int(self._rng.integers(2**63)))
+        else:
+            env = self._env = traitors_aboard_v0.raw_env(num_players=position.num_players, claims=position.config.claims)
+            env.reset_to_position(position)
+        # Game master: the deal names the agents (the only place the roles are read).
+        self._ids = [agent_id(TEAM_OF_ROLE[Role(role)], seat) for seat, role in enumerate(env.game.roles)]
+        self.agents = list(self._ids)
+        seat = env.game.current_player
+        return {self._ids[seat]: self._observe(seat)}, {self._ids[seat]: {}}
+
+    def step(self, action_dict: dict):
+        env = self._env
+        if env is None or env.game.is_terminal:
+            raise RuntimeError("step() called before reset() or after the game ended; call reset()")
+        game = env.game
+        seat = game.current_player
+        acting = self._ids[seat]
+        if acting not in action_dict:
+            raise ValueError(f"the action dict {sorted(action_dict)} holds no action for {acting!r}, the seat to act")
+        env.step(int(action_dict[acting]))  # raises IllegalActionError (naming the legal set) for a masked action
+        if not game.is_terminal:
+            nxt = game.current_player
+            return (
+                {self._ids[nxt]: self._observe(nxt)},
+                {acting: 0.0},
+                {"__all__": False},
+                {"__all__": False},
+                {},
+            )
+        winner = TEAM_OF_ROLE[game.winner]
+        observations, rewards, terminateds, infos = {}, {}, {"__all__": True}, {}
+        for other, agent in enumerate(self._ids):
+            observations[agent] = self._observe(other)
+            rewards[agent] = 1.0 if team_of(agent) == winner else -1.0
+            terminateds[agent] = True
+            info = dict(env.infos[env.possible_agents[other]])
+            info.update(team_won=team_of(agent) == winner, num_players=game.num_players)
+            infos[agent] = info
+        return observations, rewards, terminateds, {"__all__": False}, infos
+
+    # ------------------------------------------------------------ helpers
+    def legal_mask(self, agent: str) -> np.ndarray:
+        """The legal actions of ``agent`` (``bool``, shape ``(NUM_ACTIONS,)``): all ``False`` unless it is to act."""
+        game = None if self._env is None else self._env.game
+        if game is None or game.is_terminal or self._ids[game.current_player] != agent:
+            return np.zeros(A.NUM_ACTIONS, dtype=bool)
+        return game.legal_mask().astype(bool)
+
+    @property
+    def game(self):
+        """The running :class:`~traitors_env.traitors_aboard.engine.GameState` (for tests; not an observation)."""
+        return self._env.game
+
+    def _observe(self, seat: int) -> dict:
+        game = self._env.game
+        mask = np.zeros(A.NUM_ACTIONS, dtype=np.float32)
+        if not game.is_terminal and game.current_player == seat:
+            mask[:] = game.legal_mask()
+        return {"observations": encode(game, seat), "action_mask": mask}

@@ -1,0 +1,364 @@
+"""``traitors-train`` with ``backend: rllib``: both teams trained at once with Ray RLlib's PPO (new API stack).
+
+One generation = one RLlib training iteration (``rllib.train_batch_size`` game decisions sampled
+by ``rllib.num_env_runners`` env runners, then ``ppo.n_epochs`` epochs of minibatches of
+``ppo.batch_size``). Policies and opponents: :mod:`training.rllib.modules`; the game master:
+:mod:`training.rllib.env`.
+
+Ray: ``rllib.address`` or else ``$RAY_ADDRESS`` joins a running cluster (``ray.init(address=...)``);
+with neither, a local Ray starts on this machine (``rllib.num_cpus``, ``rllib.object_store_memory_mb``,
+no dashboard) and is shut down at the end. The same command runs on a laptop and on a cluster.
+
+Outputs in the run folder (as the SB3 backend, :mod:`training.storage`): ``config.yaml``;
+``state.json`` (completed iterations, per-iteration figures; written last, so ``--resume`` restarts
+from the last completed iteration); ``checkpoints/gen_001/`` (RLlib's algorithm checkpoint of
+iteration 1, ``Algorithm.save_to_path``; the team modules lie in
+``learner_group/learner/rl_module/{pirates,mutineers}``, agents by spec); ``generations.csv``
+(one row per iteration); ``tensorboard/rllib/`` (TensorBoard scalars, one event file per iteration); ``winrates.png`` (training
+win rates against the heuristic per iteration); the final ``evaluation.{json,csv,md}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..config import RunConfig
+from ..storage import RunFolder, atomic_write_text
+
+TEAMS = ("pirates", "mutineers")
+#: Paths of the team modules inside an algorithm checkpoint.
+MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
+
+
+# ---------------------------------------------------------------- Ray and the algorithm
+def ray_address(config: RunConfig) -> str | None:
+    """The cluster to join: ``rllib.address``, else ``$RAY_ADDRESS``, else ``None`` (start a local Ray)."""
+    return config.rllib.address or os.environ.get("RAY_ADDRESS") or None
+
+
+def init_ray(config: RunConfig) -> bool:
+    """Connect to (or start) Ray unless it is already up; returns whether this call started it."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    address = ray_address(config)
+    # The workers import training/ and traitors_env/ from this checkout (a cluster's nodes need the package
+    # installed, or a job submitted with its working directory).
+    if address is None:
+        ray.init(
+            num_cpus=config.rllib.num_cpus,
+            object_store_memory=config.rllib.object_store_memory_mb * 2**20,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
+    else:
+        ray.init(address=address, log_to_driver=False)
+    return True
+
+
+def algorithm_config(config: RunConfig):
+    """The ``PPOConfig`` of a run: game-master env, one masked PPO module per team, the bots as fixed modules."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from traitors_env.agents.rllib_module import TeamPPOModule
+
+    from .callbacks import GameCallbacks
+    from .env import GameMasterEnv
+    from .modules import BOTS, BotModule, TeamMapping
+
+    ppo, rl = config.ppo, config.rllib
+    model = {"fcnet_hiddens": list(ppo.net_arch), "fcnet_activation": ppo.activation, "vf_share_layers": False}
+    specs = {team: RLModuleSpec(module_class=TeamPPOModule, model_config=model) for team in TEAMS}
+    for index, bot in enumerate(BOTS):
+        specs[bot] = RLModuleSpec(module_class=BotModule, model_config={"bot": bot, "seed": config.seed * 10 + index})
+    weights = {"latest": config.opponents.latest, "heuristic": config.opponents.heuristic, "random": config.opponents.random}
+    env_config = {
+        "player_counts": list(config.env.player_counts),
+        "player_count_weights": config.env.player_count_weights,
+        "claims": config.env.claims,
+        "seed": config.seed,
+    }
+    return (
+        PPOConfig()
+        .environment(GameMasterEnv, env_config=env_config)
+        .framework("torch", torch_compile_learner=False)
+        .env_runners(
+            num_env_runners=rl.num_env_runners,
+            num_envs_per_env_runner=rl.num_envs_per_env_runner,
+            num_cpus_per_env_runner=1,
+            rollout_fragment_length="auto",
+        )
+        .learners(num_learners=0)
+        .training(
+            lr=ppo.learning_rate,
+            gamma=ppo.gamma,
+            lambda_=ppo.gae_lambda,
+            clip_param=ppo.clip_range,
+            entropy_coeff=ppo.ent_coef,
+            vf_loss_coeff=ppo.vf_coef,
+            grad_clip=ppo.max_grad_norm,
+            train_batch_size_per_learner=rl.train_batch_size,
+            minibatch_size=ppo.batch_size,
+            num_epochs=ppo.n_epochs,
+        )
+        .multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=TeamMapping(weights, seed=config.seed),
+            policies_to_train=list(TEAMS),
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .callbacks(GameCallbacks)
+        .debugging(seed=config.seed, log_level="ERROR")
+        .reporting(metrics_num_episodes_for_smoothing=200)
+    )
+
+
+# ---------------------------------------------------------------- figures of an iteration
+def iteration_record(result: dict, generation: int, seconds: float) -> dict:
+    """The figures of one ``Algorithm.train()`` result kept in ``state.json`` and ``generations.csv``."""
+    runners = result.get("env_runners", {})
+    learners = result.get("learners", {})
+    module_steps = runners.get("num_module_steps_sampled", {})
+    learner_steps = int(sum(module_steps.get(team, 0) for team in TEAMS))
+    decisions = int(runners.get("num_env_steps_sampled", 0))
+    record = {
+        "generation": generation + 1,  # 1-based, as in state.json everywhere
+        "seconds": round(seconds, 2),
+        "game_decisions": decisions,
+        "learner_steps": learner_steps,
+        "learner_steps_per_second": round(learner_steps / seconds, 1) if seconds > 0 else None,
+        "game_decisions_per_second": round(decisions / seconds, 1) if seconds > 0 else None,
+        "episodes": int(runners.get("num_episodes", 0)),
+        "win_rates": {k: round(float(v), 4) for k, v in sorted(runners.get("win_rate", {}).items())},
+        "episodes_per_node": {k: int(v) for k, v in sorted(runners.get("episodes_per_node", {}).items())},
+        "teams": {},
+    }
+    for team in TEAMS:
+        stats = learners.get(team, {})
+        record["teams"][team] = {
+            key: round(float(stats[key]), 5)
+            for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var")
+            if key in stats
+        }
+    return record
+
+
+def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
+    rows = []
+    for h in history:
+        row = {k: h[k] for k in ("generation", "seconds", "game_decisions", "learner_steps")}
+        row["learner_steps_per_second"] = h["learner_steps_per_second"]
+        row["game_decisions_per_second"] = h["game_decisions_per_second"]
+        row.update({f"win_rate_{k}": v for k, v in h["win_rates"].items()})
+        for team, stats in h["teams"].items():
+            row.update({f"{team}_{k}": v for k, v in stats.items()})
+        rows.append(row)
+    fields = list(dict.fromkeys(k for row in rows for k in row))
+    lines = [",".join(fields)] + [",".join("" if row.get(f) is None else str(row.get(f)) for f in fields) for row in rows]
+    atomic_write_text(run.path / "generations.csv", "\n".join(lines) + "\n")
+
+
+def _plot_training_win_rates(history: list[dict], path: Path) -> None:
+    """``winrates.png``: per team, the training win rate against the heuristic and the random bots per iteration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    fig.suptitle("Training win rate per iteration (last 200 games of each matchup, RLlib backend)")
+    gens = [h["generation"] for h in history]
+    for ax, team in zip(axes, TEAMS):
+        for opponent, style in (("heuristic", "-o"), ("random", ":s"), ("self-play", "--^")):
+            key = f"{team}_vs_{opponent}"
+            rates = [h["win_rates"].get(key, np.nan) for h in history]
+            if not all(np.isnan(rates)):
+                ax.plot(gens, rates, style, label=f"vs {opponent}")
+        ax.set_title(team.capitalize())
+        ax.set_xlabel("iteration")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="best")
+    axes[0].set_ylabel("win rate")
+    fig.tight_layout()
+    tmp = path.with_name(path.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    tmp.replace(path)
+
+
+# ---------------------------------------------------------------- the run
+def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) -> RunFolder:
+    """Run (or resume) ``training.generations`` RLlib iterations of ``config``; returns the run folder.
+
+    Raises:
+        training.train.RunError: see :func:`training.train.prepare_run_folder`.
+    """
+    import ray
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm.auto import tqdm
+
+    from ..resume import discard_incomplete_generations
+    from ..train import prepare_run_folder
+
+    # The learner runs in this process; more torch threads than cores fight the env runners (4x slower updates).
+    torch.set_num_threads(config.training.torch_threads)
+    run, state = prepare_run_folder(config, resume, force)
+    start, total = state["completed_generations"], config.training.generations
+    if start >= total:
+        print(f"run {config.name!r} has completed all {start} iterations; nothing to train")
+        return run
+    for stale in run.checkpoints.glob(".gen_*.tmp") if run.checkpoints.exists() else ():
+        shutil.rmtree(stale)  # a save cut short by a kill
+    started_ray = init_ray(config)
+    algo = None
+    bar = tqdm(
+        total=total - start,
+        unit="iter",
+        disable=not config.training.progress_bar,
+        dynamic_ncols=True,
+        mininterval=0.5 if sys.stderr.isatty() else 30.0,
+    )
+    try:
+        algo = algorithm_config(config).build_algo()
+        if start > 0:
+            algo.restore_from_path(str(run.generation_dir(start - 1).resolve()))
+            bar.write(f"resuming run {config.name!r} after iteration {start} of {total}")
+        for generation in range(start, total):
+            began = time.perf_counter()
+            result = algo.train()
+            seconds = time.perf_counter() - began
+            final = run.generation_dir(generation)
+            tmp = final.with_name(f".{final.name}.tmp")
+            algo.save_to_path(str(tmp.resolve()))
+            os.replace(tmp, final)
+            record = iteration_record(result, generation, seconds)
+            # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
+            with SummaryWriter(str(run.path / "tensorboard" / "rllib"), filename_suffix=f".gen_{generation + 1:03d}") as writer:
+                for key, value in _scalars(record).items():
+                    writer.add_scalar(key, value, generation + 1)
+            state["history"].append(record)
+            state["completed_generations"] = generation + 1
+            run.write_state(state)  # last: the iteration now counts as completed
+            _write_generations_csv(run, state["history"])
+            _plot_training_win_rates(state["history"], run.path / "winrates.png")
+            rates = record["win_rates"]
+            bar.set_description(f"iter {generation + 1}/{total}")
+            bar.set_postfix(
+                learner_sps=f"{record['learner_steps_per_second']:.0f}",
+                P_vs_h=f"{rates.get('pirates_vs_heuristic', float('nan')):.2f}",
+                M_vs_h=f"{rates.get('mutineers_vs_heuristic', float('nan')):.2f}",
+                refresh=False,
+            )
+            bar.update(1)
+    except KeyboardInterrupt:
+        discard_incomplete_generations(run, state["completed_generations"])  # nothing half-written stays
+        raise
+    finally:
+        bar.close()
+        if algo is not None:
+            algo.stop()
+        if started_ray:
+            ray.shutdown()
+    return run
+
+
+def _scalars(record: dict) -> dict[str, float]:
+    out = {
+        "time/learner_steps_per_second": record["learner_steps_per_second"],
+        "time/game_decisions_per_second": record["game_decisions_per_second"],
+        "rollout/episodes": record["episodes"],
+    }
+    out.update({f"win_rate/{k}": v for k, v in record["win_rates"].items()})
+    for team, stats in record["teams"].items():
+        out.update({f"train/{team}/{k}": v for k, v in stats.items()})
+    return {k: float(v) for k, v in out.items() if v is not None}
+
+
+# ---------------------------------------------------------------- evaluation
+class RLlibModuleSpec:
+    """A picklable recipe for the agent of a saved team module (``build(seed)``, as :class:`training.agents.AgentSpec`)."""
+
+    def __init__(self, path: str, deterministic: bool = False) -> None:
+        self.path = str(path)
+        self.deterministic = deterministic
+
+    def build(self, seed=None):
+        from traitors_env.agents.checkpoint import PolicyAgent
+        from traitors_env.agents.rllib_checkpoint import load_module_policy
+
+        return PolicyAgent(load_module_policy(self.path), seed=seed, deterministic=self.deterministic)
+
+
+def evaluate_rllib_run(
+    config: RunConfig,
+    run: RunFolder,
+    generation: int | None = None,
+    games: int | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> dict:
+    """Evaluate an RLlib run's team modules through :func:`training.evaluate.evaluate_matrix`: every (trained,
+    heuristic, random) Pirates policy against every Mutineers policy. Arguments, files and the returned report
+    as :func:`training.evaluate.evaluate_run` (which calls this for ``backend: rllib``): ``evaluation.*`` for
+    the newest iteration with the config's games, else ``evaluation_gen<G>_games<N>.*``.
+
+    Raises:
+        PolicyLoadError: if the run has no completed iteration or a module folder is missing.
+    """
+    from ..agents import AgentSpec, PolicyLoadError
+    from ..evaluate import cells_csv, evaluate_matrix, evaluation_stem, learning_checks, markdown_report
+
+    completed = run.completed_generations()
+    if completed == 0:
+        raise PolicyLoadError(f"run {str(run.path)!r} has no completed iteration to evaluate (no checkpoint)")
+    generation = completed - 1 if generation is None else generation
+    games = config.evaluation.games if games is None else games
+    modules = {team: run.generation_dir(generation) / MODULE_DIR / team for team in TEAMS}
+    for path in modules.values():
+        if not path.is_dir():
+            raise PolicyLoadError(f"RLlib module {str(path)!r} does not exist; train first or pick another --generation")
+    det = config.evaluation.deterministic
+    specs = {
+        team: {"trained": RLlibModuleSpec(modules[team], det), "heuristic": AgentSpec("heuristic"), "random": AgentSpec("random")}
+        for team in TEAMS
+    }
+    cells = evaluate_matrix(
+        specs,
+        config.eval_player_counts,
+        games,
+        seed=config.seed + 1_000_003,  # the deals of the SB3 backend's evaluation
+        claims=config.env.claims,
+        workers=config.evaluation.workers if workers is None else workers,
+        progress=config.training.progress_bar if progress is None else progress,
+    )
+    checks = learning_checks(cells)
+    report = {
+        "run": config.name,
+        "backend": "rllib",
+        "generation": generation + 1,  # 1-based, as in state.json and the checkpoint folders
+        "checkpoints": {team: str(path) for team, path in modules.items()},
+        "games_per_cell": games,
+        "player_counts": config.eval_player_counts,
+        "deterministic": det,
+        "cells": [c.as_row() for c in cells],
+        "learning_checks": checks,
+    }
+    stem = evaluation_stem(config, completed, generation, games)
+    files = [run.path / f"{stem}.{ext}" for ext in ("json", "csv", "md")]
+    atomic_write_text(files[0], json.dumps(report, indent=2))
+    atomic_write_text(files[1], cells_csv(cells))
+    title = f"Evaluation of run {config.name!r} (RLlib), iteration {generation + 1}, {games} games per cell"
+    atomic_write_text(files[2], markdown_report(cells, checks, title))
+    return {**report, "files": [str(f) for f in files]}

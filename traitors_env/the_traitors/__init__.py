@@ -1,0 +1,12 @@
+"""The Traitors board game (2nd edition): its rules and its PettingZoo environment.
+
+- :mod:`.cards`: roles, reward cards, the static numbers of the game (T01–T04);
+- :mod:`.actions`: the one ``Discrete`` action table of every decision, from one declaration;
+- :mod:`.engine`: the pure rules engine (no gymnasium/pettingzoo import);
+- :mod:`.observation`: the declared observation layout and its encoder;
+- :mod:`.env`: the PettingZoo AEC environment (public as :mod:`traitors_env.the_traitors_v0`);
+- :mod:`.render`: the table as text.
+
+Rules: ``docs/rules/the-traitors-board-game-2nd-ed-en.txt``; rulings T01–T16 in
+``docs/rules/the-traitors-RULINGS.md``.
+"""
