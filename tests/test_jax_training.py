@@ -287,7 +287,7 @@ def test_tiny_jax_run_trains_two_generations_resumes_and_plays_by_spec(tmp_path)
     label, agent = load_agent(str(run.checkpoint(0, "mutineers")), seed=0)
     assert label.startswith("policy:")
     report = evaluate_run(config2, run, progress=False)
-    assert report["generation"] == 1 and len(report["cells"]) == 18
+    assert report["generation"] == 2 and len(report["cells"]) == 18  # 1-based
 
     # Same seed, same run: training is deterministic.
     again = train(tiny_jax_config(tmp_path / "again"), engine=engine)

@@ -325,7 +325,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
     try:
         for generation in range(start, total_generations):
             began = time.perf_counter()
-            record = {"generation": generation, "teams": {}}
+            record = {"generation": generation + 1, "teams": {}}  # 1-based, as in the SB3 backend
             for index, team in enumerate(TEAMS):
                 other = TEAMS[1 - index]
                 entry = teams[team]
