@@ -171,8 +171,10 @@ class RunConfig(_Section):
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     seed: int = 0
-    #: "sb3" (sb3-contrib MaskablePPO, alternating generations) or "rllib" (Ray RLlib PPO, ``rllib`` section)
-    backend: Literal["sb3", "rllib"] = "sb3"
+    #: "sb3" (sb3-contrib MaskablePPO, alternating generations), "rllib" (Ray RLlib PPO, ``rllib`` section) or
+    #: "jax" (training/jax_backend: the JAX engine and PPO in one jitted loop; needs the jax extra; there
+    #: training.n_envs is the batch of games and ppo.n_steps the game decisions per game per rollout)
+    backend: Literal["sb3", "rllib", "jax"] = "sb3"
     output_dir: str = "runs"
     env: EnvSection = Field(default_factory=EnvSection)
     opponents: OpponentsSection = Field(default_factory=OpponentsSection)
@@ -185,6 +187,8 @@ class RunConfig(_Section):
     def _check_backend(self) -> RunConfig:
         if self.backend == "rllib" and self.opponents.past > 0:
             raise ValueError("opponents.past must be 0 with backend: rllib (its opponents are self-play and the bots)")
+        if self.backend == "jax" and self.env.name != "traitors_aboard_v0":
+            raise ValueError(f"backend: jax trains traitors_aboard_v0 only (its JAX engine); env.name is {self.env.name!r}")
         return self
 
     @model_validator(mode="before")

@@ -307,6 +307,10 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     Raises:
         RunError: see :func:`prepare_run_folder`.
     """
+    if config.backend == "jax":
+        from .jax_backend.train import train as train_jax
+
+        return train_jax(config, resume=resume, force=force)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger

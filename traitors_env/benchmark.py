@@ -636,6 +636,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-leduc", action="store_true", help="do not measure leduc_holdem_v4")
     parser.add_argument(
+        "--training",
+        action="store_true",
+        help="instead, the training benchmark: learner decisions/s of the SB3 and JAX backends "
+        "(training/bench.py, reached through the traitors-bench command; 'traitors-bench --training --help')",
+    )
+    parser.add_argument(
         "--jax",
         action="store_true",
         help="also measure the batched JAX engine and env (needs the extra jax: pip install -e '.[jax]')",
@@ -666,6 +672,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``traitors-bench``; returns the exit status (0; targets are reported, not enforced)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = _parser()
     args = parser.parse_args(argv)
     for name in ("seconds", "games", "repeats", "slices", "memory_games"):

@@ -85,11 +85,16 @@ class FrozenPolicy:
 
 
 def load_frozen_policy(path: str | Path) -> FrozenPolicy:
-    """:class:`FrozenPolicy` of ``path``, cached per process and file version (a rewritten file is reloaded).
+    """:class:`FrozenPolicy` of ``path``, cached per process and file version (a rewritten file is reloaded);
+    a ``.msgpack`` checkpoint of the JAX backend gives a :class:`~traitors_env.agents.jax_checkpoint.JaxPolicy`.
 
     Raises:
         PolicyLoadError: if ``path`` does not exist or is not a ``MaskablePPO`` snapshot.
     """
+    if str(path).endswith(".msgpack"):  # a checkpoint of the JAX backend: same interface, numpy forward pass
+        from .jax_checkpoint import load_jax_policy
+
+        return load_jax_policy(path)
     try:
         stat = os.stat(path)
     except OSError:

@@ -37,7 +37,10 @@ class RunFolder:
         return self.checkpoints / f"gen_{generation + 1:03d}"
 
     def checkpoint(self, generation: int, team: str) -> Path:
-        return self.generation_dir(generation) / f"{team}.zip"
+        """``<team>.zip`` (SB3 backend), or ``<team>.msgpack`` where the JAX backend wrote one."""
+        folder = self.generation_dir(generation)
+        jax_checkpoint = folder / f"{team}.msgpack"
+        return jax_checkpoint if jax_checkpoint.is_file() else folder / f"{team}.zip"
 
     def read_state(self) -> dict | None:
         """The saved state, or ``None`` for a run that has not completed a generation.

@@ -5,7 +5,8 @@ A spec is one of:
 - ``random`` or ``heuristic``: a scripted baseline (:func:`traitors_env.agents.make_agent`);
 - a path to a trained checkpoint: a ``MaskablePPO`` ``.zip`` (plays every seat it is given), a
   generation folder (``pirates.zip`` + ``mutineers.zip``, played by role through :class:`TeamAgent`)
-  or a run folder (its newest completed generation); needs the ``train`` extra;
+  or a run folder (its newest completed generation); needs the ``train`` extra; the same with the
+  JAX backend's ``.msgpack`` checkpoints (:mod:`traitors_env.agents.jax_checkpoint`; needs the ``jax`` extra);
 - ``package.module:function`` or ``path/to/file.py:function``: a user's factory, called as ``function(seed=seed)`` (or ``function()``
   if it takes no ``seed``), returning an object with ``act(observation, action_mask) -> int``
   (:class:`traitors_env.agents.Agent`).
@@ -122,18 +123,18 @@ def _factory_maker(spec: str) -> Callable:
 
 def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
     from . import rllib_checkpoint  # reads files only; ray is imported when a module loads
+    from .checkpoint import PolicyAgent, PolicyLoadError, load_frozen_policy
 
     if rllib_checkpoint.is_rllib_checkpoint(path):  # an RLlib module, algorithm checkpoint or run folder
         label, _ = rllib_checkpoint.load_rllib_agent(spec, path, 0)  # loads (and caches) now: errors before any game
         return label, lambda seed: rllib_checkpoint.load_rllib_agent(spec, path, seed)[1]
-    try:
-        import sb3_contrib  # noqa: F401  (checked here so the error names the missing extra)
-
-        from .checkpoint import PolicyAgent, PolicyLoadError, load_frozen_policy
-    except ImportError as error:
-        raise AgentSpecError(
-            f"agent {spec!r}: trained checkpoints need the training extra (pip install -e '.[train]'): {error}"
-        ) from None
+    if not _is_jax_checkpoint(path):
+        try:
+            import sb3_contrib  # noqa: F401  (checked here so the error names the missing extra)
+        except ImportError as error:
+            raise AgentSpecError(
+                f"agent {spec!r}: trained checkpoints need the training extra (pip install -e '.[train]'): {error}"
+            ) from None
 
     def policy(file: Path):
         try:
@@ -156,11 +157,12 @@ def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
         if not completed:
             raise AgentSpecError(f"run folder {spec!r} has no generation completed yet (its state.json names none)")
         folder = run.generation_dir(completed - 1)
-    pirates, mutineers = folder / "pirates.zip", folder / "mutineers.zip"
+    suffix = ".msgpack" if (folder / "pirates.msgpack").is_file() else ".zip"  # JAX or SB3 backend
+    pirates, mutineers = folder / f"pirates{suffix}", folder / f"mutineers{suffix}"
     if not (pirates.is_file() and mutineers.is_file()):
         raise AgentSpecError(
-            f"agent {spec!r}: folder holds no pirates.zip and mutineers.zip; expected a checkpoint .zip, "
-            "a generation folder or a run folder"
+            f"agent {spec!r}: folder holds no pirates.zip and mutineers.zip (nor .msgpack); expected a checkpoint "
+            ".zip or .msgpack, a generation folder or a run folder"
         )
     frozen_pirates, frozen_mutineers = policy(pirates), policy(mutineers)
 
@@ -169,3 +171,10 @@ def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
         return TeamAgent(PolicyAgent(frozen_pirates, seed=rng), PolicyAgent(frozen_mutineers, seed=rng))
 
     return f"policy:{folder}", make
+
+
+def _is_jax_checkpoint(path: Path) -> bool:
+    """A ``.msgpack`` checkpoint of the JAX backend, or a generation/run folder of one."""
+    if path.is_file():
+        return path.suffix == ".msgpack"
+    return (path / "pirates.msgpack").is_file() or any(path.glob("checkpoints/gen_*/pirates.msgpack"))

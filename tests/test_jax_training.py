@@ -1,0 +1,359 @@
+"""The JAX training backend (issue 13): team GAE, the game master's semantics, PPO, checkpoints, the run loop.
+
+The semantics are those of ``TeamEnv`` (tests/test_training.py): one trajectory per team per game, the
+terminal reward (R17) reaches the learner's last decision even when an opponent ends the game, games
+where the learner never acts are not transitions. Checked on explicit grids, on the stand-in game and
+on the real JAX engine.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("flax")
+pytest.importorskip("optax")
+
+import jax.numpy as jnp  # noqa: E402
+
+from training.jax_backend import ppo as P  # noqa: E402
+from training.jax_backend import rollout as R  # noqa: E402
+from training.jax_backend.engine import standin_engine  # noqa: E402
+
+
+def gae(valid, ended, reward, values=None, bootstrap=None, gamma=1.0, lam=1.0):
+    valid = jnp.asarray(valid, bool)[:, None]
+    ended = jnp.asarray(ended, bool)[:, None]
+    reward = jnp.asarray(reward, jnp.float32)[:, None]
+    values = jnp.zeros_like(reward) if values is None else jnp.asarray(values, jnp.float32)[:, None]
+    bootstrap = jnp.zeros(1) if bootstrap is None else jnp.asarray([bootstrap], jnp.float32)
+    adv, ret = P.team_gae(valid, values, ended, reward, bootstrap, gamma, lam)
+    return np.asarray(adv[:, 0]), np.asarray(ret[:, 0])
+
+
+# ---------------------------------------------------------------- team GAE on explicit grids
+def test_r17_reward_of_a_game_ended_by_an_opponent_reaches_the_learners_last_decision():
+    # decisions: learner, opponent, learner, opponent (ends the game, learner's team won), then a new game
+    valid = [1, 0, 1, 0, 1]
+    ended = [0, 0, 0, 1, 0]
+    reward = [0, 0, 0, 1, 0]
+    adv, ret = gae(valid, ended, reward, bootstrap=0.5)
+    assert adv[2] == 1.0 and adv[0] == 1.0  # gamma = lambda = 1: every decision of the game returns +1
+    assert adv[1] == adv[3] == 0.0  # opponent decisions are not transitions
+    assert adv[4] == 0.5  # the new game's decision bootstraps; the old game's reward does not leak into it
+
+
+def test_a_game_without_learner_decisions_gives_nothing_and_cuts_the_previous_game_off():
+    # game A: learner, then the learner's decision ends it (lost); game B: opponents only, ended (won); game C: learner
+    valid = [1, 1, 0, 0, 1]
+    ended = [0, 1, 0, 1, 0]
+    reward = [0, -1, 0, 1, 0]
+    adv, _ = gae(valid, ended, reward, bootstrap=0.25)
+    assert list(adv[:2]) == [-1.0, -1.0]  # game B's +1 never reaches game A
+    assert adv[4] == 0.25
+
+
+def test_discounting_counts_learner_decisions_only():
+    # Three learner decisions with many opponent decisions between them; gamma applies twice, not seven times.
+    valid = [1, 0, 0, 0, 1, 0, 0, 1, 0]
+    ended = [0, 0, 0, 0, 0, 0, 0, 0, 1]
+    reward = [0, 0, 0, 0, 0, 0, 0, 0, 1]
+    adv, _ = gae(valid, ended, reward, gamma=0.9, lam=1.0)
+    assert adv[7] == pytest.approx(1.0) and adv[4] == pytest.approx(0.9) and adv[0] == pytest.approx(0.81)
+
+
+def test_gae_with_values_matches_the_textbook_recursion():
+    valid = [1, 0, 1, 1, 0]
+    ended = [0, 0, 0, 0, 1]
+    reward = [0, 0, 0, 0, -1]
+    values = [0.2, 9.0, -0.1, 0.4, 9.0]  # opponent rows' values are never read
+    gamma, lam = 0.99, 0.95
+    adv, ret = gae(valid, ended, reward, values, bootstrap=3.0, gamma=gamma, lam=lam)
+    v = [0.2, -0.1, 0.4]
+    d2 = -1 - v[2]
+    d1 = gamma * v[2] - v[1]
+    d0 = gamma * v[1] - v[0]
+    a2 = d2
+    a1 = d1 + gamma * lam * a2
+    a0 = d0 + gamma * lam * a1
+    assert adv[[0, 2, 3]] == pytest.approx([a0, a1, a2], abs=1e-6)
+    assert ret[[0, 2, 3]] == pytest.approx([a0 + v[0], a1 + v[1], a2 + v[2]], abs=1e-6)
+
+
+# ---------------------------------------------------------------- the game master in a scan
+def _model():
+    model = P.ActorCritic((16,))
+    params = model.init(jax.random.key(0), jnp.zeros((1, 1228)))
+    return model, params, lambda p, o: model.apply(p, o, method=P.ActorCritic.logits)
+
+
+@functools.cache
+def _scan(engine, steps, batch):
+    """A jitted rollout of ``steps`` decisions that also returns who acted (compiled once for both teams)."""
+    model, params, actor = _model()
+    settings = R.Settings((3, 4, 5, 6, 7, 8), (1 / 6,) * 6, steps, 1.0, 1.0, True)
+
+    def run(team, probabilities):
+        opponents = R.Opponents(probabilities, params, params)
+        slots = R.new_slots(engine, settings, jax.random.key(1), batch, opponents)
+        # Games dealt ahead: a slot whose two reserve games are used up deals anew (both paths run here).
+        reserve = R.deal_reserve(engine, settings, jax.random.key(3), batch)
+
+        def body(carry, key):
+            slots, reserve = carry
+            before = (jax.vmap(engine.roles)(slots.state), slots.state.current_player)
+            slots, reserve, rec = R.game_step(
+                engine, settings, model.apply, actor, params, team, opponents, slots, key, reserve
+            )
+            return (slots, reserve), (rec, before)
+
+        (_, reserve), out = jax.lax.scan(body, (slots, reserve), jax.random.split(jax.random.key(2 + team), steps))
+        return out + (reserve.used,)
+
+    return jax.jit(run)
+
+
+def _replay_check(engine, team, kinds, steps=48, batch=16):
+    """Roll out, then check each slot's transitions against the record of who acted."""
+    rec, (roles, seats), used = _scan(engine, steps, batch)(jnp.int32(team), jnp.asarray(kinds, jnp.float32))
+    assert int(used.max()) > R.RESERVE  # some slot dealt beyond its reserve: both paths ran
+    roles, seats = np.asarray(roles), np.asarray(seats)
+    valid = np.asarray(rec["valid"])
+    acting_team = np.take_along_axis(roles, seats[..., None], axis=-1)[..., 0]
+    assert (valid == (acting_team == team)).all()  # exactly the learner seats' decisions are transitions
+    assert (acting_team >= 0).all()  # only real seats act
+    ended, reward = np.asarray(rec["ended"]), np.asarray(rec["team_reward"])
+    assert set(np.unique(reward[ended])) <= {-1.0, 1.0}
+    adv, _ = P.team_gae(
+        rec["valid"], jnp.zeros_like(rec["value"]), rec["ended"], rec["team_reward"], jnp.zeros(batch), 1.0, 1.0
+    )
+    adv = np.asarray(adv)
+    ended_by_opponent = without_learner = 0
+    for b in range(batch):
+        start = 0
+        for t in np.flatnonzero(ended[:, b]):
+            game = slice(start, t + 1)
+            learner = np.flatnonzero(valid[game, b]) + start
+            if learner.size:
+                assert (adv[learner, b] == reward[t, b]).all()  # every decision returns the game's result
+                ended_by_opponent += not valid[t, b]
+            else:
+                without_learner += 1
+            start = t + 1
+        assert (adv[start:, b] == 0).all()  # the unfinished game bootstraps (from 0 here)
+    return ended_by_opponent, without_learner, np.asarray(rec["obs"])
+
+
+@pytest.mark.parametrize("team", [0, 1])
+def test_standin_rollout_transitions_are_the_learners_decisions_with_their_games_result(team):
+    by_opponent, _, _ = _replay_check(standin_engine(), team, (0.3, 0.2, 0.3, 0.2))
+    assert by_opponent > 0  # the sample holds the case under test
+
+
+@pytest.mark.slow  # compiles the real engine (about a minute on 2 cores)
+def test_real_engine_rollout_transitions_are_the_learners_decisions_with_their_games_result():
+    pytest.importorskip("pgx")
+    from training.jax_backend.engine import traitors_engine
+
+    engine = traitors_engine(heuristic=False)
+    by_opponent = without_learner = 0
+    for team in (0, 1):
+        ended, skipped, obs = _replay_check(engine, team, (0.5, 0.0, 0.0, 0.5), steps=96, batch=32)
+        by_opponent, without_learner = by_opponent + ended, without_learner + skipped
+        assert np.abs(obs).max() <= 1.0  # policies see the scaled observation
+    assert by_opponent > 0 and without_learner > 0  # the sample holds the cases under test
+
+
+def test_opponent_probabilities_drop_kinds_without_snapshots():
+    weights = {"latest": 0.4, "past": 0.2, "heuristic": 0.3, "random": 0.1}
+    assert R.opponent_probabilities(weights, 0) == pytest.approx([0, 0, 0.75, 0.25])
+    assert R.opponent_probabilities(weights, 1) == pytest.approx([0.5, 0, 0.375, 0.125])
+    assert R.opponent_probabilities(weights, 3) == pytest.approx([0.4, 0.2, 0.3, 0.1])
+    with pytest.raises(ValueError, match="no opponent kind"):
+        R.opponent_probabilities({"latest": 1.0}, 0)
+
+
+def test_masked_distribution_never_picks_or_weighs_illegal_actions():
+    logits = jnp.asarray([[5.0, 0.0, 1.0, -2.0]])
+    mask = jnp.asarray([[False, True, True, False]])
+    logp, entropy = P.log_prob_entropy(logits, mask, jnp.asarray([2]))
+    p = np.exp([0.0, 1.0]) / np.exp([0.0, 1.0]).sum()
+    assert float(logp[0]) == pytest.approx(np.log(p[1]), abs=1e-6)
+    assert float(entropy[0]) == pytest.approx(-(p * np.log(p)).sum(), abs=1e-6)
+    draws = jax.random.categorical(jax.random.key(0), P.masked_logits(logits, mask), shape=(500, 1))
+    assert set(np.unique(np.asarray(draws))) <= {1, 2}
+
+
+def test_compact_keeps_valid_rows_and_pads_with_zero_weight():
+    valid = jnp.asarray([[True, False], [False, True], [True, False]])
+    grid = P.Batch(*(jnp.arange(6.0).reshape(3, 2) for _ in range(8)))
+    batch = P.compact(jax.random.key(0), grid, valid, 4)
+    assert sorted(np.asarray(batch.obs)[np.asarray(batch.weight) > 0].tolist()) == [0.0, 3.0, 4.0]
+    assert np.asarray(batch.weight).sum() == 3
+    small = P.compact(jax.random.key(0), grid, valid, 2)
+    assert set(np.asarray(small.obs).tolist()) <= {0.0, 3.0, 4.0} and np.asarray(small.weight).sum() == 2
+
+
+# ---------------------------------------------------------------- checkpoints as agents
+def test_jax_checkpoint_agent_plays_the_trained_actors_probabilities(tmp_path):
+    from traitors_env.agents.checkpoint import OBS_SCALE, load_frozen_policy
+    from traitors_env.agents.jax_checkpoint import save_checkpoint
+
+    model = P.ActorCritic((8, 8), "relu")
+    params = model.init(jax.random.key(3), jnp.zeros((1, 1228)))
+    optimizer = P.make_optimizer(1e-3, 0.5)
+    path = tmp_path / "pirates.msgpack"
+    save_checkpoint(
+        path, params, optimizer.init(params), team="pirates", net_arch=[8, 8], activation="relu", num_timesteps=7
+    )
+    policy = load_frozen_policy(path)
+    rng = np.random.default_rng(0)
+    obs = rng.uniform(-1, 1, 1228).astype(np.float32) * OBS_SCALE
+    mask = (rng.random(196) < 0.3).astype(np.int8)
+    mask[5] = 1
+    logits = model.apply(params, jnp.asarray(obs / OBS_SCALE)[None], method=P.ActorCritic.logits)[0]
+    expected = np.asarray(jax.nn.softmax(P.masked_logits(logits, jnp.asarray(mask))))
+    assert policy.probabilities(obs, mask) == pytest.approx(expected, abs=1e-5)
+    assert (policy.probabilities(obs, mask)[mask == 0] == 0).all()
+
+
+def test_broken_jax_checkpoint_is_a_clear_error(tmp_path):
+    from traitors_env.agents.checkpoint import PolicyLoadError, load_frozen_policy
+
+    path = tmp_path / "pirates.msgpack"
+    path.write_bytes(b"not msgpack at all")
+    with pytest.raises(PolicyLoadError, match="not a JAX PPO checkpoint|not a 'traitors-aboard-jax-ppo'"):
+        load_frozen_policy(path)
+    with pytest.raises(PolicyLoadError, match="does not exist"):
+        load_frozen_policy(tmp_path / "missing.msgpack")
+
+
+# ---------------------------------------------------------------- the run: 2 generations, resume, agents by spec
+def tiny_jax_config(tmp_path, **changes):
+    from training.config import config_from_dict
+
+    data = {
+        "name": "jtiny",
+        "backend": "jax",
+        "output_dir": str(tmp_path / "runs"),
+        "env": {"player_counts": [3, 5, 8]},
+        "training": {"generations": 1, "steps_per_team": 200, "n_envs": 16, "progress_bar": False},
+        "ppo": {"n_steps": 16, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "evaluation": {"games": 2, "player_counts": [3], "games_per_generation": 4, "workers": 1},
+    }
+    for key, value in changes.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) else value
+    return config_from_dict(data)
+
+
+def test_tiny_jax_run_trains_two_generations_resumes_and_plays_by_spec(tmp_path):
+    from training.evaluate import evaluate_run
+    from training.jax_backend.train import train
+    from training.storage import RunFolder
+    from traitors_env.agents import TeamAgent
+    from traitors_env.agents.spec import load_agent
+
+    engine = standin_engine()
+    config = tiny_jax_config(tmp_path)
+    run = train(config, engine=engine)
+    assert isinstance(run, RunFolder) and run.completed_generations() == 1
+    # A kill during generation 2 left a half-written checkpoint behind; --resume redoes that generation.
+    run.generation_dir(1).mkdir(parents=True)
+    (run.generation_dir(1) / "pirates.msgpack").write_bytes(b"half")
+    config2 = tiny_jax_config(tmp_path, training={"generations": 2})
+    train(config2, resume=True, engine=engine)
+    state = run.read_state()
+    assert state["completed_generations"] == 2
+    for record in state["history"]:
+        for team in ("pirates", "mutineers"):
+            assert record["teams"][team]["learner_steps"] >= 200
+        assert set(record["vs_heuristic"]["pirates"]) == {"trained", "heuristic", "random"}
+    assert run.checkpoint(1, "mutineers").suffix == ".msgpack"
+    from traitors_env.agents.jax_checkpoint import read_checkpoint
+
+    data = read_checkpoint(run.checkpoint(1, "pirates"))
+    assert data["team"] == "pirates" and data["num_timesteps"] == state["history"][1]["teams"]["pirates"]["total_timesteps"]
+    rows = (run.path / "progress.csv").read_text().splitlines()
+    assert rows[0].startswith("generation,team,time/total_timesteps") and {r.split(",")[0] for r in rows[1:]} == {"1", "2"}
+    assert list((run.path / "tensorboard" / "mutineers").glob("events.out.tfevents.*"))
+    assert (run.path / "generations.csv").is_file() and (run.path / "winrates.png").is_file()
+
+    label, agent = load_agent(str(run.path), seed=0)  # a run folder: its newest generation, by role
+    assert label.endswith("gen_002") and isinstance(agent, TeamAgent)
+    label, agent = load_agent(str(run.checkpoint(0, "mutineers")), seed=0)
+    assert label.startswith("policy:")
+    report = evaluate_run(config2, run, progress=False)
+    assert report["generation"] == 2 and len(report["cells"]) == 18  # 1-based
+
+    # Same seed, same run: training is deterministic.
+    again = train(tiny_jax_config(tmp_path / "again"), engine=engine)
+    first = read_checkpoint(RunFolder(run.path).checkpoint(0, "pirates"))["params"]
+    second = read_checkpoint(again.checkpoint(0, "pirates"))["params"]
+    jax.tree_util.tree_map(np.testing.assert_array_equal, first, second)
+    assert json.loads((again.path / "state.json").read_text())["completed_generations"] == 1
+
+
+@pytest.mark.slow  # about a minute: its own compilation and a dozen PPO iterations
+def test_jax_backend_learns_the_standin_game():
+    """A few PPO iterations on the stand-in (where even actions score) raise the learner's training win rate."""
+    from training.config import config_from_dict
+    from training.jax_backend.train import Trainer
+
+    config = config_from_dict(
+        {
+            "name": "learn",
+            "backend": "jax",
+            "opponents": {"latest": 0.0, "past": 0.0, "heuristic": 0.0, "random": 1.0},
+            "training": {"n_envs": 64},
+            "ppo": {"n_steps": 32, "batch_size": 256, "n_epochs": 4, "net_arch": [32], "learning_rate": 3.0e-3},
+        }
+    )
+    trainer = Trainer(config, standin_engine())
+    params, opt_state = trainer.init_params(0)
+    rates = []
+    trainer.train_team(1, params, opt_state, [], 0, 12_000, lambda m: rates.append(m["wins"] / max(m["games"], 1)))
+    assert len(rates) >= 6
+    assert np.mean(rates[-2:]) > np.mean(rates[:2]) + 0.15
+
+
+# ---------------------------------------------------------------- the training benchmark
+def test_training_benchmark_measures_both_backends_and_both_teams(tmp_path):
+    from training.bench import format_report, run_training_benchmark
+    from training.config import config_from_dict
+
+    sb3 = config_from_dict(
+        {
+            "name": "bench_sb3",
+            "env": {"player_counts": [3, 5]},
+            "training": {"n_envs": 2, "progress_bar": False},
+            "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
+        }
+    )
+    result = run_training_benchmark(sb3, tiny_jax_config(tmp_path), 0.5, engine=standin_engine())
+    for team in ("pirates", "mutineers"):
+        entry = result["teams"][team]
+        assert entry["sb3"]["learner_decisions"] > 0 and entry["jax"]["learner_decisions"] > 0
+        assert entry["jax_over_sb3"] == pytest.approx(
+            entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], rel=0.01
+        )
+    assert "JAX / SB3" in format_report(result)
+
+
+def test_traitors_bench_training_hands_over_and_writes_json_under_training(tmp_path, capsys):
+    from training.bench import cli as main  # the traitors-bench command
+
+    config = tmp_path / "sb3.yaml"
+    config.write_text(
+        "name: b\nenv: {player_counts: [3]}\ntraining: {n_envs: 1, progress_bar: false}\n"
+        "ppo: {n_steps: 16, batch_size: 16, n_epochs: 1, net_arch: [8]}\n"
+    )
+    out = tmp_path / "bench.json"
+    args = ["--training", "--backends", "sb3", "--seconds", "0.3", "--sb3-config", str(config), "--quiet"]
+    assert main(args + ["--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["training"]["teams"]["mutineers"]["sb3"]["learner_decisions_per_s"] > 0
+    assert "learner decisions/s" in capsys.readouterr().out

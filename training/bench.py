@@ -1,0 +1,223 @@
+"""The training benchmark (``traitors-bench --training``): learner decisions per second of both backends.
+
+In one run, for each team, trains for ``--seconds`` (default 60) with
+
+- the SB3 backend on ``configs/quick.yaml`` (sb3-contrib ``MaskablePPO`` over ``TeamEnv``), and
+- the JAX backend on ``configs/jax_quick.yaml`` (:mod:`training.jax_backend`), timed after its
+  compilation (one warm-up iteration, reported as ``compile_s``),
+
+both with the quick config's network and opponent mix: the other team's latest and past
+snapshots (two untrained snapshots, so every kind of the mix is drawn), the heuristic and the
+random bot. A learner decision is one transition (one step of the learner's team; see
+:mod:`training.team_env`). Reports learner decisions/s, game decisions/s (opponents' too) and
+the JAX/SB3 ratio per team, and learner decisions per CPU-second of the process (all its threads; less
+disturbed by other load on a shared machine than wall time); ``--json PATH`` writes them under the key ``training``.
+
+The benchmark lives here, not in :mod:`traitors_env.benchmark`, because the environment package
+never imports ``training/``; ``traitors-bench --training`` hands its arguments to :func:`main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .config import RunConfig, load_config
+from .train import TEAMS, configure_team
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+def bench_sb3(config: RunConfig, team: str, seconds: float) -> dict:
+    """Learner decisions/s of ``MaskablePPO.learn`` on ``config`` for ``team`` over ``seconds`` of wall time."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from .train import _new_model, build_vec_env, save_model_atomic
+
+    torch.set_num_threads(config.training.torch_threads)
+    venv = build_vec_env(config)
+    try:
+        model = _new_model(config, venv, seed=0)
+        with tempfile.TemporaryDirectory() as folder:
+            snapshots = [str(Path(folder) / f"snapshot_{i}.zip") for i in range(2)]
+            for path in snapshots:
+                save_model_atomic(model, Path(path))
+            configure_team(venv, config, team, snapshots, seed=1)
+            model.set_env(venv, force_reset=True)
+
+            class Clock(BaseCallback):
+                def _on_training_start(self) -> None:
+                    self.start = time.perf_counter()
+                    self.cpu = time.process_time()
+                    self.steps = 0
+                    self.decisions = 0
+
+                def _on_step(self) -> bool:
+                    self.steps += self.training_env.num_envs
+                    for info, done in zip(self.locals["infos"], self.locals["dones"]):
+                        if done:
+                            self.decisions += int(info.get("game_decisions", 0))
+                    return time.perf_counter() - self.start < seconds
+
+            clock = Clock()
+            model.learn(total_timesteps=10**12, callback=clock)
+            elapsed = time.perf_counter() - clock.start
+            cpu = time.process_time() - clock.cpu
+    finally:
+        venv.close()
+    return {
+        "learner_decisions": clock.steps,
+        "seconds": round(elapsed, 2),
+        "learner_decisions_per_s": round(clock.steps / elapsed, 1),
+        "game_decisions_per_s": round(clock.decisions / elapsed, 1),  # of finished games
+        "learner_decisions_per_cpu_s": round(clock.steps / cpu, 1),
+    }
+
+
+def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict:
+    """Learner decisions/s of the JAX backend on ``config`` for ``team``: ``seconds`` of PPO iterations after a
+    warm-up iteration that compiles the rollout and the update."""
+    import jax
+
+    from .jax_backend.train import Trainer, resolve_engine
+
+    trainer = Trainer(config, resolve_engine(engine, config.env.claims))
+    index = TEAMS.index(team)
+    params, opt_state = trainer.init_params(0)
+    snapshots = [trainer.init_params(i + 1)[0] for i in range(2)]
+    began = time.perf_counter()
+    params, opt_state, _ = trainer.train_team(index, params, opt_state, snapshots, 1, 1, lambda m: True)
+    jax.block_until_ready(params)
+    compile_s = time.perf_counter() - began
+    totals = {"learner_decisions": 0, "game_decisions": 0}
+
+    def count(metrics) -> bool:
+        totals["learner_decisions"] += metrics["learner_decisions"]
+        totals["game_decisions"] += trainer.batch * config.ppo.n_steps
+        return time.perf_counter() - start >= seconds
+
+    start, cpu = time.perf_counter(), time.process_time()
+    trainer.train_team(index, params, opt_state, snapshots, 2, 10**15, count)
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {
+        "learner_decisions": totals["learner_decisions"],
+        "seconds": round(elapsed, 2),
+        "learner_decisions_per_s": round(totals["learner_decisions"] / elapsed, 1),
+        "game_decisions_per_s": round(totals["game_decisions"] / elapsed, 1),
+        "learner_decisions_per_cpu_s": round(totals["learner_decisions"] / cpu, 1),  # all threads' CPU time
+        "compile_s": round(compile_s, 1),
+        "engine": trainer.engine.name,
+        "devices": [str(d) for d in jax.devices()],
+    }
+
+
+def run_training_benchmark(
+    sb3_config: RunConfig, jax_config: RunConfig, seconds: float, backends=("sb3", "jax"), progress=None, engine=None
+) -> dict:
+    """Both backends, both teams; the figures :func:`main` prints (see the module doc). ``engine``: the JAX
+    backend's game (default: the real one, :func:`training.jax_backend.train.resolve_engine`)."""
+    result: dict = {
+        "seconds_per_measurement": seconds,
+        "sb3_config": sb3_config.name,
+        "jax_config": jax_config.name,
+        "net_arch": list(sb3_config.ppo.net_arch),
+        "opponents": sb3_config.opponents.weights(),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_average": _load()},
+        "teams": {},
+    }
+    for team in TEAMS:
+        entry = {}
+        for backend in backends:
+            if progress:
+                progress(f"training benchmark: {backend} {team}, {seconds:g} s …")
+            if backend == "sb3":
+                entry[backend] = bench_sb3(sb3_config, team, seconds)
+            else:
+                entry[backend] = bench_jax(jax_config, team, seconds, engine)
+        if "sb3" in entry and "jax" in entry:
+            entry["jax_over_sb3"] = round(
+                entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], 2
+            )
+        result["teams"][team] = entry
+    result["machine"]["load_average_after"] = _load()
+    return result
+
+
+def _load():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def format_report(result: dict) -> str:
+    lines = [
+        f"Training throughput, {result['seconds_per_measurement']:g} s per backend and team "
+        f"(network {result['net_arch']}, opponents {result['opponents']}; load average "
+        f"{result['machine']['load_average']} → {result['machine']['load_average_after']}):",
+        "",
+        "| team | backend | learner decisions/s | learner decisions per CPU-second | game decisions/s | compile s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for team, entry in result["teams"].items():
+        for backend in ("sb3", "jax"):
+            if backend in entry:
+                e = entry[backend]
+                lines.append(
+                    f"| {team} | {backend} | {e['learner_decisions_per_s']:,.0f} | "
+                    f"{e['learner_decisions_per_cpu_s']:,.0f} | {e['game_decisions_per_s']:,.0f} | {e.get('compile_s', '')} |"
+                )
+        if "jax_over_sb3" in entry:
+            lines.append(f"| {team} | **JAX / SB3** | **{entry['jax_over_sb3']}×** | | | |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``traitors-bench --training`` (the ``--training`` flag already removed by the caller)."""
+    parser = argparse.ArgumentParser(
+        prog="traitors-bench --training",
+        description="Learner decisions per second of the SB3 and JAX training backends, both teams.",
+    )
+    parser.add_argument("--seconds", type=float, default=60.0, help="seconds per backend and team (default 60)")
+    parser.add_argument("--sb3-config", default=str(CONFIGS / "quick.yaml"), help="SB3 config (default quick)")
+    parser.add_argument("--jax-config", default=str(CONFIGS / "jax_quick.yaml"), help="JAX config (default jax_quick)")
+    parser.add_argument("--backends", nargs="+", choices=("sb3", "jax"), default=["sb3", "jax"])
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH, under 'training'")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0:
+        parser.error(f"--seconds={args.seconds!r}; expected a positive number")
+    progress = None if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
+    result = run_training_benchmark(
+        load_config(args.sb3_config), load_config(args.jax_config), args.seconds, tuple(args.backends), progress
+    )
+    print(format_report(result))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump({"training": result}, handle, indent=2)
+            handle.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """The ``traitors-bench`` command: ``--training`` runs this training benchmark, anything else the
+    environment benchmark (:func:`traitors_env.benchmark.main`). The dispatch lives here, on top, so the
+    environment package never refers to ``training/``.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--training" in argv:
+        return main([a for a in argv if a != "--training"])
+    from traitors_env.benchmark import main as environment_benchmark
+
+    return environment_benchmark(argv)

@@ -1,0 +1,223 @@
+"""Masked PPO in flax + optax, PureJaxRL-style: the actor-critic, the team GAE and the clipped update.
+
+Same algorithm and defaults as sb3-contrib's ``MaskablePPO`` with ``MlpPolicy`` (so the two
+backends train comparable policies): separate actor and critic MLPs of ``net_arch`` with
+orthogonal initialisation (gain √2 hidden, 0.01 policy head, 1 value head), Adam (eps 1e-5)
+after clipping the global gradient norm, illegal actions' logits set to a large negative
+number, per-minibatch advantage normalisation, unclipped value loss.
+
+Transitions come in a ``(steps, games)`` grid of *game* decisions in which only the
+learner's decisions are transitions (``valid``); :func:`team_gae` turns that into the
+advantages of the learner's one trajectory per game (see :mod:`.rollout`), and
+:func:`compact` gathers the valid transitions into a fixed-size batch for :func:`update`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import optax
+
+from traitors_env.traitors_aboard.actions import NUM_ACTIONS
+
+#: logit of an illegal action (finite, so masked softmax and entropy stay NaN-free)
+ILLEGAL_LOGIT = -1e9
+
+
+class MLP(nn.Module):
+    """Dense layers of ``hidden`` sizes with ``activation``, then a linear head of ``out`` units."""
+
+    hidden: Sequence[int]
+    out: int
+    activation: str
+    head_scale: float
+
+    @nn.compact
+    def __call__(self, x):
+        act = {"tanh": nn.tanh, "relu": nn.relu}[self.activation]
+        for i, width in enumerate(self.hidden):
+            x = act(nn.Dense(width, kernel_init=nn.initializers.orthogonal(math.sqrt(2)), name=f"hidden_{i}")(x))
+        return nn.Dense(self.out, kernel_init=nn.initializers.orthogonal(self.head_scale), name="out")(x)
+
+
+class ActorCritic(nn.Module):
+    """``obs float32 (..., 1228) -> (logits (..., 196), value (...))``; params ``{"actor": …, "critic": …}``."""
+
+    net_arch: Sequence[int]
+    activation: str = "tanh"
+
+    def setup(self):
+        self.actor = MLP(tuple(self.net_arch), NUM_ACTIONS, self.activation, 0.01)
+        self.critic = MLP(tuple(self.net_arch), 1, self.activation, 1.0)
+
+    def __call__(self, obs):
+        return self.actor(obs), self.critic(obs)[..., 0]
+
+    def logits(self, obs):
+        return self.actor(obs)
+
+
+def masked_logits(logits, mask):
+    """``logits`` with illegal actions (``mask`` False/0) set to :data:`ILLEGAL_LOGIT`."""
+    return jnp.where(mask.astype(bool), logits, ILLEGAL_LOGIT)
+
+
+def log_prob_entropy(logits, mask, actions):
+    """Log-probability of ``actions`` and entropy of the masked categorical distribution."""
+    logp_all = jax.nn.log_softmax(masked_logits(logits, mask))
+    logp = jnp.take_along_axis(logp_all, actions[..., None], axis=-1)[..., 0]
+    entropy = -jnp.sum(jnp.where(mask.astype(bool), jnp.exp(logp_all) * logp_all, 0.0), axis=-1)
+    return logp, entropy
+
+
+def team_gae(valid, values, ended, team_reward, bootstrap_value, gamma: float, gae_lambda: float):
+    """Advantages and returns of the learner's trajectories in a ``(T, B)`` grid of game decisions.
+
+    Args:
+        valid: bool ``(T, B)``: the learner made decision ``t`` of game slot ``b`` (a transition).
+        values: float ``(T, B)``: the critic's value at each decision (read only where ``valid``).
+        ended: bool ``(T, B)``: the slot's game ended on decision ``t`` (whoever made it).
+        team_reward: float ``(T, B)``: the learner team's reward when ``ended`` (R17: +1 won, −1 lost).
+        bootstrap_value: float ``(B,)``: value of the learner's next decision after the grid.
+
+    The reward of a game reaches the learner's last decision in it, however many opponent
+    decisions follow; discounting counts learner decisions only (as in ``TeamEnv``, where each
+    learner decision is one step); a game without learner decisions contributes nothing.
+
+    Returns:
+        ``(advantages, returns)``, float32 ``(T, B)``, zero where not ``valid``.
+    """
+
+    def back(carry, x):
+        gae, next_value, pending_reward, pending_done = carry
+        is_valid, value, is_end, reward = x
+        # The game of slot b ended on decision t: the later carry belongs to the next game.
+        pending_reward = jnp.where(is_end, reward, pending_reward)
+        pending_done = pending_done | is_end
+        not_done = 1.0 - pending_done.astype(jnp.float32)
+        delta = pending_reward + gamma * next_value * not_done - value
+        new_gae = delta + gamma * gae_lambda * not_done * gae
+        gae = jnp.where(is_valid, new_gae, gae)
+        next_value = jnp.where(is_valid, value, next_value)
+        pending_reward = jnp.where(is_valid, 0.0, pending_reward)
+        pending_done = jnp.where(is_valid, False, pending_done)
+        return (gae, next_value, pending_reward, pending_done), jnp.where(is_valid, new_gae, 0.0)
+
+    batch = valid.shape[1]
+    init = (
+        jnp.zeros(batch, jnp.float32),
+        bootstrap_value.astype(jnp.float32),
+        jnp.zeros(batch, jnp.float32),
+        jnp.zeros(batch, bool),
+    )
+    xs = (valid, values.astype(jnp.float32), ended, team_reward.astype(jnp.float32))
+    _, advantages = jax.lax.scan(back, init, xs, reverse=True)
+    return advantages, jnp.where(valid, advantages + values, 0.0)
+
+
+class Batch(NamedTuple):
+    """Transitions for :func:`update`; every field has leading dimension ``N``; ``weight`` 0 = padding."""
+
+    obs: jnp.ndarray
+    mask: jnp.ndarray
+    action: jnp.ndarray
+    log_prob: jnp.ndarray
+    value: jnp.ndarray
+    advantage: jnp.ndarray
+    ret: jnp.ndarray
+    weight: jnp.ndarray
+
+
+def compact(key, grid: Batch, valid, capacity: int) -> Batch:
+    """The valid transitions of a ``(T, B, …)`` grid, in random order, in a batch of ``capacity`` rows.
+
+    With fewer valid transitions than ``capacity`` the rest is padding (``weight`` 0); with more,
+    a uniform random subset of ``capacity`` of them is kept (the static size keeps one compiled update).
+    """
+    flat = jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[2:]), grid)
+    order = jnp.argsort(jnp.where(valid.reshape(-1), 0.0, 2.0) + jax.random.uniform(key, (valid.size,)))
+    take = order[:capacity]
+    picked = jax.tree_util.tree_map(lambda x: x[take], flat)
+    return picked._replace(weight=valid.reshape(-1)[take].astype(jnp.float32))
+
+
+class UpdateConfig(NamedTuple):
+    n_epochs: int
+    minibatch_size: int
+    clip_range: float
+    ent_coef: float
+    vf_coef: float
+
+
+def _weighted_mean(x, w):
+    return jnp.sum(x * w) / jnp.maximum(jnp.sum(w), 1.0)
+
+
+def loss_fn(params, apply_fn, mb: Batch, cfg: UpdateConfig):
+    """PPO's clipped surrogate + value + entropy loss of one minibatch (padding rows weigh 0)."""
+    logits, value = apply_fn(params, mb.obs)
+    logp, entropy = log_prob_entropy(logits, mb.mask, mb.action)
+    w = mb.weight
+    adv_mean = _weighted_mean(mb.advantage, w)
+    adv_std = jnp.sqrt(_weighted_mean((mb.advantage - adv_mean) ** 2, w))
+    adv = (mb.advantage - adv_mean) / (adv_std + 1e-8)
+    ratio = jnp.exp(logp - mb.log_prob)
+    pg = -jnp.minimum(adv * ratio, adv * jnp.clip(ratio, 1 - cfg.clip_range, 1 + cfg.clip_range))
+    pg_loss = _weighted_mean(pg, w)
+    value_loss = _weighted_mean((mb.ret - value) ** 2, w)
+    entropy_loss = -_weighted_mean(entropy, w)
+    loss = pg_loss + cfg.ent_coef * entropy_loss + cfg.vf_coef * value_loss
+    log_ratio = logp - mb.log_prob
+    stats = {
+        "train/policy_gradient_loss": pg_loss,
+        "train/value_loss": value_loss,
+        "train/entropy_loss": entropy_loss,
+        "train/loss": loss,
+        "train/approx_kl": _weighted_mean((ratio - 1) - log_ratio, w),
+        "train/clip_fraction": _weighted_mean((jnp.abs(ratio - 1) > cfg.clip_range).astype(jnp.float32), w),
+    }
+    return loss, stats
+
+
+def make_optimizer(learning_rate: float, max_grad_norm: float) -> optax.GradientTransformation:
+    return optax.chain(optax.clip_by_global_norm(max_grad_norm), optax.adam(learning_rate, eps=1e-5))
+
+
+def update(params, opt_state, optimizer, apply_fn, batch: Batch, key, cfg: UpdateConfig):
+    """``n_epochs`` passes over ``batch`` in shuffled minibatches; returns new params, opt state, mean stats.
+
+    ``batch``'s size must be a multiple of ``cfg.minibatch_size``.
+    """
+    size = batch.weight.shape[0]
+    n_minibatches = size // cfg.minibatch_size
+    grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+
+    def minibatch_step(carry, mb):
+        params, opt_state = carry
+        (_, stats), grads = grad_fn(params, apply_fn, mb, cfg)
+        updates, opt_state = optimizer.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), stats
+
+    def epoch(carry, epoch_key):
+        perm = jax.random.permutation(epoch_key, size)
+        shuffled = jax.tree_util.tree_map(
+            lambda x: x[perm].reshape((n_minibatches, cfg.minibatch_size) + x.shape[1:]), batch
+        )
+        return jax.lax.scan(minibatch_step, carry, shuffled)
+
+    (params, opt_state), stats = jax.lax.scan(epoch, (params, opt_state), jax.random.split(key, cfg.n_epochs))
+    return params, opt_state, jax.tree_util.tree_map(jnp.mean, stats)
+
+
+def explained_variance(values, returns, weight):
+    """``1 − Var(returns − values) / Var(returns)`` over the weighted rows (SB3's ``train/explained_variance``)."""
+    mean_r = _weighted_mean(returns, weight)
+    var_r = _weighted_mean((returns - mean_r) ** 2, weight)
+    diff = returns - values
+    var_d = _weighted_mean((diff - _weighted_mean(diff, weight)) ** 2, weight)
+    return jnp.where(var_r > 0, 1.0 - var_d / var_r, jnp.nan)

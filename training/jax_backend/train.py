@@ -1,0 +1,407 @@
+"""The generation loop of the JAX backend: alternating Pirates and Mutineers as in :mod:`training.train`.
+
+``traitors-train --config configs/jax_quick.yaml`` runs it (``backend: jax``). Each generation
+trains the Pirates, then the Mutineers (whose opponents then include this generation's
+Pirates), for ``training.steps_per_team`` learner decisions each; saves both teams'
+checkpoints (``checkpoints/gen_001/pirates.msgpack``, :mod:`traitors_env.agents.jax_checkpoint`:
+parameters and optimizer state); checks both against the heuristic (the same
+``vs_heuristic`` as the SB3 backend, on the reference engine); and records the generation in
+``state.json``. ``--resume``, ``progress.csv``, ``generations.csv``, ``winrates.png`` and the
+final evaluation are those of the SB3 backend (the run folder layout of :mod:`training.storage`);
+TensorBoard events go to ``tensorboard/<team>/``.
+
+One PPO iteration = one jitted rollout of ``ppo.n_steps`` game decisions in each of
+``training.n_envs`` games (:mod:`.rollout`), then one jitted update over the learner's
+transitions of it (``ppo.n_epochs`` passes in minibatches of ``ppo.batch_size``).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..config import RunConfig
+from ..storage import RunFolder
+from ..train import (
+    PROGRESS_COLUMNS,
+    TEAMS,
+    _plural,
+    _write_generations_csv,
+    derive_seed,
+    prepare_run_folder,
+    vs_heuristic,
+)
+from .engine import Engine, make_engine
+
+#: the engine :func:`train` drives unless given one: the real game; ``standin`` (for development only)
+ENGINE_VARIABLE = "TRAITORS_JAX_ENGINE"
+
+
+@functools.lru_cache(maxsize=8)
+def compiled(
+    engine: Engine,
+    settings,
+    net_arch: tuple,
+    activation: str,
+    learning_rate: float,
+    max_grad_norm: float,
+    update_config,
+    batch: int,
+):
+    """The jitted functions of one configuration, built once per process (tests and resumed runs reuse them).
+
+    Returns:
+        ``(model, optimizer, new_slots, rollout, learn)``: ``new_slots(key, opponents)``,
+        ``rollout(params, team, opponents, slots, key)`` (:func:`.rollout.rollout`) and
+        ``learn(params, opt_state, grid, valid, key, capacity=…)`` (compact + :func:`.ppo.update`).
+    """
+    import jax
+
+    from . import ppo
+    from .rollout import new_slots, rollout
+
+    model = ppo.ActorCritic(net_arch, activation)
+    optimizer = ppo.make_optimizer(learning_rate, max_grad_norm)
+
+    def actor(params, obs):
+        return model.apply(params, obs, method=ppo.ActorCritic.logits)
+
+    def learn(params, opt_state, grid, valid, key, capacity: int):
+        k_compact, k_update = jax.random.split(key)
+        batch = ppo.compact(k_compact, grid, valid, capacity)
+        params, opt_state, stats = ppo.update(params, opt_state, optimizer, model.apply, batch, k_update, update_config)
+        stats["train/explained_variance"] = ppo.explained_variance(batch.value, batch.ret, batch.weight)
+        return params, opt_state, stats
+
+    return (
+        model,
+        optimizer,
+        jax.jit(lambda key, opponents: new_slots(engine, settings, key, batch, opponents)),
+        jax.jit(functools.partial(rollout, engine, settings, model.apply, actor), donate_argnums=(3,)),
+        jax.jit(learn, static_argnames="capacity"),
+    )
+
+
+class Trainer:
+    """The compiled pieces of one config: network, optimizer, rollout and update (see :func:`compiled`).
+
+    Args:
+        config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts``).
+        engine: the game (:func:`~training.jax_backend.engine.traitors_engine` by default).
+    """
+
+    def __init__(self, config: RunConfig, engine: Engine) -> None:
+        from . import ppo
+        from .rollout import Settings
+
+        self.config = config
+        self.engine = engine
+        p = config.ppo
+        counts = tuple(config.env.player_counts)
+        weights = np.asarray(config.env.player_count_weights or [1.0] * len(counts), dtype=np.float64)
+        probabilities = tuple(float(w) for w in weights / weights.sum())
+        settings = Settings(counts, probabilities, p.n_steps, p.gamma, p.gae_lambda, True)
+        update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef)
+        self.batch = config.training.n_envs
+        self.model, self.optimizer, self.new_slots, self.rollout, self._learn = compiled(
+            engine,
+            settings,
+            tuple(p.net_arch),
+            p.activation,
+            p.learning_rate,
+            p.max_grad_norm,
+            update_config,
+            self.batch,
+        )
+        self.capacity: dict[str, int] = {}
+
+    def init_params(self, seed: int):
+        import jax
+        import jax.numpy as jnp
+
+        from traitors_env.traitors_aboard.observation import OBS_SIZE
+
+        params = self.model.init(jax.random.key(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
+        return params, self.optimizer.init(params)
+
+    def learn(self, team: str, params, opt_state, grid, valid, key, learner_decisions: int):
+        """The PPO update over the rollout's learner transitions.
+
+        The update's batch has a fixed size per team (one compilation), set from the first rollout's
+        learner decisions plus 10% (rounded up to whole minibatches) and reset when a rollout falls
+        outside [80%, 102%] of it: padding rows weigh nothing; a rollout with more transitions than
+        the batch holds gives a random subset.
+        """
+        mb = self.config.ppo.batch_size
+        capacity = self.capacity.get(team)
+        if capacity is None or not 0.8 * capacity <= learner_decisions <= 1.02 * capacity:
+            capacity = max(mb, math.ceil(1.1 * learner_decisions / mb) * mb)
+            self.capacity[team] = capacity
+        return self._learn(params, opt_state, grid, valid, key, capacity=capacity)
+
+    # ------------------------------------------------------------ one team's training
+    def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration):
+        """Train team ``TEAMS[team_index]`` for at least ``steps`` learner decisions against ``snapshots`` (the
+        other team's parameters, oldest first). ``on_iteration(metrics)`` is called after each PPO iteration;
+        returning ``True`` stops early.
+
+        Returns:
+            ``(params, opt_state, summary)`` with ``summary`` = learner steps, seconds, wins and games.
+        """
+        import jax
+        import jax.numpy as jnp
+
+        from .rollout import Opponents, opponent_probabilities
+
+        config = self.config
+        team = TEAMS[team_index]
+        probabilities = opponent_probabilities(config.opponents.weights(), len(snapshots))
+        past_rng = np.random.default_rng(derive_seed(seed, 5))
+        latest = snapshots[-1] if snapshots else params
+
+        def opponents_now():
+            past = snapshots[int(past_rng.integers(len(snapshots) - 1))] if len(snapshots) >= 2 else latest
+            return Opponents(jnp.asarray(probabilities), latest, past)
+
+        key = jax.random.key(seed)
+        key, deal = jax.random.split(key)
+        slots = self.new_slots(deal, opponents_now())
+        rollout = self.rollout
+        collected = 0
+        wins = games = 0
+        decisions = 0
+        began = time.perf_counter()
+        while collected < steps:
+            key, k_roll, k_learn = jax.random.split(key, 3)
+            t0 = time.perf_counter()
+            slots, grid, valid, metrics = rollout(params, jnp.int32(team_index), opponents_now(), slots, k_roll)
+            metrics = {k: int(v) for k, v in jax.device_get(metrics).items()}
+            params, opt_state, stats = self.learn(
+                team, params, opt_state, grid, valid, k_learn, metrics["learner_decisions"]
+            )
+            stats = {k: float(v) for k, v in jax.device_get(stats).items()}
+            del grid, valid
+            seconds = time.perf_counter() - t0
+            collected += metrics["learner_decisions"]
+            wins += metrics["wins"]
+            games += metrics["games"]
+            decisions += self.batch * config.ppo.n_steps
+            if on_iteration({**metrics, **stats, "seconds": seconds, "capacity": self.capacity[team]}) is True:
+                break  # the caller's stop (the training benchmark's clock)
+        return (
+            params,
+            opt_state,
+            {
+                "learner_steps": collected,
+                "seconds": time.perf_counter() - began,
+                "game_decisions": decisions,
+                "wins": wins,
+                "games": games,
+            },
+        )
+
+
+# ---------------------------------------------------------------- logging
+class _Logs:
+    """``progress.csv`` rows (the SB3 backend's columns) and TensorBoard scalars, one per PPO iteration."""
+
+    def __init__(self, run: RunFolder) -> None:
+        self.path = run.path / "progress.csv"
+        self.writers: dict = {}
+        try:
+            from torch.utils.tensorboard import SummaryWriter  # the train extra's writer, as the SB3 backend's
+        except ImportError:  # TensorBoard is optional here: the CSV holds the same values
+            SummaryWriter = None
+        self._writer_class = SummaryWriter
+        self.run = run
+
+    def write(self, generation: int, team: str, row: dict, step: int) -> None:
+        new = not self.path.exists()
+        with self.path.open("a", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=PROGRESS_COLUMNS, extrasaction="ignore")
+            if new:
+                writer.writeheader()
+            writer.writerow({"generation": generation + 1, "team": team, **row})
+        if self._writer_class is not None:
+            if team not in self.writers:
+                self.writers[team] = self._writer_class(str(self.run.path / "tensorboard" / team))
+            for key, value in row.items():
+                if isinstance(value, (int, float)) and math.isfinite(value):
+                    self.writers[team].add_scalar(key, value, step)
+
+    def close(self) -> None:
+        for writer in self.writers.values():
+            writer.close()
+
+
+def _row(metrics: dict, total: int, team_seconds: float, team_steps: int, learning_rate: float) -> dict:
+    games = metrics["games"]
+    return {
+        "time/total_timesteps": total,
+        "time/fps": round(team_steps / max(team_seconds, 1e-9), 1),
+        "rollout/ep_len_mean": metrics["game_learner_decisions"] / games if games else None,
+        "rollout/ep_rew_mean": (2 * metrics["wins"] - games) / games if games else None,
+        "rollout/win_rate": metrics["wins"] / games if games else None,
+        "rollout/game_decisions_per_s": round(metrics["game_decisions_total"] / max(metrics["seconds"], 1e-9), 1),
+        **{k: v for k, v in metrics.items() if k.startswith("train/")},
+        "train/learning_rate": learning_rate,
+    }
+
+
+# ---------------------------------------------------------------- the run
+def resolve_engine(engine: Engine | None, claims: bool = True) -> Engine:
+    """``engine``, else the one ``$TRAITORS_JAX_ENGINE`` names (``traitors_aboard`` by default)."""
+    return engine or make_engine(os.environ.get(ENGINE_VARIABLE, "traitors_aboard"), claims)
+
+
+def _load(path: Path, target_params, target_opt):
+    """Parameters, optimizer state and learner decisions of a checkpoint, restored into the targets' structure."""
+    from flax import serialization
+
+    from traitors_env.agents.jax_checkpoint import read_checkpoint
+
+    data = read_checkpoint(path)
+    params = serialization.from_state_dict(target_params, data["params"])
+    opt_state = serialization.from_state_dict(target_opt, data["opt_state"])
+    return params, opt_state, int(data["num_timesteps"])
+
+
+def train(config: RunConfig, resume: bool = False, force: bool = False, engine: Engine | None = None) -> RunFolder:
+    """Run (or resume) the generations of ``config`` with the JAX backend; returns the run folder.
+
+    Raises:
+        training.train.RunError: see :func:`training.train.prepare_run_folder`.
+        training.jax_backend.engine.EngineUnavailableError: without the JAX engine.
+        traitors_env.agents.checkpoint.PolicyLoadError: a checkpoint to resume from is missing or broken.
+    """
+    from tqdm.auto import tqdm
+
+    from traitors_env.agents.jax_checkpoint import save_checkpoint
+
+    engine = resolve_engine(engine, config.env.claims)
+    run, state = prepare_run_folder(config, resume, force)
+    start = state["completed_generations"]
+    total_generations = config.training.generations
+    if start >= total_generations:
+        print(
+            f"run {config.name!r} has completed all {_plural(start, 'generation')}; nothing to train "
+            f"(pass --resume --generations {start + 1} or more to train further)"
+        )
+        return run
+
+    trainer = Trainer(config, engine)
+    teams: dict[str, dict] = {}
+    for index, team in enumerate(TEAMS):
+        params, opt_state = trainer.init_params(derive_seed(config.seed, 1, index))
+        teams[team] = {"params": params, "opt_state": opt_state, "timesteps": 0, "snapshots": []}
+    if start > 0:
+        for team, entry in teams.items():
+            for generation in range(start):
+                params, opt_state, steps = _load(
+                    run.generation_dir(generation) / f"{team}.msgpack", entry["params"], entry["opt_state"]
+                )
+                entry["snapshots"].append(params)
+            entry.update(params=params, opt_state=opt_state, timesteps=steps)
+
+    if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
+        state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
+
+    steps = config.training.steps_per_team
+    bar = tqdm(
+        total=(total_generations - start) * 2 * steps,
+        unit="step",
+        disable=not config.training.progress_bar,
+        dynamic_ncols=True,
+        mininterval=0.5 if sys.stderr.isatty() else 30.0,
+    )
+    logs = _Logs(run)
+    try:
+        for generation in range(start, total_generations):
+            began = time.perf_counter()
+            record = {"generation": generation + 1, "teams": {}}  # 1-based, as in the SB3 backend
+            for index, team in enumerate(TEAMS):
+                other = TEAMS[1 - index]
+                entry = teams[team]
+                # The other team's snapshots, oldest first; the Mutineers also meet this generation's Pirates.
+                snapshots = list(teams[other]["snapshots"])
+                bar.set_description(f"gen {generation + 1}/{total_generations} {team}")
+                team_start = time.perf_counter()
+                counted = {"steps": 0}
+
+                def on_iteration(
+                    metrics, entry=entry, team=team, team_start=team_start, counted=counted, generation=generation
+                ):
+                    entry["timesteps"] += metrics["learner_decisions"]
+                    counted["steps"] += metrics["learner_decisions"]
+                    metrics["game_decisions_total"] = config.training.n_envs * config.ppo.n_steps
+                    elapsed = time.perf_counter() - team_start
+                    row = _row(metrics, entry["timesteps"], elapsed, counted["steps"], config.ppo.learning_rate)
+                    logs.write(generation, team, row, entry["timesteps"])
+                    before = counted["steps"] - metrics["learner_decisions"]
+                    bar.update(max(0, min(metrics["learner_decisions"], steps - before)))  # the bar's total is steps
+                    if row["rollout/win_rate"] is not None:
+                        bar.set_postfix(
+                            learner_sps=f"{row['time/fps']:.0f}",
+                            train_win=f"{row['rollout/win_rate']:.2f}",
+                            refresh=False,
+                        )
+
+                params, opt_state, summary = trainer.train_team(
+                    index,
+                    entry["params"],
+                    entry["opt_state"],
+                    snapshots,
+                    derive_seed(config.seed, generation, index),
+                    steps,
+                    on_iteration,
+                )
+                entry.update(params=params, opt_state=opt_state)
+                save_checkpoint(
+                    run.generation_dir(generation) / f"{team}.msgpack",
+                    params,
+                    opt_state,
+                    team=team,
+                    net_arch=config.ppo.net_arch,
+                    activation=config.ppo.activation,
+                    num_timesteps=entry["timesteps"],
+                )
+                entry["snapshots"].append(params)
+                seconds = summary["seconds"]
+                record["teams"][team] = {
+                    "learner_steps": summary["learner_steps"],
+                    "seconds": round(seconds, 2),
+                    "steps_per_second": round(summary["learner_steps"] / seconds, 1),
+                    "game_decisions_per_second": round(summary["game_decisions"] / seconds, 1),
+                    "train_win_rate": summary["wins"] / summary["games"] if summary["games"] else None,
+                    "total_timesteps": entry["timesteps"],
+                }
+            if config.evaluation.games_per_generation:
+                paths = {team: str(run.generation_dir(generation) / f"{team}.msgpack") for team in TEAMS}
+                check = vs_heuristic(config, paths, baselines=False)
+                for team in TEAMS:
+                    check[team].update(state["baselines_vs_heuristic"][team])
+                record["vs_heuristic"] = check
+                bar.write(
+                    f"gen {generation + 1}: vs heuristic, Pirates win {check['pirates']['trained']['win_rate']:.2f}, "
+                    f"Mutineers win {check['mutineers']['trained']['win_rate']:.2f}"
+                )
+            record["seconds"] = round(time.perf_counter() - began, 2)
+            state["history"].append(record)
+            state["completed_generations"] = generation + 1
+            run.write_state(state)  # last: the generation now counts as completed
+            _write_generations_csv(run, state["history"])
+            if any(h.get("vs_heuristic") for h in state["history"]):
+                from ..evaluate import plot_generations
+
+                plot_generations(state["history"], run.path / "winrates.png")
+    finally:
+        bar.close()
+        logs.close()
+    return run

@@ -1,0 +1,142 @@
+"""Checkpoints of the JAX training backend (``<team>.msgpack``) and the agents that play them (needs the ``jax`` extra).
+
+A checkpoint is one msgpack file (``flax.serialization``) holding a dict::
+
+    format        "traitors-aboard-jax-ppo"     version  1
+    team          "pirates" | "mutineers"      num_timesteps  learner decisions trained so far
+    net_arch      int array (hidden sizes)       activation  "tanh" | "relu"
+    obs_size      1228                           num_actions  196
+    params        {"params": {"actor": {"hidden_0": {"kernel", "bias"}, …, "out": …}, "critic": {…}}}
+    opt_state     the optax state (for --resume)
+
+:class:`JaxPolicy` plays the actor with numpy (one observation at a time, no ``jit``), with the
+same masked softmax as training; :func:`load_jax_policy` caches it per file version. Written by
+``training/jax_backend`` through :func:`save_checkpoint`; read here so that agents by spec and
+evaluation play JAX checkpoints without importing ``training/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..traitors_aboard.actions import NUM_ACTIONS
+from ..traitors_aboard.observation import OBS_SIZE
+from .checkpoint import PolicyLoadError, scale_observation
+
+__all__ = ["FORMAT", "SUFFIX", "JaxPolicy", "load_jax_policy", "read_checkpoint", "save_checkpoint"]
+
+FORMAT = "traitors-aboard-jax-ppo"
+VERSION = 1
+SUFFIX = ".msgpack"
+
+
+def save_checkpoint(path: str | Path, params, opt_state, *, team: str, net_arch, activation: str, num_timesteps: int):
+    """Write a checkpoint atomically (a temporary file beside ``path``, then ``os.replace``)."""
+    from flax import serialization
+
+    payload = {
+        "format": FORMAT,
+        "version": VERSION,
+        "team": team,
+        "num_timesteps": int(num_timesteps),
+        "net_arch": np.asarray(list(net_arch), dtype=np.int64),
+        "activation": activation,
+        "obs_size": OBS_SIZE,
+        "num_actions": NUM_ACTIONS,
+        "params": serialization.to_state_dict(params),
+        "opt_state": serialization.to_state_dict(opt_state),
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(serialization.msgpack_serialize(_to_numpy(payload)))
+    os.replace(tmp, path)
+
+
+def _to_numpy(tree):
+    if isinstance(tree, dict):
+        return {k: _to_numpy(v) for k, v in tree.items()}
+    if hasattr(tree, "__array__") and not isinstance(tree, np.ndarray):
+        return np.asarray(tree)
+    return tree
+
+
+def read_checkpoint(path: str | Path) -> dict:
+    """The checkpoint's dict (arrays as numpy), checked to be this format for this game.
+
+    Raises:
+        PolicyLoadError: if the file is missing, not msgpack, not this format, or for other spaces.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        from flax import serialization
+    except ImportError as error:
+        raise PolicyLoadError(
+            f"checkpoint {str(path)!r} is a JAX checkpoint; it needs the jax extra (pip install -e '.[jax]'): {error}"
+        ) from None
+    try:
+        data = serialization.msgpack_restore(path.read_bytes())
+    except Exception as error:  # truncated or foreign file
+        raise PolicyLoadError(f"checkpoint {str(path)!r} is not a JAX PPO checkpoint: {error}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise PolicyLoadError(f"checkpoint {str(path)!r} is not a {FORMAT!r} file")
+    if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
+        raise PolicyLoadError(
+            f"checkpoint {str(path)!r} was trained on observations of size {data.get('obs_size')} and "
+            f"{data.get('num_actions')} actions; traitors_aboard_v0 has {OBS_SIZE} and {NUM_ACTIONS}"
+        )
+    return data
+
+
+class JaxPolicy:
+    """The actor of a JAX checkpoint, in numpy: ``probabilities(observation, action_mask)`` like ``FrozenPolicy``."""
+
+    def __init__(self, path: str | Path) -> None:
+        data = read_checkpoint(path)
+        self.path = str(path)
+        actor = data["params"]["params"]["actor"]
+        depth = len(data["net_arch"])
+        self.layers = [
+            (np.asarray(actor[f"hidden_{i}"]["kernel"]), np.asarray(actor[f"hidden_{i}"]["bias"])) for i in range(depth)
+        ]
+        self.head = (np.asarray(actor["out"]["kernel"]), np.asarray(actor["out"]["bias"]))
+        self.activation = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}[data["activation"]]
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Actor logits, ``float32 (NUM_ACTIONS,)``, of one raw observation ``(OBS_SIZE,)``."""
+        x = scale_observation(np.asarray(observation, dtype=np.float32))
+        for kernel, bias in self.layers:
+            x = self.activation(x @ kernel + bias)
+        return x @ self.head[0] + self.head[1]
+
+    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Action probabilities, shape ``(NUM_ACTIONS,)`` ``float64``, zero outside ``action_mask``."""
+        logits = self.logits(observation).astype(np.float64)
+        logits = np.where(np.asarray(action_mask, dtype=bool), logits, -np.inf)
+        logits -= logits.max()
+        weights = np.exp(logits)
+        return weights / weights.sum()
+
+
+def load_jax_policy(path: str | Path) -> JaxPolicy:
+    """:class:`JaxPolicy` of ``path``, cached per process and file version.
+
+    Raises:
+        PolicyLoadError: see :func:`read_checkpoint`.
+    """
+    try:
+        stat = os.stat(path)
+    except OSError:
+        raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist") from None
+    return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_cached(path: str, mtime_ns: int, size: int) -> JaxPolicy:
+    return JaxPolicy(path)
