@@ -10,6 +10,10 @@ A spec is one of:
   if it takes no ``seed``), returning an object with ``act(observation, action_mask) -> int``
   (:class:`traitors_env.agents.Agent`).
 
+Those are agents of ``traitors_aboard_v0``; ``game="the_traitors"`` resolves a spec for
+``the_traitors_v0`` instead (:mod:`traitors_env.agents.the_traitors_spec`: its bots, run folders,
+generation folders and checkpoints; a checkpoint of the other game is refused with a clear error).
+
 Checkpoints are loaded through :mod:`traitors_env.agents.checkpoint`, which imports sb3-contrib only
 then, so the environment package never imports ``training/``.
 """

@@ -65,8 +65,8 @@ def run_benchmark(
     players = [int(n) for n in players]
     bad = [n for n in players if not game.min_players <= n <= game.max_players]
     if bad or not players:
-        raise ValueError(f"--players {bad or players}: expected table sizes of {game.env_name} in "
-                         f"{game.min_players}–{game.max_players}")
+        raise ValueError(f"--players {bad or players}: expected table sizes in {game.min_players}–{game.max_players} "
+                         f"({game.env_name})")
     if records and game.name != "traitors_aboard":
         raise ValueError(f"--records {records}: game records exist for traitors_aboard only, not {game.name}")
     if games < 1 or workers < 1 or records < 0:
