@@ -16,9 +16,14 @@ first game become two *roles*, each with its own policy, and a generation is:
    the generation as completed in ``state.json``.
 
 Outputs in ``<output_dir>/<name>/``: ``config.yaml``, ``state.json``, ``checkpoints/gen_NNN/faithful.zip``
-and ``traitor.zip``, ``progress.csv`` (one row per PPO update), ``evaluation.json`` / ``.md``
+and ``traitor.zip``, ``progress.csv`` (one row per PPO update), ``tensorboard/<role>/`` (one event
+file per generation, :func:`training.resume.tensorboard_writer`), ``evaluation.json`` / ``.md``
 (the final check: per role and table size, trained vs heuristic vs random, all against heuristic
-opponents, with 95 % Wilson intervals). ``--resume`` continues from the last completed generation.
+opponents, with 95 % Wilson intervals). Generations are numbered from 1 everywhere (folders,
+``state.json``'s history, ``progress.csv``, ``evaluation.json``); ``state.json`` files written before
+(0-based history) are read 1-based (:meth:`traitors_env.agents.run_folder.RunFolder.read_state`).
+``--resume`` continues from the last completed generation; Ctrl-C discards the generation cut short
+(:func:`training.resume.discard_incomplete_generations`) and ``traitors-train`` prints the resume command.
 """
 
 from __future__ import annotations
@@ -223,6 +228,7 @@ def train_the_traitors(config: RunConfig, resume: bool = False, force: bool = Fa
     from stable_baselines3.common.logger import Logger
     from tqdm.auto import tqdm
 
+    from .resume import discard_incomplete_generations, tensorboard_writer
     from .train import _new_model, _progress_csv, derive_seed, prepare_run_folder
 
     torch.set_num_threads(config.training.torch_threads)
@@ -253,7 +259,7 @@ def train_the_traitors(config: RunConfig, resume: bool = False, force: bool = Fa
     try:
         for generation in range(start, total):
             began = time.perf_counter()
-            record: dict = {"generation": generation, "roles": {}}
+            record: dict = {"generation": generation + 1, "roles": {}}  # 1-based, as training/train.py
             for index, role in enumerate(ROLES):
                 seed = derive_seed(config.seed, generation, index)
                 pairs = snapshot_pairs(run, generation, role)
@@ -264,12 +270,16 @@ def train_the_traitors(config: RunConfig, resume: bool = False, force: bool = Fa
                 model.set_env(venv, force_reset=True)
                 model.set_random_seed(seed)
                 venv.seed(seed)
-                model.set_logger(Logger(None, [_progress_csv(run.path / "progress.csv", generation, role)]))
+                model.set_logger(Logger(None, [
+                    tensorboard_writer(run.path / "tensorboard" / role, generation + 1),
+                    _progress_csv(run.path / "progress.csv", generation, role),
+                ]))
                 callback = _callback(
                     bar if config.training.progress_bar else None, f"gen {generation + 1}/{total} {role}"
                 )
                 t0, before = time.perf_counter(), model.num_timesteps
                 model.learn(total_timesteps=steps, callback=callback, reset_num_timesteps=False)
+                model.logger.close()  # the generation's event file complete before the generation counts
                 seconds = time.perf_counter() - t0
                 save_model_atomic(model, run.checkpoint(generation, role))
                 record["roles"][role] = {
@@ -292,9 +302,15 @@ def train_the_traitors(config: RunConfig, resume: bool = False, force: bool = Fa
             state["history"].append(record)
             state["completed_generations"] = generation + 1
             run.write_state(state)  # last: the generation now counts as completed
+    except KeyboardInterrupt:  # traitors-train prints what was kept and the --resume command
+        discard_incomplete_generations(run, state["completed_generations"])  # nothing half-written stays
+        raise
     finally:
         bar.close()
-        venv.close()
+        try:
+            venv.close()
+        except (EOFError, OSError):  # SubprocVecEnv workers end on the same Ctrl-C
+            pass
     return run
 
 
@@ -309,7 +325,7 @@ def evaluate_the_traitors_run(config: RunConfig, run: RunFolder, games: int | No
     per_run = games * len(config.eval_player_counts)
     report = vs_heuristic(config, snapshots, POLICIES, per_run, derive_seed(config.seed, 31_337))
     payload = {
-        "generation": generation,
+        "generation": generation + 1,  # 1-based, as the checkpoint folders
         "games_per_table": games,
         "report": report,
         "learning_checks": learning_checks(report),

@@ -11,6 +11,10 @@ A spec is one of:
   if it takes no ``seed``), returning an object with ``act(observation, action_mask) -> int``
   (:class:`traitors_env.agents.Agent`).
 
+Those are agents of ``traitors_aboard_v0``; ``game="the_traitors"`` resolves a spec for
+``the_traitors_v0`` instead (:mod:`traitors_env.agents.the_traitors_spec`: its bots, run folders,
+generation folders and checkpoints; a checkpoint of the other game is refused with a clear error).
+
 Checkpoints are loaded through :mod:`traitors_env.agents.checkpoint`, which imports sb3-contrib only
 then, so the environment package never imports ``training/``.
 """
@@ -36,12 +40,14 @@ class AgentSpecError(ValueError):
     """A spec that names no agent that can be built (unknown name, missing checkpoint, broken factory)."""
 
 
-def load_agent(spec: str, seed: int | np.random.Generator | None = None) -> tuple[str, Agent]:
+def load_agent(spec: str, seed: int | np.random.Generator | None = None,
+               game: str = "traitors_aboard") -> tuple[str, Agent]:
     """The agent a ``spec`` names (see the module docstring); returns ``(label, agent)``.
 
     Args:
         spec: a baseline name, a checkpoint path, or ``package.module:function``.
         seed: seeds the agent's own randomness (an int, ``None`` or a ``numpy.random.Generator``).
+        game: ``traitors_aboard`` (default) or ``the_traitors`` (:mod:`.the_traitors_spec`).
 
     Returns:
         ``label`` names the agent in records and reports (``"heuristic"``, ``"policy:runs/quick/..."``,
@@ -50,11 +56,11 @@ def load_agent(spec: str, seed: int | np.random.Generator | None = None) -> tupl
     Raises:
         AgentSpecError: naming the spec and what was expected.
     """
-    label, make = agent_maker(spec)
+    label, make = agent_maker(spec, game=game)
     return label, make(seed)
 
 
-def agent_maker(spec: str) -> tuple[str, Callable[[int | np.random.Generator | None], Agent]]:
+def agent_maker(spec: str, game: str = "traitors_aboard") -> tuple[str, Callable[[int | np.random.Generator | None], Agent]]:
     """Resolve ``spec`` once; returns ``(label, make)`` where ``make(seed)`` builds a fresh agent.
 
     The benchmark kit resolves a spec once per process and builds one agent per game from that game's
@@ -69,6 +75,12 @@ def agent_maker(spec: str) -> tuple[str, Callable[[int | np.random.Generator | N
     """
     if not isinstance(spec, str) or not spec:
         raise AgentSpecError(f"agent spec {spec!r} is not a non-empty string")
+    if game in ("the_traitors", "the_traitors_v0"):
+        from .the_traitors_spec import the_traitors_agent_maker
+
+        return the_traitors_agent_maker(spec, error=AgentSpecError)
+    if game not in ("traitors_aboard", "traitors_aboard_v0"):
+        raise AgentSpecError(f"agent {spec!r}: game {game!r} is not known; expected traitors_aboard or the_traitors")
     if spec in AGENT_NAMES:
         return spec, functools.partial(make_agent, spec)
     path = Path(spec)
@@ -160,9 +172,11 @@ def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
     suffix = ".msgpack" if (folder / "pirates.msgpack").is_file() else ".zip"  # JAX or SB3 backend
     pirates, mutineers = folder / f"pirates{suffix}", folder / f"mutineers{suffix}"
     if not (pirates.is_file() and mutineers.is_file()):
+        other = " (it holds faithful.zip: a checkpoint of the_traitors_v0; use --game the_traitors)" if (
+            folder / "faithful.zip").is_file() else ""
         raise AgentSpecError(
-            f"agent {spec!r}: folder holds no pirates.zip and mutineers.zip (nor .msgpack); expected a checkpoint "
-            ".zip or .msgpack, a generation folder or a run folder"
+            f"agent {spec!r}: folder holds no pirates.zip and mutineers.zip (nor .msgpack){other}; expected a "
+            "checkpoint .zip or .msgpack, a generation folder or a run folder"
         )
     frozen_pirates, frozen_mutineers = policy(pirates), policy(mutineers)
 

@@ -6,6 +6,8 @@
 - :mod:`.ratings`: openskill team ratings; :mod:`.metagame`: the Nash equilibrium of the meta-game.
 - :mod:`.population`: agents by spec and seed groups; :mod:`.report`, :mod:`.plots`: report.json/.md, PNGs.
 - :mod:`.cli`: ``traitors-eval --agents …``; :mod:`.compare`: two reports side by side.
+- :mod:`.kit_games`: the games the kit plays (``--game traitors_aboard`` or ``the_traitors``).
+- :mod:`.the_traitors_games`: one agent in a role of ``the_traitors_v0`` against opponents.
 """
 
 from .games import MatchupResult, evaluate, play_game

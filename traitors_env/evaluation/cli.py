@@ -1,6 +1,8 @@
 """``traitors-eval --agents SPEC …``: the benchmark kit's command (cross-play, ratings, meta-game, metrics).
 
-Every agent plays the Pirates against every agent as the Mutineers at each table size; see
+Every agent plays the Pirates against every agent as the Mutineers at each table size (with
+``--game the_traitors``: every agent in the Traitor's seat against every agent in the Faithful seats,
+:mod:`.kit_games`); see
 :mod:`.crossplay` (games), :mod:`.report` (report.json, report.md), :mod:`.plots` (PNG files).
 Exit status: 0 done; 1 an agent failed mid-run or the run was interrupted (the report holds every
 finished game and names the failure); 2 bad input (nothing played).
@@ -18,6 +20,7 @@ from pathlib import Path
 from ..files import atomic_write_text
 from ..traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 from .crossplay import play_cells
+from .kit_games import GAMES, KitGame, kit_game
 from .population import Population, PopulationError, load_population_file, parse_population
 
 __all__ = ["main", "run_benchmark"]
@@ -35,6 +38,7 @@ def run_benchmark(
     records: int = 0,
     plots: bool = True,
     progress: bool = False,
+    game: str | KitGame = "traitors_aboard",
 ) -> dict:
     """Check every spec, play the cross-play, write ``report.json``, ``report.md`` and the plots into ``out``.
 
@@ -43,23 +47,28 @@ def run_benchmark(
         players: table sizes (3–8); games: per cell; seed: base seed; claims: the claim step (R14).
         workers: processes (results are identical for any number).
         anchor: if given, only the cells in which one side is one of these agents.
-        records: keep the game records of the first ``records`` games of each cell in ``out/records/``.
+        records: keep the game records of the first ``records`` games of each cell in ``out/records/``
+            (Traitors Aboard only).
+        game: ``traitors_aboard`` (default) or ``the_traitors`` (:mod:`.kit_games`; table sizes 3–6).
 
     Returns:
         the report (see :mod:`.report`) plus ``"files"``: the paths written.
 
     Raises:
         AgentSpecError: naming the first spec that names no agent (before any game is played).
-        ValueError: for bad table sizes, games, workers or anchors.
+        ValueError: for an unknown game, bad table sizes, games, workers or anchors.
     """
-    from ..agents.spec import agent_maker
     from .plots import plot_crossplay, plot_metrics, plot_ratings
     from .report import build_report, markdown
 
+    game = kit_game(game)
     players = [int(n) for n in players]
-    bad = [n for n in players if not MIN_PLAYERS <= n <= MAX_PLAYERS]
+    bad = [n for n in players if not game.min_players <= n <= game.max_players]
     if bad or not players:
-        raise ValueError(f"--players {bad or players}: expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}")
+        raise ValueError(f"--players {bad or players}: expected table sizes in {game.min_players}–{game.max_players} "
+                         f"({game.env_name})")
+    if records and game.name != "traitors_aboard":
+        raise ValueError(f"--records {records}: game records exist for traitors_aboard only, not {game.name}")
     if games < 1 or workers < 1 or records < 0:
         raise ValueError(f"--games {games}, --workers {workers}, --records {records}: expected games and workers >= 1")
     names = population.names
@@ -69,7 +78,7 @@ def run_benchmark(
     if unknown:
         raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
     for spec in population.specs.values():
-        agent_maker(spec)  # raises AgentSpecError naming the spec, before anything is played
+        game.agent_maker(spec)  # raises AgentSpecError naming the spec, before anything is played
     cells = [
         (n, p, population.specs[p], m, population.specs[m])
         for n in players
@@ -79,8 +88,8 @@ def run_benchmark(
     ]
     started = time.perf_counter()
     crossplay = play_cells(cells, games, seed=seed, claims=claims, workers=workers, progress=progress,
-                           records_per_cell=records)
-    settings = {"players": players, "games": games, "seed": seed, "claims": claims, "anchor": list(anchor),
+                           records_per_cell=records, game=game)
+    settings = {"game": game.name, "players": players, "games": games, "seed": seed, "claims": claims, "anchor": list(anchor),
                 "seconds": round(time.perf_counter() - started, 1)}
     report = build_report(population, crossplay, settings)
     out = Path(out)
@@ -90,7 +99,7 @@ def run_benchmark(
     atomic_write_text(files[1], markdown(report))
     if plots:
         for name, plot in (("crossplay.png", plot_crossplay), ("ratings.png", plot_ratings),
-                           ("metrics.png", plot_metrics)):
+                           ("metrics.png", plot_metrics))[:3 if game.has_metrics else 2]:
             files.append(out / name)
             plot(report, files[-1])
     if crossplay.records:
@@ -107,12 +116,15 @@ def build_parser() -> argparse.ArgumentParser:
         "table size; writes report.json, report.md, crossplay.png, ratings.png, metrics.png into --out. "
         "(traitors-eval --run RUN evaluates one training run instead.)",
     )
+    parser.add_argument("--game", choices=list(GAMES), default="traitors_aboard",
+                        help="the game: traitors_aboard (default) or the_traitors (every agent as the Traitor "
+                        "against every agent as the Faithful; table sizes 3–6)")
     parser.add_argument("--agents", nargs="+", default=[], metavar="SPEC",
                         help="agents: random, heuristic, a checkpoint (.zip, generation or run folder), "
                         "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
     parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
-    parser.add_argument("--players", type=int, nargs="+", default=list(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
-                        help="table sizes (default 3 4 5 6 7 8)")
+    parser.add_argument("--players", type=int, nargs="+", default=None,
+                        help=f"table sizes (default {MIN_PLAYERS}–{MAX_PLAYERS}; the_traitors: 3–6)")
     parser.add_argument("--games", type=int, default=100, help="seeded games per cell (default 100)")
     parser.add_argument("--out", default="reports/benchmark", help="output folder (default reports/benchmark)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the deals and agents (default 0)")
@@ -135,10 +147,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         population = parse_population(args.agents)
         if args.agents_file:
             population.extend(load_population_file(args.agents_file))
+        game = kit_game(args.game)
+        players = args.players or list(range(game.min_players, game.max_players + 1))
         report = run_benchmark(
-            population, args.players, args.games, args.out, seed=args.seed, claims=not args.no_claims,
+            population, players, args.games, args.out, seed=args.seed, claims=not args.no_claims,
             workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,
-            progress=not args.no_progress,
+            progress=not args.no_progress, game=game,
         )
     except (AgentSpecError, PopulationError, ValueError) as error:
         print(f"traitors-eval: error: {error}", file=sys.stderr)

@@ -1,6 +1,9 @@
-"""Cross-play: seeded games of Pirates agents against Mutineers agents, over worker processes.
+"""Cross-play: seeded games of row agents against column agents, over worker processes.
 
-A *cell* is one (table size, Pirates agent, Mutineers agent). Game ``i`` of a cell at table size
+A *cell* is one (table size, row agent, column agent): in Traitors Aboard the row agent plays the
+Pirates and the column agent the Mutineers; in The Traitors the row agent plays the Traitor's seat and
+the column agent every Faithful seat (:mod:`.kit_games`; the names ``pirates``/``mutineers`` of
+:class:`CellResult` and of the tasks are the row and column sides of either game). Game ``i`` of a cell at table size
 ``n`` is dealt from :func:`game_seed` ``(seed, n, i)`` (the same deal in every cell, so cells compare
 agents on the same deals) and its two agents are built fresh from :func:`agent_seeds`
 ``(seed, n, i)``: every game depends only on its own index, never on which worker played it or what
@@ -25,9 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import traitors_aboard_v0
-from ..traitors_aboard.cards import ROLE_NAMES, Role
-from .metrics import TEAMS, tally_game
+from .kit_games import KitGame, kit_game
 
 __all__ = ["AgentFailure", "CellResult", "CrossPlay", "agent_seeds", "game_seed", "play_cells"]
 
@@ -56,13 +57,16 @@ class AgentFailure(RuntimeError):
 
 @dataclass
 class CellResult:
-    """The finished games of one cell: per game index, whether the Pirates won; counts per end condition."""
+    """The finished games of one cell: per game index, whether the row side (Pirates, Traitor) won; counts
+    per end condition; the column side's seats that won (``column_wins`` of ``column_seats``)."""
 
     num_players: int
     pirates: str
     mutineers: str
     outcomes: dict[int, bool] = field(default_factory=dict)
     end_conditions: Counter = field(default_factory=Counter)
+    column_wins: int = 0
+    column_seats: int = 0
 
     @property
     def games(self) -> int:
@@ -89,14 +93,12 @@ _MAKERS: dict = {}  # spec -> make(seed), once per process
 _ENVS: dict = {}
 
 
-def _maker(spec):
-    key = spec if isinstance(spec, str) else ("object", repr(spec))
+def _maker(spec, game: KitGame):
+    key = (game.name, spec) if isinstance(spec, str) else ("object", repr(spec))
     make = _MAKERS.get(key)
     if make is None:
         if isinstance(spec, str):
-            from ..agents.spec import agent_maker
-
-            make = agent_maker(spec)[1]
+            make = game.agent_maker(spec)[1]
         elif callable(getattr(spec, "build", None)):
             make = spec.build
         else:
@@ -105,27 +107,27 @@ def _maker(spec):
     return make
 
 
-def _play(env, agents: dict[Role, tuple[str, object]], seed: int, num_players: int, index: int) -> None:
-    """Play one game to its end; raises :class:`AgentFailure` naming the agent that failed."""
+def _play(env, game: KitGame, agents: dict[bool, tuple[str, str, object]], seed: int, num_players: int,
+          index: int) -> None:
+    """Play one game to its end (``agents[True]`` at the row side's seats); raises :class:`AgentFailure`."""
     env.reset(seed=seed)
-    game = env.game
+    row = game.row_seats(env)
     for name in env.agent_iter():
         observation, _, termination, truncation, _ = env.last()
         if termination or truncation:
             env.step(None)
             continue
-        role = game.roles[game.current_player]
-        label, agent = agents[role]
+        label, team, agent = agents[row[env.game.current_player]]
         mask = observation["action_mask"]
         try:
             action = agent.act(observation["observation"], mask)
         except Exception as error:  # the agent's own failure: named, and the finished games are kept
-            raise AgentFailure(label, TEAMS[role], num_players, index, f"act raised {type(error).__name__}: {error}") from None
+            raise AgentFailure(label, team, num_players, index, f"act raised {type(error).__name__}: {error}") from None
         if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
             action = action.item()
         if not (isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < mask.size and mask[action]):
             raise AgentFailure(
-                label, TEAMS[role], num_players, index,
+                label, team, num_players, index,
                 f"act returned {action!r} for {name}, which its action mask forbids; expected an int with "
                 f"action_mask[action] == 1 (legal: {np.flatnonzero(mask).tolist()})",
             )
@@ -134,34 +136,38 @@ def _play(env, agents: dict[Role, tuple[str, object]], seed: int, num_players: i
 
 def _run_chunk(task: tuple) -> dict:
     """Worker: play games ``first … first+count-1`` of one cell; returns what finished (and a failure)."""
-    n, p_name, p_spec, m_name, m_spec, base_seed, first, count, claims, record_below = task
+    n, p_name, p_spec, m_name, m_spec, base_seed, first, count, claims, record_below, *rest = task
+    game = kit_game(rest[0] if rest else "traitors_aboard")
+    row_team, column_team = game.teams
     out = {"key": (n, p_name, m_name), "outcomes": {}, "ends": Counter(), "failure": None, "records": [],
-           "tallies": {"pirates": Counter(), "mutineers": Counter()}}
-    env = _ENVS.get((n, claims))
+           "tallies": {row_team: Counter(), column_team: Counter()}, "column_wins": 0, "column_seats": 0}
+    env = _ENVS.get((game.name, n, claims))
     if env is None:
-        env = _ENVS[(n, claims)] = traitors_aboard_v0.raw_env(num_players=n, claims=claims)
+        env = _ENVS[(game.name, n, claims)] = game.make_env(n, claims)
     for index in range(first, first + count):
         p_seed, m_seed = agent_seeds(base_seed, n, index)
         try:
             agents = {}
-            for role, label, spec, seed in ((Role.PIRATE, p_name, p_spec, p_seed), (Role.MUTINEER, m_name, m_spec, m_seed)):
+            for row, label, team, spec, seed in ((True, p_name, row_team, p_spec, p_seed),
+                                                 (False, m_name, column_team, m_spec, m_seed)):
                 try:
-                    agents[role] = (label, _maker(spec)(seed))
+                    agents[row] = (label, team, _maker(spec, game)(seed))
                 except Exception as error:
-                    raise AgentFailure(label, TEAMS[role], n, index, f"cannot be built: {error}") from None
+                    raise AgentFailure(label, team, n, index, f"cannot be built: {error}") from None
             deal = game_seed(base_seed, n, index)
-            _play(env, agents, deal, n, index)
+            _play(env, game, agents, deal, n, index)
         except AgentFailure as failure:
             out["failure"] = failure.info
             break
-        game = env.game
-        result = game.result()
-        out["outcomes"][index] = result["winner"] == ROLE_NAMES[Role.PIRATE]
+        result = game.outcome(env, n, claims, deal)
+        out["outcomes"][index] = result["row_won"]
         out["ends"][result["end_condition"]] += 1
-        for team, counts in tally_game(n, claims, deal, game.history).items():
+        out["column_wins"] += result["column_wins"]
+        out["column_seats"] += result["column_seats"]
+        for team, counts in result["tallies"].items():
             out["tallies"][team].update(counts)
-        if index < record_below:
-            record = env.record(seats=[p_name if r == Role.PIRATE else m_name for r in game.roles])
+        if index < record_below and hasattr(env, "record"):
+            record = env.record(seats=[p_name if r else m_name for r in game.row_seats(env)])
             name = f"{n}p_{_file_part(p_name)}_vs_{_file_part(m_name)}_game{index:04d}.json"
             out["records"].append((name, record.to_json()))
     return out
@@ -182,6 +188,7 @@ def play_cells(
     progress: bool = False,
     records_per_cell: int = 0,
     desc: str = "cross-play",
+    game: str | KitGame = "traitors_aboard",
 ) -> CrossPlay:
     """Play ``games`` seeded games in every cell.
 
@@ -194,6 +201,7 @@ def play_cells(
         progress: a tqdm bar over the games (stderr).
         records_per_cell: keep the game record of the first this many games of each cell.
         desc: the progress bar's label.
+        game: the game (:func:`.kit_games.kit_game`): ``traitors_aboard`` (default) or ``the_traitors``.
 
     Returns:
         a :class:`CrossPlay`. A chunk whose agent failed keeps its finished games and adds one entry to
@@ -201,8 +209,9 @@ def play_cells(
     """
     from tqdm.auto import tqdm
 
+    game = kit_game(game)
     tasks = [
-        (n, p_name, p_spec, m_name, m_spec, seed, first, min(CHUNK, games - first), claims, records_per_cell)
+        (n, p_name, p_spec, m_name, m_spec, seed, first, min(CHUNK, games - first), claims, records_per_cell, game.name)
         for n, p_name, p_spec, m_name, m_spec in cells
         for first in range(0, games, CHUNK)
     ]
@@ -218,9 +227,12 @@ def play_cells(
         cell = result.cells[out["key"]]
         cell.outcomes.update(out["outcomes"])
         cell.end_conditions.update(out["ends"])
+        cell.column_wins += out["column_wins"]
+        cell.column_seats += out["column_seats"]
         n, p_name, m_name = out["key"]
-        for team, name in (("pirates", p_name), ("mutineers", m_name)):
-            result.tallies.setdefault((name, team), Counter()).update(out["tallies"][team])
+        for team, name in zip(game.teams, (p_name, m_name)):
+            if game.has_metrics:
+                result.tallies.setdefault((name, team), Counter()).update(out["tallies"][team])
         if out["failure"]:
             result.failures.append(out["failure"])
         result.records.extend(out["records"])

@@ -9,6 +9,10 @@ zero-sum up to a constant). The Pirates' maximin mixture solves
 and the Mutineers' the mirror problem; both give the game value (``scipy.optimize.linprog``, HiGHS).
 Equilibria need not be unique: an agent is *unused* when no equilibrium mixture gives it weight,
 checked by a second LP per agent that maximises its weight over all maximin mixtures.
+
+The same solver serves The Traitors (rows: Traitor agents, payoff: the Traitor's win rate; columns:
+Faithful agents), with ``sides=("traitor", "faithful")``; see the README for what a zero-sum reading
+means in that mixed-motive game.
 """
 
 from __future__ import annotations
@@ -54,8 +58,9 @@ def _max_weights(matrix: np.ndarray, value: float) -> np.ndarray:
     return out
 
 
-def solve_zero_sum(matrix, row_names: list[str], col_names: list[str]) -> dict:
-    """Nash equilibrium of the Pirates (rows) vs Mutineers (columns) meta-game.
+def solve_zero_sum(matrix, row_names: list[str], col_names: list[str],
+                   sides: tuple[str, str] = ("pirates", "mutineers")) -> dict:
+    """Nash equilibrium of the Pirates (rows) vs Mutineers (columns) meta-game (or any two ``sides``).
 
     Args:
         matrix: Pirates' win rates, shape ``(len(row_names), len(col_names))``, values in [0, 1].
@@ -75,14 +80,14 @@ def solve_zero_sum(matrix, row_names: list[str], col_names: list[str]) -> dict:
     x, value = _maximin(m)
     # The Mutineers maximise their own win rate 1 - M, i.e. maximin of (1 - M)^T.
     y, mut_value = _maximin(1.0 - m.T)
-    sides = {}
+    out = {}
     for side, weights, names, payoff, v in (
-        ("pirates", x, row_names, m, value),
-        ("mutineers", y, col_names, 1.0 - m.T, mut_value),
+        (sides[0], x, row_names, m, value),
+        (sides[1], y, col_names, 1.0 - m.T, mut_value),
     ):
         best = _max_weights(payoff, v)
-        sides[side] = {
+        out[side] = {
             "mixture": {name: round(float(w), 6) for name, w in zip(names, weights)},
             "unused": [name for name, b in zip(names, best) if b <= _TOL],
         }
-    return {"value": round(value, 6), **sides}
+    return {"value": round(value, 6), **out}

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .kit_games import kit_game
 from .metrics import METRICS
 
 __all__ = ["plot_crossplay", "plot_metrics", "plot_ratings"]
@@ -34,8 +35,10 @@ def _save(fig, path: Path) -> None:
 
 
 def plot_crossplay(report: dict, path: Path) -> None:
-    """``crossplay.png``: one heatmap of the Pirates' win rate per table size (and pooled), annotated in %."""
+    """``crossplay.png``: one heatmap of the row side's (Pirates', Traitor's) win rate per table size (and pooled), in %."""
     plt = _pyplot()
+    game = kit_game(report["settings"].get("game", "traitors_aboard"))
+    (row_team, column_team), (row_label, column_label) = game.teams, game.labels
     names = list(report["agents"])
     keys = ["all", *report["settings"]["players"]]
     cols = min(4, len(keys))
@@ -45,7 +48,7 @@ def plot_crossplay(report: dict, path: Path) -> None:
                              layout="constrained")
     image = None
     for number, (ax, key) in enumerate(zip(axes.flat, keys)):
-        table = {(r["pirates"], r["mutineers"]): r for r in report["matrix"] if r["num_players"] == key}
+        table = {(r[row_team], r[column_team]): r for r in report["matrix"] if r["num_players"] == key}
         grid = np.full((len(names), len(names)), np.nan)
         for (p, m), r in table.items():
             if r["games"]:
@@ -59,13 +62,13 @@ def plot_crossplay(report: dict, path: Path) -> None:
         ax.set_title("pooled" if key == "all" else f"{key} players", fontsize=10)
         ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(names)), names, fontsize=8)
-        ax.set_xlabel("Mutineers agent", fontsize=8)
+        ax.set_xlabel(f"{column_label} agent", fontsize=8)
         if number % cols == 0:
-            ax.set_ylabel("Pirates agent", fontsize=8)
+            ax.set_ylabel(f"{row_label} agent", fontsize=8)
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
-    fig.suptitle(f"Pirates' win rate (%), {report['settings']['games']} games per cell", fontsize=11)
-    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label="Pirates' win rate")
+    fig.suptitle(f"{row_label}'s win rate (%), {report['settings']['games']} games per cell", fontsize=11)
+    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label=f"{row_label}'s win rate")
     _save(fig, path)
 
 
@@ -73,8 +76,9 @@ def plot_ratings(report: dict, path: Path) -> None:
     """``ratings.png``: openskill μ per agent and team, error bars ± 2σ."""
     plt = _pyplot()
     names = list(report["agents"])
+    teams = kit_game(report["settings"].get("game", "traitors_aboard")).teams
     fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(names) + 1.8), sharey=True)
-    for ax, team, color in zip(axes, TEAM_KEYS, ("tab:red", "tab:blue")):
+    for ax, team, color in zip(axes, teams, ("tab:red", "tab:blue")):
         mus = [report["ratings"].get(n, {}).get(team, {}).get("mu", np.nan) for n in names]
         sigmas = [report["ratings"].get(n, {}).get(team, {}).get("sigma", np.nan) for n in names]
         ax.errorbar(mus, range(len(names)), xerr=2 * np.asarray(sigmas), fmt="o", color=color, capsize=3)

@@ -14,6 +14,13 @@
 - ``seed_groups``: group → ``seeds`` and per team per metric the mean over seeds with a bootstrap 95 %
   interval (``scipy.stats.bootstrap``, percentile) and the per-seed values;
 - ``failures``: agents that failed mid-run (agent, team, table size, game, error); ``interrupted``.
+
+For The Traitors (``settings["game"] == "the_traitors"``, :mod:`.kit_games`) the sides are ``traitor``
+(rows) and ``faithful`` (columns) instead: a matrix row has ``traitor``, ``faithful``, ``traitor_wins``,
+``win_rate`` (the Traitor's), and also ``faithful_seat_wins`` of ``faithful_seats`` with
+``faithful_win_rate`` and ``faithful_interval`` (rewards are individual, T16: the two rates need not sum
+to 1); ``end_conditions`` counts the Final's outcomes; ``metrics`` and ``seed_groups``' metrics are empty
+(the hidden-role metrics are Traitors Aboard's).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from collections import Counter
 import numpy as np
 
 from .crossplay import CrossPlay
+from .kit_games import KitGame, kit_game
 from .metagame import solve_zero_sum
 from .metrics import METRICS, summarize
 from .population import Population
@@ -57,46 +65,59 @@ def bootstrap_over_seeds(values: list[float], seed: int = 0) -> dict:
     return {"mean": round(mean, 6), "interval": interval, "seeds": len(values), "values": [round(v, 6) for v in values]}
 
 
-def _matrix_rows(crossplay: CrossPlay, names: list[str]) -> list[dict]:
+def _matrix_rows(crossplay: CrossPlay, names: list[str], game: KitGame) -> list[dict]:
     failed_cells = {(f["num_players"], f["agent"], f["team"]) for f in crossplay.failures}
+    row_team, column_team = game.teams
 
-    def row(n, p, m, games, wins, ends) -> dict:
+    def row(n, p, m, games, wins, ends, column_wins, column_seats) -> dict:
         low, high = wilson_interval(wins, games)
-        return {
-            "num_players": n, "pirates": p, "mutineers": m, "games": games, "pirate_wins": wins,
+        out = {
+            "num_players": n, row_team: p, column_team: m, "games": games, game.wins_key: wins,
             "win_rate": round(wins / games, 6) if games else None, "interval": [round(low, 6), round(high, 6)],
             "end_conditions": dict(sorted(ends.items())),
-            "failed": (n, p, "pirates") in failed_cells or (n, m, "mutineers") in failed_cells,
+            "failed": (n, p, row_team) in failed_cells or (n, m, column_team) in failed_cells,
         }
+        if game.mixed_motive:  # the column side's own wins: individual rewards, not 1 − the row's
+            c_low, c_high = wilson_interval(column_wins, column_seats)
+            out.update({
+                f"{column_team}_seat_wins": column_wins, f"{column_team}_seats": column_seats,
+                f"{column_team}_win_rate": round(column_wins / column_seats, 6) if column_seats else None,
+                f"{column_team}_interval": [round(c_low, 6), round(c_high, 6)],
+            })
+        return out
 
     rows, pooled = [], {}
     for (n, p, m), cell in sorted(crossplay.cells.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1]), names.index(kv[0][2]))):
-        rows.append(row(n, p, m, cell.games, cell.pirate_wins, cell.end_conditions))
-        entry = pooled.setdefault((p, m), [0, 0, Counter()])
+        rows.append(row(n, p, m, cell.games, cell.pirate_wins, cell.end_conditions, cell.column_wins, cell.column_seats))
+        entry = pooled.setdefault((p, m), [0, 0, Counter(), 0, 0])
         entry[0] += cell.games
         entry[1] += cell.pirate_wins
         entry[2].update(cell.end_conditions)
-    for (p, m), (games, wins, ends) in pooled.items():
-        r = row("all", p, m, games, wins, ends)
-        r["failed"] = any(x["failed"] for x in rows if x["pirates"] == p and x["mutineers"] == m)
+        entry[3] += cell.column_wins
+        entry[4] += cell.column_seats
+    for (p, m), values in pooled.items():
+        r = row("all", p, m, *values)
+        r["failed"] = any(x["failed"] for x in rows if x[row_team] == p and x[column_team] == m)
         rows.append(r)
     return rows
 
 
-def _nash(rows: list[dict], names: list[str], counts: list) -> dict:
+def _nash(rows: list[dict], names: list[str], counts: list, game: KitGame) -> dict:
     out = {}
+    row_team, column_team = game.teams
+    rows_label, columns_label = game.labels
     for n in ["all", *counts]:
-        table = {(r["pirates"], r["mutineers"]): r for r in rows if r["num_players"] == n}
+        table = {(r[row_team], r[column_team]): r for r in rows if r["num_players"] == n}
         pirates = [a for a in names if any(k[0] == a for k in table)]
         mutineers = [a for a in names if any(k[1] == a for k in table)]
         missing = [(p, m) for p in pirates for m in mutineers if (p, m) not in table or not table[(p, m)]["games"]]
         key = str(n)
         if not pirates or missing:
             out[key] = {"skipped": f"the matrix is not full ({len(missing)} cells without games); "
-                                   "the meta-game needs every Pirates agent against every Mutineers agent"}
+                                   f"the meta-game needs every {rows_label} agent against every {columns_label} agent"}
             continue
         matrix = [[table[(p, m)]["win_rate"] for m in mutineers] for p in pirates]
-        out[key] = solve_zero_sum(matrix, pirates, mutineers)
+        out[key] = solve_zero_sum(matrix, pirates, mutineers, sides=game.teams)
     return out
 
 
@@ -104,7 +125,9 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
     """The report dict (see the module doc) of a finished (or partly finished) cross-play."""
     names = population.names
     counts = list(settings["players"])
-    rows = _matrix_rows(crossplay, names)
+    game = kit_game(settings.get("game", "traitors_aboard"))
+    team_keys = game.teams
+    rows = _matrix_rows(crossplay, names, game)
     # Ratings: games in a fixed order (game index, table size, cell), whatever order workers finished in.
     order = sorted(crossplay.cells.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1]), names.index(kv[0][2])))
     games = []
@@ -112,17 +135,17 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
         for (n, p, m), cell in order:
             if index in cell.outcomes:
                 games.append((n, p, m, cell.outcomes[index]))
-    ratings = rate_games(games)
+    ratings = rate_games(games, game=game)
     metrics = {
-        name: {team: summarize(crossplay.tallies[(name, team)]) for team in TEAM_KEYS if (name, team) in crossplay.tallies}
+        name: {team: summarize(crossplay.tallies[(name, team)]) for team in team_keys if (name, team) in crossplay.tallies}
         for name in names
     }
     seed_groups = {}
     for group, members in population.groups.items():
         entry: dict = {"seeds": len(members), "members": members}
-        for team in TEAM_KEYS:
+        for team in team_keys:
             per_metric = {}
-            for metric in METRICS:
+            for metric in METRICS if game.has_metrics else ():
                 values = [metrics.get(m, {}).get(team, {}).get(metric.name, {}).get("value") for m in members]
                 per_metric[metric.name] = bootstrap_over_seeds(values, seed=settings.get("seed", 0))
             per_metric["rating_mu"] = bootstrap_over_seeds(
@@ -136,7 +159,7 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
         "settings": settings,
         "matrix": rows,
         "ratings": ratings,
-        "nash": _nash(rows, names, counts),
+        "nash": _nash(rows, names, counts, game),
         "metrics": metrics,
         "seed_groups": seed_groups,
         "failures": crossplay.failures,
@@ -172,9 +195,14 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
     """``report.md``: settings, failures, cross-play matrices, ratings, meta-game, metrics, seed groups."""
     s = report["settings"]
     names = list(report["agents"])
+    game = kit_game(s.get("game", "traitors_aboard"))
+    row_team, column_team = team_keys = game.teams
+    row_label, column_label = game.labels
     out = [f"# {title}", ""]
+    if game.name != "traitors_aboard":
+        out += [f"Game: `{game.env_name}`.", ""]
     out.append(
-        f"{s['games']} seeded games per cell (table size × Pirates agent × Mutineers agent), seed {s['seed']}, "
+        f"{s['games']} seeded games per cell (table size × {row_label} agent × {column_label} agent), seed {s['seed']}, "
         f"claims {'on' if s['claims'] else 'off'}, table sizes {', '.join(map(str, s['players']))}"
         + (f", only cells against {', '.join(s['anchor'])}" if s.get("anchor") else "") + "."
     )
@@ -193,15 +221,17 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out.append(f"- **{f['agent']}** as the {f['team']} failed (first at {f['num_players']} players, game "
                        f"{f['game']}): {f['error']}")
         out += ["", "Cells marked † lost games to a failure; their finished games are kept.", ""]
-    out += ["## Cross-play", "", "Pirates' win rate in % [95 % Wilson interval]; rows: Pirates agent, columns: "
-            "Mutineers agent.", ""]
+    out += ["## Cross-play", "", f"{row_label}'s win rate in % [95 % Wilson interval]; rows: {row_label} agent, "
+            f"columns: {column_label} agent."
+            + (f" Below it, the {column_label} seats' own win rate (per seat and game; individual rewards, T16)."
+               if game.mixed_motive else ""), ""]
     for n in ["all", *s["players"]]:
-        table = {(r["pirates"], r["mutineers"]): r for r in report["matrix"] if r["num_players"] == n}
+        table = {(r[row_team], r[column_team]): r for r in report["matrix"] if r["num_players"] == n}
         if not table:
             continue
         cols = [m for m in names if any(k[1] == m for k in table)]
         out += [f"### {'all table sizes pooled' if n == 'all' else f'{n} players'}", ""]
-        out.append("| Pirates \\ Mutineers | " + " | ".join(cols) + " |")
+        out.append(f"| {row_label} \\ {column_label} | " + " | ".join(cols) + " |")
         out.append("|---|" + "---|" * len(cols))
         for p in [a for a in names if any(k[0] == a for k in table)]:
             cells = []
@@ -211,37 +241,51 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
                     cells.append("")
                     continue
                 mark = " †" if r["failed"] else ""
-                cells.append(f"{_pct(r['win_rate'])} [{_pct(r['interval'][0])}, {_pct(r['interval'][1])}]{mark}")
+                text = f"{_pct(r['win_rate'])} [{_pct(r['interval'][0])}, {_pct(r['interval'][1])}]{mark}"
+                if game.mixed_motive:
+                    rate, (lo, hi) = r[f"{column_team}_win_rate"], r[f"{column_team}_interval"]
+                    text += f"<br>{column_label} {_pct(rate)} [{_pct(lo)}, {_pct(hi)}]"
+                cells.append(text)
             out.append(f"| {p} | " + " | ".join(cells) + " |")
         out.append("")
     out += ["## Ratings", "", "openskill Plackett–Luce team ratings over all games (each seat a team member); "
-            "ordinal = μ − 3σ.", "", "| agent | Pirates μ ± σ | Pirates ordinal | Mutineers μ ± σ | Mutineers ordinal |",
+            "ordinal = μ − 3σ."
+            + (f" A game counts as won by the {column_label} when the {row_label} did not win." if game.mixed_motive else ""),
+            "", f"| agent | {row_label} μ ± σ | {row_label} ordinal | {column_label} μ ± σ | {column_label} ordinal |",
             "|---|---|---|---|---|"]
     for name in names:
         r = report["ratings"].get(name, {})
         cells = []
-        for team in TEAM_KEYS:
+        for team in team_keys:
             t = r.get(team)
             cells += ["–", "–"] if t is None else [f"{t['mu']:.2f} ± {t['sigma']:.2f}", f"{t['ordinal']:.2f}"]
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     out += ["", "## Meta-game (Nash equilibrium)", "",
-            "The cross-play matrix as a zero-sum game (Pirates maximise their win rate); equilibrium mixtures and "
-            "the value. *unused*: no equilibrium gives the agent weight.", ""]
+            (f"The cross-play matrix as a zero-sum game (the {row_label} agent maximises its win rate, the "
+             f"{column_label} agent minimises it); equilibrium mixtures and the value." if game.mixed_motive else
+             "The cross-play matrix as a zero-sum game (Pirates maximise their win rate); equilibrium mixtures and "
+             "the value.") + " *unused*: no equilibrium gives the agent weight."
+            + (" The game is mixed-motive (T16): the zero-sum reading asks which Faithful agent best stops the "
+               "Traitor, not which maximises the Faithful's own wins (README)." if game.mixed_motive else ""), ""]
     for key, nash in report["nash"].items():
         label = "all table sizes pooled" if key == "all" else f"{key} players"
         if "skipped" in nash:
             out.append(f"- {label}: skipped ({nash['skipped']})")
             continue
         parts = []
-        for team in TEAM_KEYS:
+        for team in team_keys:
             mix = ", ".join(f"{a} {w:.2f}" for a, w in nash[team]["mixture"].items() if w > 1e-6)
             unused = nash[team]["unused"]
             parts.append(f"{team}: {mix}" + (f" (unused: {', '.join(unused)})" if unused else ""))
-        out.append(f"- {label}: value (Pirates' win rate) {_pct(nash['value'])} %; " + "; ".join(parts))
-    out += ["", "## Hidden-role metrics", "",
-            "Per agent and team, pooled over opponents and table sizes; value [95 % interval] (n = count). "
-            "Definitions: README, \"Hidden-role metrics\".", ""]
-    for team in TEAM_KEYS:
+        out.append(f"- {label}: value ({row_label}'s win rate) {_pct(nash['value'])} %; " + "; ".join(parts))
+    if not game.has_metrics:
+        out += ["", "## Hidden-role metrics", "", f"Not computed: the hidden-role metrics are Traitors Aboard's; "
+                f"`{game.env_name}` has none yet.", ""]
+    else:
+        out += ["", "## Hidden-role metrics", "",
+                "Per agent and team, pooled over opponents and table sizes; value [95 % interval] (n = count). "
+                "Definitions: README, \"Hidden-role metrics\".", ""]
+    for team in team_keys if game.has_metrics else ():
         present = [n for n in names if team in report["metrics"].get(n, {})]
         if not present:
             continue
@@ -258,11 +302,11 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
         out += ["## Over training seeds", "",
                 "Mean over seeds [95 % bootstrap interval over seeds, scipy.stats.bootstrap percentile].", ""]
         groups = list(report["seed_groups"])
-        for team in TEAM_KEYS:
+        for team in team_keys:
             out += [f"### As the {team}", "",
                     "| metric | " + " | ".join(f"{g} ({report['seed_groups'][g]['seeds']} seeds)" for g in groups) + " |",
                     "|---|" + "---|" * len(groups)]
-            for metric in [*METRICS, None]:
+            for metric in [*(METRICS if game.has_metrics else ()), None]:
                 name = "rating_mu" if metric is None else metric.name
                 percent = metric is not None and metric.kind == "rate"
                 cells = [_seed_value(report["seed_groups"][g][team][name], percent) for g in groups]

@@ -26,7 +26,6 @@ import argparse
 import random
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -35,7 +34,6 @@ from rich.rule import Rule
 from rich.text import Text
 
 from .. import the_traitors_v0
-from ..agents.the_traitors_heuristic import THE_TRAITORS_AGENT_NAMES, TheTraitorsRoleAgent, make_the_traitors_agent
 from ..the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, ROLE_NAMES, Role
 from ..the_traitors.render import render_text
 
@@ -47,39 +45,16 @@ class BotSpecError(ValueError):
 
 
 def make_bot(spec: str, seed: np.random.Generator):
-    """``(label, agent)`` for ``spec``: a baseline name, a run folder or a generation folder.
+    """``(label, agent)`` for ``spec``: a baseline name, a run folder, a generation folder or a checkpoint
+    (:func:`traitors_env.agents.the_traitors_spec.the_traitors_agent_maker`, shared with the benchmark kit).
 
     Raises:
         BotSpecError: naming the spec and what was expected.
     """
-    if spec in THE_TRAITORS_AGENT_NAMES:
-        return spec, make_the_traitors_agent(spec, seed)
-    path = Path(spec)
-    if not path.exists():
-        raise BotSpecError(f"bot {spec!r} is neither {' nor '.join(THE_TRAITORS_AGENT_NAMES)} nor an existing folder")
-    folder = path
-    if (path / "checkpoints").is_dir():
-        from ..agents.run_folder import RunFolder
+    from ..agents.the_traitors_spec import the_traitors_agent_maker
 
-        completed = RunFolder(path).completed_generations()
-        if not completed:
-            raise BotSpecError(f"run folder {spec!r} has no completed generation")
-        folder = RunFolder(path).generation_dir(completed - 1)
-    faithful, traitor = folder / "faithful.zip", folder / "traitor.zip"
-    if not (faithful.is_file() and traitor.is_file()):
-        raise BotSpecError(f"bot {spec!r}: no faithful.zip and traitor.zip in {str(folder)!r}")
-    try:
-        from ..agents.the_traitors_checkpoint import PolicyAgent, PolicyLoadError, load_the_traitors_policy
-    except ImportError as error:  # pragma: no cover - the train extra is missing
-        raise BotSpecError(f"bot {spec!r}: trained policies need the train extra: {error}") from None
-    try:
-        agent = TheTraitorsRoleAgent(
-            PolicyAgent(load_the_traitors_policy(faithful), seed=seed),
-            PolicyAgent(load_the_traitors_policy(traitor), seed=seed),
-        )
-    except PolicyLoadError as error:
-        raise BotSpecError(f"bot {spec!r}: {error}") from None
-    return f"policy:{folder}", agent
+    label, make = the_traitors_agent_maker(spec, error=BotSpecError)
+    return label, make(seed)
 
 
 def private_lines(env, seat: int) -> list[str]:
