@@ -109,7 +109,10 @@ def _factory_maker(spec: str) -> Callable:
         else:
             module = importlib.import_module(module_name)
     except Exception as error:  # ImportError, or the module's own failure at import
-        raise AgentSpecError(f"agent {spec!r}: module {module_name!r} cannot be imported: {error}") from None
+        raise AgentSpecError(
+            f"agent {spec!r}: module {module_name!r} cannot be imported: {error} (it must be installed or on "
+            "PYTHONPATH, e.g. PYTHONPATH=. for a module in the current folder; or name the file: path/to/file.py:function)"
+        ) from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
         raise AgentSpecError(f"agent {spec!r}: module {module_name!r} has no callable {attribute!r}")

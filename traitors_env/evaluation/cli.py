@@ -62,7 +62,7 @@ def run_benchmark(
     from .report import build_report, markdown
 
     game = kit_game(game)
-    players = [int(n) for n in players]
+    players = list(dict.fromkeys(int(n) for n in players))  # a size given twice is played once
     bad = [n for n in players if not game.min_players <= n <= game.max_players]
     if bad or not players:
         raise ValueError(f"--players {bad or players}: expected table sizes in {game.min_players}–{game.max_players} "
