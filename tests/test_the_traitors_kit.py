@@ -179,3 +179,17 @@ def test_bad_input_is_named(run_folder, tmp_path, capsys):
     assert {f["team"] for f in report["failures"]} <= {"traitor", "faithful"}
     with pytest.raises(ValueError, match="--records"):
         run_benchmark(parse_population(["random"]), [3], 2, tmp_path / "r", records=1, game="the_traitors")
+
+
+def test_traitors_eval_run_on_a_the_traitors_run_names_the_game(tmp_path, capsys):
+    """``traitors-eval --run`` evaluates Traitors Aboard runs; a the_traitors_v0 run is refused with where to go."""
+    pytest.importorskip("sb3_contrib")
+    from training.config import config_from_dict, dump_config
+    from training.evaluate import main as run_eval_main
+
+    run = tmp_path / "tt"
+    run.mkdir()
+    (run / "config.yaml").write_text(dump_config(config_from_dict({"name": "tt", "env": "the_traitors_v0"})))
+    assert run_eval_main(["--run", str(run)]) == 2
+    error = capsys.readouterr().err
+    assert "the_traitors_v0" in error and "training.the_traitors_train --run" in error

@@ -447,6 +447,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         run = open_run_folder(args.run)
         config = load_config(run.config_path)
+        if config.env.name == "the_traitors_v0":  # one policy per role: its own evaluation
+            raise EvaluationError(
+                f"run {args.run!r} trained the_traitors_v0; evaluate it with "
+                f"'python -m training.the_traitors_train --run {args.run}' or benchmark it with "
+                f"'traitors-eval --game the_traitors --agents heuristic {args.run}'"
+            )
         generation = None if args.generation is None else args.generation - 1
         report = evaluate_run(config, run, generation, games=args.games, workers=args.workers)
     except (ConfigError, PolicyLoadError, EvaluationError) as error:
