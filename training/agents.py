@@ -54,6 +54,30 @@ class AgentSpec:
         raise ValueError(f"agent kind {self.kind!r} is not known; expected 'random', 'heuristic' or 'policy'")
 
 
+OPPONENT_KINDS = ("latest", "past", "heuristic", "random")
+
+
+def drawable_kinds(weights: Mapping[str, float], snapshots: int) -> tuple[list[str], np.ndarray]:
+    """The opponent kinds that can be drawn with ``snapshots`` snapshots of the other side, and their
+    probabilities (``float64``, renormalised): kinds with nothing to draw (``latest`` needs one snapshot,
+    ``past`` two) or weight 0 drop out. The SB3 loops of both games draw their opponents by it.
+
+    Raises:
+        ValueError: for an unknown kind, a negative weight, or no kind left with positive weight.
+    """
+    for kind, weight in weights.items():
+        if kind not in OPPONENT_KINDS:
+            raise ValueError(f"opponent kind {kind!r} is not known; expected one of {OPPONENT_KINDS}")
+        if weight < 0:
+            raise ValueError(f"opponent weight {kind}={weight!r} is negative")
+    available = {"latest": snapshots >= 1, "past": snapshots >= 2, "heuristic": True, "random": True}
+    kinds = [k for k in OPPONENT_KINDS if available[k] and weights.get(k, 0) > 0]
+    if not kinds:
+        raise ValueError(f"no opponent kind can be drawn from weights={dict(weights)} with {snapshots} snapshots")
+    total = sum(weights[k] for k in kinds)
+    return kinds, np.array([weights[k] / total for k in kinds])
+
+
 class OpponentPool:
     """The opponents of one team's training: weighted kinds over the other team's snapshots and the baselines.
 
@@ -70,28 +94,11 @@ class OpponentPool:
         ValueError: for an unknown kind, a negative weight, or no kind left with positive weight.
     """
 
-    KINDS = ("latest", "past", "heuristic", "random")
+    KINDS = OPPONENT_KINDS
 
     def __init__(self, weights: Mapping[str, float], snapshots: Sequence[str] = (), seed: int | None = None) -> None:
-        for kind, weight in weights.items():
-            if kind not in self.KINDS:
-                raise ValueError(f"opponent kind {kind!r} is not known; expected one of {self.KINDS}")
-            if weight < 0:
-                raise ValueError(f"opponent weight {kind}={weight!r} is negative")
         self.snapshots = [str(s) for s in snapshots]
-        available = {
-            "latest": len(self.snapshots) >= 1,
-            "past": len(self.snapshots) >= 2,
-            "heuristic": True,
-            "random": True,
-        }
-        self.kinds = [k for k in self.KINDS if available[k] and weights.get(k, 0) > 0]
-        if not self.kinds:
-            raise ValueError(
-                f"no opponent kind can be drawn from weights={dict(weights)} with {len(self.snapshots)} snapshots"
-            )
-        total = sum(weights[k] for k in self.kinds)
-        self.probabilities = np.array([weights[k] / total for k in self.kinds])
+        self.kinds, self.probabilities = drawable_kinds(weights, len(self.snapshots))
         self.rng = np.random.default_rng(seed)
         self._baselines: dict[str, object] = {}
 

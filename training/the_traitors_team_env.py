@@ -49,6 +49,8 @@ from traitors_env.the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS
 from traitors_env.the_traitors.engine import GameConfig, GameState
 from traitors_env.the_traitors.observation import OBS_SIZE, encode
 
+from .agents import OPPONENT_KINDS, drawable_kinds
+
 
 class IllegalOpponentActionError(ValueError):
     """An opponent agent returned an action that its action mask forbids."""
@@ -70,7 +72,7 @@ class RolePool:
         ValueError: for an unknown kind, a negative weight, or no kind left with positive weight.
     """
 
-    KINDS = ("latest", "past", "heuristic", "random")
+    KINDS = OPPONENT_KINDS
 
     def __init__(
         self,
@@ -78,25 +80,8 @@ class RolePool:
         snapshots: Sequence[tuple[str | None, str | None]] = (),
         seed: int | None = None,
     ) -> None:
-        for kind, weight in weights.items():
-            if kind not in self.KINDS:
-                raise ValueError(f"opponent kind {kind!r} is not known; expected one of {self.KINDS}")
-            if weight < 0:
-                raise ValueError(f"opponent weight {kind}={weight!r} is negative")
         self.snapshots = [tuple(pair) for pair in snapshots]
-        available = {
-            "latest": len(self.snapshots) >= 1,
-            "past": len(self.snapshots) >= 2,
-            "heuristic": True,
-            "random": True,
-        }
-        self.kinds = [k for k in self.KINDS if available[k] and weights.get(k, 0) > 0]
-        if not self.kinds:
-            raise ValueError(
-                f"no opponent kind can be drawn from weights={dict(weights)} with {len(self.snapshots)} snapshots"
-            )
-        total = sum(weights[k] for k in self.kinds)
-        self.probabilities = np.array([weights[k] / total for k in self.kinds])
+        self.kinds, self.probabilities = drawable_kinds(weights, len(self.snapshots))
         self.rng = np.random.default_rng(seed)
         self._heuristic = TheTraitorsHeuristicAgent(int(self.rng.integers(2**63)))
         self._random = RandomAgent(int(self.rng.integers(2**63)))

@@ -90,41 +90,6 @@ def snapshot_pairs(run: RunFolder, generation: int, role: str) -> list[tuple[str
     return pairs
 
 
-def _callback(bar, label: str):
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    class RoleCallback(BaseCallback):
-        """Counts learner steps for the progress bar and logs the learner's win rate."""
-
-        def _on_training_start(self) -> None:
-            self.start = time.perf_counter()
-            self.steps = 0
-            self.decisions = 0
-            self.wins: list[bool] = []
-            if bar is not None:
-                bar.set_description(label)
-
-        def _on_step(self) -> bool:
-            self.steps += self.training_env.num_envs
-            for info, done in zip(self.locals["infos"], self.locals["dones"]):
-                if done and "won" in info:
-                    self.wins.append(bool(info["won"]))
-                    self.decisions += int(info.get("game_decisions", 0))
-            if bar is not None:
-                bar.update(self.training_env.num_envs)
-            return True
-
-        def _on_rollout_end(self) -> None:
-            if self.wins:
-                recent = float(np.mean(self.wins[-200:]))
-                self.logger.record("rollout/win_rate", recent)
-                if bar is not None:
-                    elapsed = time.perf_counter() - self.start
-                    bar.set_postfix(learner_sps=f"{self.steps / elapsed:.0f}", train_win=f"{recent:.2f}", refresh=False)
-
-    return RoleCallback()
-
-
 def _agent(policy: str, snapshot: str | None, seed: int, deterministic: bool):
     if policy == "trained":
         return PolicyAgent(load_the_traitors_policy(snapshot), seed=seed, deterministic=deterministic)
@@ -229,7 +194,7 @@ def train_the_traitors(config: RunConfig, resume: bool = False, force: bool = Fa
     from tqdm.auto import tqdm
 
     from .resume import discard_incomplete_generations, tensorboard_writer
-    from .train import _new_model, _progress_csv, derive_seed, prepare_run_folder
+    from .train import _make_callback, _new_model, _progress_csv, derive_seed, prepare_run_folder
 
     torch.set_num_threads(config.training.torch_threads)
     run, state = prepare_run_folder(config, resume, force)
@@ -274,8 +239,8 @@ def train_the_traitors(config: RunConfig, resume: bool = False, force: bool = Fa
                     tensorboard_writer(run.path / "tensorboard" / role, generation + 1),
                     _progress_csv(run.path / "progress.csv", generation, role),
                 ]))
-                callback = _callback(
-                    bar if config.training.progress_bar else None, f"gen {generation + 1}/{total} {role}"
+                callback = _make_callback(
+                    bar if config.training.progress_bar else None, f"gen {generation + 1}/{total} {role}", won_key="won"
                 )
                 t0, before = time.perf_counter(), model.num_timesteps
                 model.learn(total_timesteps=steps, callback=callback, reset_num_timesteps=False)

@@ -150,7 +150,10 @@ def _progress_csv(path: Path, generation: int, team: str):
     return ProgressCSV()
 
 
-def _make_callback(bar, team_label: str):
+def _make_callback(bar, team_label: str, won_key: str = "team_won"):
+    """The SB3 callback of one team's (or role's) training: counts learner steps for the progress bar ``bar``
+    (``None``: none) and logs the learner's win rate (games whose final info has ``won_key`` true) and game
+    decisions per second. Both games' SB3 loops use it."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class TeamCallback(BaseCallback):
@@ -167,8 +170,8 @@ def _make_callback(bar, team_label: str):
         def _on_step(self) -> bool:
             self.steps += self.training_env.num_envs
             for info, done in zip(self.locals["infos"], self.locals["dones"]):
-                if done and "team_won" in info:
-                    self.wins.append(bool(info["team_won"]))
+                if done and won_key in info:
+                    self.wins.append(bool(info[won_key]))
                     self.decisions += int(info.get("game_decisions", 0))
             if bar is not None:
                 bar.update(self.training_env.num_envs)

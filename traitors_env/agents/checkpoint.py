@@ -11,18 +11,67 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..traitors_aboard.actions import NUM_ACTIONS
 from ..traitors_aboard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 
-__all__ = ["OBS_SCALE", "FrozenPolicy", "PolicyAgent", "PolicyLoadError", "load_frozen_policy", "scale_observation"]
+__all__ = [
+    "OBS_SCALE",
+    "FrozenPolicy",
+    "PolicyAgent",
+    "PolicyLoadError",
+    "cached_loader",
+    "load_frozen_policy",
+    "masked_probabilities",
+    "observation_scale",
+    "scale_observation",
+]
 
-#: Observations are divided by this (the larger absolute Box bound of each feature) so every
-#: feature lies in [-1, 1]; the learner's environment and :class:`FrozenPolicy` both apply it.
-OBS_SCALE = np.maximum(np.maximum(np.abs(OBS_LOW), np.abs(OBS_HIGH)), 1.0).astype(np.float32)
+
+def observation_scale(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The divisor of each feature of an observation ``Box(low, high)``: its larger absolute bound, at least 1
+    (``float32``, the shape of ``low``), so every scaled feature lies in [-1, 1]."""
+    return np.maximum(np.maximum(np.abs(low), np.abs(high)), 1.0).astype(np.float32)
+
+
+#: Observations are divided by this so every feature lies in [-1, 1]; the learner's environment and
+#: :class:`FrozenPolicy` both apply it.
+OBS_SCALE = observation_scale(OBS_LOW, OBS_HIGH)
+
+
+def masked_probabilities(logits: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    """The softmax of ``logits`` over the legal actions: ``float64``, the shape of ``logits``, zero outside
+    ``action_mask`` (which must allow at least one action)."""
+    logits = np.where(np.asarray(action_mask, dtype=bool), np.asarray(logits, dtype=np.float64), -np.inf)
+    logits -= logits.max()
+    weights = np.exp(logits)
+    return weights / weights.sum()
+
+
+def cached_loader(load: Callable[[str], Any]) -> Callable[[str | Path], Any]:
+    """``load`` (a path → policy constructor) cached per process and file version: a rewritten file is reloaded.
+
+    The returned function raises :class:`PolicyLoadError` for a path that does not exist.
+    """
+
+    @functools.lru_cache(maxsize=64)
+    def cached(path: str, mtime_ns: int, size: int):
+        return load(path)
+
+    def loader(path: str | Path):
+        try:
+            stat = os.stat(path)
+        except OSError:
+            raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist") from None
+        return cached(str(path), stat.st_mtime_ns, stat.st_size)
+
+    loader.cache_clear = cached.cache_clear
+    return loader
 
 
 def scale_observation(observation: np.ndarray) -> np.ndarray:
@@ -40,7 +89,8 @@ class FrozenPolicy:
     Runs the snapshot's own torch modules (features extractor, actor MLP, action head) under
     ``torch.no_grad()`` and masks the logits in numpy; this skips the distribution objects of
     ``MaskablePPO.predict`` (~1 ms a call here) at ~0.15 ms, with the same probabilities.
-    Picklable, so it can be sent to worker processes.
+    Picklable, so it can be sent to worker processes. The class attributes name the game whose
+    spaces the snapshot must have (a subclass serves another game).
 
     Args:
         path: a ``.zip`` written by ``MaskablePPO.save``.
@@ -49,6 +99,11 @@ class FrozenPolicy:
         PolicyLoadError: if ``path`` does not exist, cannot be loaded as a ``MaskablePPO``, or was
             trained on other observation or action spaces than ``traitors_aboard_v0``'s.
     """
+
+    env_name = "traitors_aboard_v0"
+    obs_size = OBS_SIZE
+    num_actions = NUM_ACTIONS
+    obs_scale = OBS_SCALE
 
     def __init__(self, path: str | Path) -> None:
         path = Path(path)
@@ -61,27 +116,24 @@ class FrozenPolicy:
         except Exception as error:  # corrupt zip, wrong algorithm, …
             raise PolicyLoadError(f"checkpoint {str(path)!r} is not a MaskablePPO snapshot: {error}") from error
         shape, actions = getattr(model.observation_space, "shape", None), getattr(model.action_space, "n", None)
-        if shape != (OBS_SIZE,) or actions != NUM_ACTIONS:  # e.g. a policy of another environment
+        if shape != (self.obs_size,) or actions != self.num_actions:  # e.g. a policy of another environment
             raise PolicyLoadError(
                 f"checkpoint {str(path)!r} was trained on observations of shape {shape} and {actions} actions; "
-                f"traitors_aboard_v0 has ({OBS_SIZE},) and {NUM_ACTIONS}"
+                f"{self.env_name} has ({self.obs_size},) and {self.num_actions}"
             )
         self.path = str(path)
         self.policy = model.policy.eval()
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Action probabilities, shape ``(NUM_ACTIONS,)`` ``float64``, zero outside ``action_mask``."""
+        """Action probabilities, shape ``(num_actions,)`` ``float64``, zero outside ``action_mask``."""
         import torch
 
         policy = self.policy
         with torch.no_grad():
-            x = torch.as_tensor(scale_observation(np.asarray(observation, dtype=np.float32))[None])
+            x = torch.as_tensor((np.asarray(observation, dtype=np.float32) / self.obs_scale)[None])
             latent = policy.mlp_extractor.forward_actor(policy.extract_features(x, policy.pi_features_extractor))
-            logits = policy.action_net(latent)[0].numpy().astype(np.float64)
-        logits = np.where(np.asarray(action_mask, dtype=bool), logits, -np.inf)
-        logits -= logits.max()
-        weights = np.exp(logits)
-        return weights / weights.sum()
+            logits = policy.action_net(latent)[0].numpy()
+        return masked_probabilities(logits, action_mask)
 
 
 def load_frozen_policy(path: str | Path) -> FrozenPolicy:
@@ -95,16 +147,10 @@ def load_frozen_policy(path: str | Path) -> FrozenPolicy:
         from .jax_checkpoint import load_jax_policy
 
         return load_jax_policy(path)
-    try:
-        stat = os.stat(path)
-    except OSError:
-        raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist") from None
-    return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+    return _load_sb3(path)
 
 
-@functools.lru_cache(maxsize=64)
-def _load_cached(path: str, mtime_ns: int, size: int) -> FrozenPolicy:
-    return FrozenPolicy(path)
+_load_sb3 = cached_loader(FrozenPolicy)
 
 
 class PolicyAgent:

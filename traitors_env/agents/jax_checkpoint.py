@@ -17,7 +17,6 @@ evaluation play JAX checkpoints without importing ``training/``.
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import numpy as np
 
 from ..traitors_aboard.actions import NUM_ACTIONS
 from ..traitors_aboard.observation import OBS_SIZE
-from .checkpoint import PolicyLoadError, scale_observation
+from .checkpoint import PolicyLoadError, cached_loader, masked_probabilities, scale_observation
 
 __all__ = ["FORMAT", "SUFFIX", "JaxPolicy", "load_jax_policy", "read_checkpoint", "save_checkpoint"]
 
@@ -117,11 +116,7 @@ class JaxPolicy:
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """Action probabilities, shape ``(NUM_ACTIONS,)`` ``float64``, zero outside ``action_mask``."""
-        logits = self.logits(observation).astype(np.float64)
-        logits = np.where(np.asarray(action_mask, dtype=bool), logits, -np.inf)
-        logits -= logits.max()
-        weights = np.exp(logits)
-        return weights / weights.sum()
+        return masked_probabilities(self.logits(observation), action_mask)
 
 
 def load_jax_policy(path: str | Path) -> JaxPolicy:
@@ -130,13 +125,7 @@ def load_jax_policy(path: str | Path) -> JaxPolicy:
     Raises:
         PolicyLoadError: see :func:`read_checkpoint`.
     """
-    try:
-        stat = os.stat(path)
-    except OSError:
-        raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist") from None
-    return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+    return _load(path)
 
 
-@functools.lru_cache(maxsize=64)
-def _load_cached(path: str, mtime_ns: int, size: int) -> JaxPolicy:
-    return JaxPolicy(path)
+_load = cached_loader(JaxPolicy)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..common.layout import starts
 from .cards import MAX_PLAYERS
 
 MAX_OFFSET = MAX_PLAYERS - 1
@@ -66,13 +67,8 @@ ACTION_GROUPS: tuple[ActionGroup, ...] = (
 )
 
 #: Index of the first action of each group, by name.
-GROUP_START: dict[str, int] = {}
-_start = 0
-for _group in ACTION_GROUPS:
-    GROUP_START[_group.name] = _start
-    _start += _group.count
-NUM_ACTIONS = _start
-del _start, _group
+GROUP_START: dict[str, int]
+GROUP_START, NUM_ACTIONS = starts((group.name, group.count) for group in ACTION_GROUPS)
 
 NO_ATTEMPT = GROUP_START["NO_ATTEMPT"]
 ATTEMPT = GROUP_START["ATTEMPT"]

@@ -40,21 +40,17 @@ with −1): ``won``, ``reward``, ``score``, ``role``, ``traitor``, ``outcome``, 
 
 from __future__ import annotations
 
-import copy
-
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from ..common.aec import RENDER_MODES, CardGameAECEnv, wrap
 from . import actions as A
-from .cards import MAX_PLAYERS, FinalOutcome
+from .cards import MAX_PLAYERS, ROLE_NAMES, FinalOutcome
 from .engine import GameConfig, GameState
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
+from .observation import _LAYOUT, encode
 from .render import render_text
 
-RENDER_MODES = ("ansi", "human")
+__all__ = ["RENDER_MODES", "env", "final_info", "raw_env"]
 
 
 def env(**kwargs) -> AECEnv:
@@ -64,11 +60,7 @@ def env(**kwargs) -> AECEnv:
     out-of-range actions raise (``AssertOutOfBoundsWrapper``); calls out of order raise
     (``OrderEnforcingWrapper``). Keyword arguments as :class:`raw_env`.
     """
-    environment = raw_env(**kwargs)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    return wrap(raw_env(**kwargs))
 
 
 def final_info(game: GameState, seat: int) -> dict:
@@ -88,7 +80,7 @@ def final_info(game: GameState, seat: int) -> dict:
         "won": bool(game.winners[seat]),
         "reward": float(rewards[seat]),
         "score": float(game.scores[seat]),
-        "role": int(game.roles[seat]),
+        "role": ROLE_NAMES[game.roles[seat]],  # the role's name, as traitors_aboard_v0 gives it
         "traitor": int(game.traitor),
         "outcome": int(game.outcome),
         "outcome_name": FinalOutcome(game.outcome).name.lower(),
@@ -104,7 +96,7 @@ def final_info(game: GameState, seat: int) -> dict:
     }
 
 
-class raw_env(AECEnv):
+class raw_env(CardGameAECEnv):
     """PettingZoo AEC environment of *The Traitors* over :class:`traitors_env.the_traitors.engine.GameState`.
 
     Args:
@@ -123,6 +115,10 @@ class raw_env(AECEnv):
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "the_traitors_v0", "is_parallelizable": False}
+    layout = _LAYOUT
+    num_actions = A.NUM_ACTIONS
+    _encode = staticmethod(encode)
+    _render_text = staticmethod(render_text)
 
     def __init__(
         self,
@@ -132,86 +128,19 @@ class raw_env(AECEnv):
         render_hidden: bool = False,
         **options,
     ) -> None:
-        super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} is not supported; expected None, 'ansi' or 'human'")
-        if not isinstance(render_hidden, (bool, np.bool_)):
-            raise ValueError(f"render_hidden={render_hidden!r} is not supported; expected True or False")
         known = set(GameConfig.__dataclass_fields__) - {"num_players", "claims"}
         unknown = sorted(set(options) - known)
         if unknown:
             raise ValueError(f"unknown option(s) {unknown}; expected keyword arguments among {sorted(known)}")
         self.config = GameConfig(num_players=num_players, claims=claims, **options)
-        self.render_mode = render_mode
-        self.render_hidden = bool(render_hidden)
-        self.possible_agents = [f"player_{i}" for i in range(self.config.num_players)]
-        self.agents = self.possible_agents[:]
-        observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
-                "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
-        action_space = spaces.Discrete(A.NUM_ACTIONS)
-        self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
-        self.action_spaces = {agent: action_space for agent in self.possible_agents}
-        self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
-        self._rng: np.random.Generator | None = None
-        #: The seed of the current game (``None`` for a game started with :meth:`reset_to_position`).
-        self.episode_seed: int | None = None
-        self.game: GameState | None = None
+        super().__init__(self.config.num_players, render_mode, render_hidden)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+    def _new_game(self, seed: int) -> GameState:
+        return GameState.new(self.config, seed=seed)
 
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game from its own seed, :attr:`episode_seed`.
-
-        ``reset(seed=s)`` plays the game of seed ``s`` and seeds the env's RNG with ``s``;
-        ``reset()`` draws the next episode's seed from that RNG (fresh entropy before any seed).
-
-        Raises:
-            ValueError: for a ``seed`` that is not ``None`` or a non-negative int.
-        """
-        if seed is not None and (
-            isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
-        ):
-            raise ValueError(f"seed={seed!r} is not supported; expected None or a non-negative int")
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            episode_seed = int(seed)
-        else:
-            if self._rng is None:
-                self._rng = np.random.default_rng()
-            episode_seed = int(self._rng.integers(2**63))
-        self.episode_seed = episode_seed
-        self._start(GameState.new(self.config, seed=episode_seed))
-
-    def reset_to_position(self, state: GameState) -> None:
-        """Start from an explicit position (:meth:`GameState.from_position`); the env plays on a copy.
-
-        Raises:
-            ValueError: if the position's options differ from this env's.
-        """
+    def _check_position(self, state: GameState) -> None:
         if state.config != self.config:
             raise ValueError(f"position has options {state.config}; this env has {self.config}")
-        self.episode_seed = None
-        self._start(copy.deepcopy(state))
-
-    def _start(self, state: GameState) -> None:
-        self.game = state
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[state.current_player]
-        if state.is_terminal:
-            self._finish()
 
     def _finish(self) -> None:
         """T16: every agent gets its own reward and its own result ``info``; all are terminated."""
@@ -222,65 +151,3 @@ class raw_env(AECEnv):
             self.terminations[name] = True
             self.infos[name] = final_info(game, i)
         self._accumulate_rewards()
-
-    @property
-    def result(self) -> dict | None:
-        """The finished game's full result, everything revealed (:meth:`GameState.result`: roles, gold, the
-        Final, winners, scores; lists over absolute seats). A new dict on every call; ``None`` before
-        :meth:`reset` and while the game runs (nothing may be revealed before the end)."""
-        if self.game is None or not self.game.is_terminal:
-            return None
-        return self.game.result()
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``agent``'s observation: only public information and its own knowledge."""
-        seat = self._agent_index[agent]
-        game = self.game
-        if game is None:
-            raise RuntimeError("observe() was called before reset(); call reset() first")
-        if game.current_player == seat and not game.is_terminal and not self.terminations[agent]:
-            mask = game.legal_mask()
-        else:
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-        return {"observation": encode(game, seat), "action_mask": mask}
-
-    def step(self, action: int | None) -> None:
-        """Apply ``action`` for ``agent_selection``; ``None`` for an agent that is done.
-
-        Raises:
-            IllegalActionError: if ``action`` is not legal (a ``ValueError`` naming the legal set).
-        """
-        game = self.game
-        if game is None:
-            raise RuntimeError("step() was called before reset(); call reset() first")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        game.apply_action(action)
-        self._cumulative_rewards[agent] = 0.0
-        if game.is_terminal:
-            self._finish()
-        else:
-            self.agent_selection = self.possible_agents[game.current_player]
-        if self.render_mode == "human":
-            self.render()
-
-    def action_to_string(self, action: int) -> str:
-        """Readable text for ``action`` of the agent to act, in the current state."""
-        return self.game.action_to_string(action)
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.game is None:
-            raise RuntimeError("render() was called before reset(); call reset() first")
-        text = render_text(self.game, show_hidden=self.render_hidden)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        pass

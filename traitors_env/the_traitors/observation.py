@@ -16,10 +16,9 @@ made (T15).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from ..common.layout import Layout, Piece
 from . import actions as A
 from .cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, REWARD_DECK_COUNTS, RewardCard, Role
 from .engine import END_GAME_ROUND, MAX_MISSION_GOLD, NUM_PHASES, GameState, Phase
@@ -27,21 +26,6 @@ from .engine import END_GAME_ROUND, MAX_MISSION_GOLD, NUM_PHASES, GameState, Pha
 MAX_GOLD = 64  # above any reachable personal gold (8 + 9 from gold cards + 16 at the End Game)
 MAX_POT = NUM_ROUNDS * MAX_MISSION_GOLD
 DECK_SIZE = sum(REWARD_DECK_COUNTS)
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One named block of the observation vector."""
-
-    name: str
-    shape: tuple[int, ...]
-    low: float
-    high: float
-    meaning: str
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape))
 
 
 SEAT_FEATURES = (
@@ -148,35 +132,19 @@ LAYOUT: tuple[Piece, ...] = (
     ),
 )
 
-OFFSETS: dict[str, int] = {}
-_offset = 0
-for _piece in LAYOUT:
-    OFFSETS[_piece.name] = _offset
-    _offset += _piece.size
-OBS_SIZE = _offset
-del _offset, _piece
-
-OBS_LOW = np.concatenate([np.full(p.size, p.low, dtype=np.float32) for p in LAYOUT])
-OBS_HIGH = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in LAYOUT])
-_PIECES = {p.name: p for p in LAYOUT}
+_LAYOUT = Layout(LAYOUT)  # offsets, size, bounds, table: derived from the declaration once
+OFFSETS: dict[str, int] = _LAYOUT.offsets
+OBS_SIZE: int = _LAYOUT.size
+OBS_LOW: np.ndarray = _LAYOUT.low
+OBS_HIGH: np.ndarray = _LAYOUT.high
 _F_SEAT = len(SEAT_FEATURES)
 _S = {name: i for i, name in enumerate(SEAT_FEATURES)}
 
 
-def layout_table() -> str:
-    """The observation layout as a markdown table: slice, name, shape, meaning."""
-    rows = ["| slice | name | shape | meaning |", "|---|---|---|---|"]
-    for p in LAYOUT:
-        start = OFFSETS[p.name]
-        rows.append(f"| {start}:{start + p.size} | `{p.name}` | {p.shape} | {p.meaning} |")
-    return "\n".join(rows)
-
-
-def piece(observation: np.ndarray, name: str) -> np.ndarray:
-    """The view of block ``name`` of a flat observation (or of a batch, last axis), in its declared shape."""
-    p = _PIECES[name]
-    start = OFFSETS[name]
-    return observation[..., start : start + p.size].reshape(observation.shape[:-1] + p.shape)
+#: The observation layout as a markdown table: slice, name, shape, meaning.
+layout_table = _LAYOUT.table
+#: ``piece(observation, name)``: the view of block ``name`` of an observation (or a batch), in its declared shape.
+piece = _LAYOUT.piece
 
 
 def seat_feature(name: str) -> int:

@@ -52,20 +52,15 @@ Overboard agents stay in ``agents`` until the end but are never selected (R11).
 
 from __future__ import annotations
 
-import copy
-
-import gymnasium
-import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from ..common.aec import RENDER_MODES, CardGameAECEnv, check_flag, wrap
 from . import actions as A
-from .engine import _GAME_OVER, GameConfig, GameState  # ``phase is _GAME_OVER``: no property call per decision
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
+from .engine import GameConfig, GameState
+from .observation import _LAYOUT, encode
 from .render import render_text
 
-RENDER_MODES = ("ansi", "human")
+__all__ = ["RENDER_MODES", "env", "raw_env"]
 
 
 def env(**kwargs) -> AECEnv:
@@ -75,14 +70,10 @@ def env(**kwargs) -> AECEnv:
     (``TerminateIllegalWrapper``); out-of-range actions raise (``AssertOutOfBoundsWrapper``);
     calls out of order raise (``OrderEnforcingWrapper``). Keyword arguments as :class:`raw_env`.
     """
-    environment = raw_env(**kwargs)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    return wrap(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):
+class raw_env(CardGameAECEnv):
     """PettingZoo AEC environment of *Traitors Aboard* over :class:`traitors_env.traitors_aboard.engine.GameState`.
 
     Args:
@@ -99,6 +90,10 @@ class raw_env(AECEnv):
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "traitors_aboard_v0", "is_parallelizable": False}
+    layout = _LAYOUT
+    num_actions = A.NUM_ACTIONS
+    _encode = staticmethod(encode)
+    _render_text = staticmethod(render_text)
 
     def __init__(
         self,
@@ -108,94 +103,19 @@ class raw_env(AECEnv):
         render_hidden: bool = False,
         first_player: int | None = None,
     ) -> None:
-        super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} is not supported; expected None, 'ansi' or 'human'")
-        for name, value in (("claims", claims), ("render_hidden", render_hidden)):
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{name}={value!r} is not supported; expected True or False")
+        check_flag("claims", claims)
         self.config = GameConfig(num_players=num_players, claims=bool(claims), first_player=first_player)
-        self.render_mode = render_mode
-        self.render_hidden = bool(render_hidden)
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        self.agents = self.possible_agents[:]
-        observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
-                "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
-        action_space = spaces.Discrete(A.NUM_ACTIONS)
-        # One space object each, built once (PettingZoo asks for the same object every call).
-        self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
-        self.action_spaces = {agent: action_space for agent in self.possible_agents}
-        self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
-        self._rng: np.random.Generator | None = None
-        #: The seed of the current game (``None`` for a game started with :meth:`reset_to_position`).
-        self.episode_seed: int | None = None
-        self.game: GameState | None = None
+        super().__init__(self.config.num_players, render_mode, render_hidden)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+    def _new_game(self, seed: int) -> GameState:
+        return GameState.new(self.config, seed=seed)
 
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game from its own seed, :attr:`episode_seed`.
-
-        ``reset(seed=s)`` plays the game of seed ``s`` (``GameState.new(config, seed=s)``) and
-        seeds the env's RNG with ``s``; ``reset()`` continues that RNG, drawing the next episode's
-        seed from it (fresh entropy before any seed was given). Every game thus has a seed, and
-        :meth:`record` can write it as a replayable game record.
-
-        Raises:
-            ValueError: for a ``seed`` that is not ``None`` or a non-negative int.
-
-        ``options`` is accepted and ignored, as PettingZoo's API test expects; explicit positions
-        go through :meth:`reset_to_position`.
-        """
-        if seed is not None and (
-            isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
-        ):
-            raise ValueError(f"seed={seed!r} is not supported; expected None or a non-negative int")
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            episode_seed = int(seed)
-        else:
-            if self._rng is None:
-                self._rng = np.random.default_rng()
-            episode_seed = int(self._rng.integers(2**63))
-        self.episode_seed = episode_seed
-        self._start(GameState.new(self.config, seed=episode_seed))
-
-    def reset_to_position(self, state: GameState) -> None:
-        """Start from an explicit position (see :meth:`GameState.from_position`).
-
-        The env plays on a copy: ``state`` itself is left as it is.
-
-        Raises:
-            ValueError: if the position's table size or claim setting differs from this env's.
-        """
+    def _check_position(self, state: GameState) -> None:
         if state.num_players != self.config.num_players or state.config.claims != self.config.claims:
             raise ValueError(
                 f"position has {state.num_players} players, claims={state.config.claims}; this env has "
                 f"{self.config.num_players} players, claims={self.config.claims}"
             )
-        self.episode_seed = None  # a position has no seed to replay from
-        self._start(copy.deepcopy(state))
-
-    def _start(self, state: GameState) -> None:
-        self.game = state
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[state.current_player]
-        if state.is_terminal:  # a finished position: every agent is done, with its result
-            self._finish()
 
     def _finish(self) -> None:
         """R17: every agent gets its team's reward and its end-of-game info; all are terminated."""
@@ -209,52 +129,6 @@ class raw_env(AECEnv):
             self.terminations[name] = True
             self.infos[name] = {**shared, "role": result["roles"][i], "num_players": game.num_players}
         self._accumulate_rewards()
-
-    @property
-    def result(self) -> dict | None:
-        """The finished game's full result, everything revealed (:meth:`GameState.result`): ``winner``,
-        ``end_condition``, ``roles`` (one per seat), ``chest_value``, ``target``, ``chest`` (top first:
-        ``value``, ``announced``, ``placer``), ``turns``. A new dict on every call; ``None`` before
-        :meth:`reset` and while the game runs (nothing may be revealed before the end)."""
-        if self.game is None or not self.game.is_terminal:
-            return None
-        return self.game.result()
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``agent``'s observation: only public information and its own knowledge."""
-        seat = self._agent_index[agent]
-        game = self.game
-        if game is None:
-            raise RuntimeError("observe() was called before reset(); call reset() first")
-        # An agent terminated by the illegal-move wrapper is asked nothing, though the game itself goes on.
-        if game.current_player == seat and game.phase is not _GAME_OVER and not self.terminations[agent]:
-            mask = game.legal_mask().copy()
-        else:
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-        return {"observation": encode(game, seat), "action_mask": mask}
-
-    def step(self, action: int | None) -> None:
-        """Apply ``action`` for ``agent_selection``; ``None`` for an agent that is done.
-
-        Raises:
-            IllegalActionError: if ``action`` is not legal (a ``ValueError`` naming the legal set).
-        """
-        game = self.game
-        if game is None:
-            raise RuntimeError("step() was called before reset(); call reset() first")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        game.apply_action(action)
-        self._cumulative_rewards[agent] = 0
-        if game.phase is _GAME_OVER:
-            self._finish()
-        else:
-            # Rewards are 0 until the game ends, so there is nothing to accumulate (a per-step saving).
-            self.agent_selection = self.possible_agents[game.current_player]
-        if self.render_mode == "human":
-            self.render()
 
     def record(self, seats: list[str] | None = None):
         """The current game as a :class:`traitors_env.traitors_aboard.records.GameRecord` (finished or not).
@@ -276,22 +150,3 @@ class raw_env(AECEnv):
         if self.episode_seed is None:
             raise RecordError("this game started from an explicit position (reset_to_position); only seeded games can be recorded")
         return record_game(self.game, self.episode_seed, seats=seats)
-
-    def action_to_string(self, action: int) -> str:
-        """Readable text for ``action`` of the agent to act, in the current state."""
-        return self.game.action_to_string(action)
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.game is None:
-            raise RuntimeError("render() was called before reset(); call reset() first")
-        text = render_text(self.game, show_hidden=self.render_hidden)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        pass

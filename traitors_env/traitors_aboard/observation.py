@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..common.layout import Layout, Piece
 from . import actions as A
 from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, Role
 from .engine import _GAME_OVER, _SPYGLASS_ORDER, NUM_PHASES, GameState, Phase  # aliases: see engine
@@ -32,21 +33,6 @@ from .engine import _GAME_OVER, _SPYGLASS_ORDER, NUM_PHASES, GameState, Phase  #
 MAX_CHEST = 42  # every loot card of the deck (rulebook "Contents")
 DRAW_KNOWN_SLOTS = 4  # top draw-pile positions whose card an agent may know (R09 returns)
 _MAX_DECK = 76
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One named block of the observation vector."""
-
-    name: str
-    shape: tuple[int, ...]
-    low: float
-    high: float
-    meaning: str
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape))
 
 
 SEAT_FEATURES = (
@@ -146,32 +132,17 @@ LAYOUT: tuple[Piece, ...] = (
     ),
 )
 
-OFFSETS: dict[str, int] = {}
-_offset = 0
-for _piece in LAYOUT:
-    OFFSETS[_piece.name] = _offset
-    _offset += _piece.size
-OBS_SIZE = _offset
-del _offset, _piece
-
-OBS_LOW = np.concatenate([np.full(p.size, p.low, dtype=np.float32) for p in LAYOUT])
-OBS_HIGH = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in LAYOUT])
+_LAYOUT = Layout(LAYOUT)  # offsets, size, bounds, table: derived from the declaration once
+OFFSETS: dict[str, int] = _LAYOUT.offsets
+OBS_SIZE: int = _LAYOUT.size
+OBS_LOW: np.ndarray = _LAYOUT.low
+OBS_HIGH: np.ndarray = _LAYOUT.high
 
 
-def layout_table() -> str:
-    """The observation layout as a markdown table: slice, name, shape, meaning."""
-    rows = ["| slice | name | shape | meaning |", "|---|---|---|---|"]
-    for piece in LAYOUT:
-        start = OFFSETS[piece.name]
-        rows.append(f"| {start}:{start + piece.size} | `{piece.name}` | {piece.shape} | {piece.meaning} |")
-    return "\n".join(rows)
-
-
-def piece(observation: np.ndarray, name: str) -> np.ndarray:
-    """The view of block ``name`` of a flat observation, in its declared shape."""
-    spec = next(p for p in LAYOUT if p.name == name)
-    start = OFFSETS[name]
-    return observation[start : start + spec.size].reshape(spec.shape)
+#: The observation layout as a markdown table: slice, name, shape, meaning.
+layout_table = _LAYOUT.table
+#: ``piece(observation, name)``: the view of block ``name`` of an observation (or a batch), in its declared shape.
+piece = _LAYOUT.piece
 
 
 # Precomputed float32 rows so encode() copies whole blocks with one memoryview slice assignment

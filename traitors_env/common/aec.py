@@ -1,0 +1,224 @@
+"""The PettingZoo AEC scaffolding both games share: spaces, seeding, turn order, observe, render.
+
+Each game's ``raw_env`` subclasses :class:`CardGameAECEnv` and supplies its engine (a ``GameState``
+with ``new(config, seed=)``, ``current_player``, ``is_terminal``, ``legal_mask()``,
+``apply_action()``, ``returns()``, ``action_to_string()``), its encoder, its renderer and its
+end-of-game infos; the seeding contract, the observation dict, dead steps and rendering are the
+same for both and live here once.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .layout import Layout
+
+RENDER_MODES = ("ansi", "human")
+
+
+def wrap(environment: AECEnv) -> AECEnv:
+    """``environment`` with PettingZoo's classic wrappers: illegal moves end the game with reward −1 for the
+    offender (``TerminateIllegalWrapper``); out-of-range actions raise (``AssertOutOfBoundsWrapper``); calls out
+    of order raise (``OrderEnforcingWrapper``)."""
+    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    return wrappers.OrderEnforcingWrapper(environment)
+
+
+def check_flag(name: str, value: Any) -> None:
+    """Raise ``ValueError`` unless ``value`` is a bool (numpy's included)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}={value!r} is not supported; expected True or False")
+
+
+class CardGameAECEnv(AECEnv):
+    """A turn-based game of hidden roles as a PettingZoo AEC env; agents ``player_0 … player_{n-1}``.
+
+    Observation of each agent: ``{"observation": float32 (layout.size,), "action_mask": int8
+    (num_actions,)}``, the mask all zeros for an agent not asked to act. Action: ``Discrete(num_actions)``.
+
+    Subclasses set ``metadata``, ``layout``, ``num_actions`` and the static ``_encode(state, seat)`` and
+    ``_render_text(state, show_hidden=)``, build ``self.config`` before calling ``super().__init__``, and
+    implement :meth:`_new_game`, :meth:`_check_position` and :meth:`_finish`.
+
+    Raises:
+        ValueError: for an unknown ``render_mode`` or a ``render_hidden`` that is not a bool.
+    """
+
+    layout: ClassVar[Layout]
+    num_actions: ClassVar[int]
+
+    def __init__(self, num_players: int, render_mode: str | None, render_hidden: bool) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode={render_mode!r} is not supported; expected None, 'ansi' or 'human'")
+        check_flag("render_hidden", render_hidden)
+        self.render_mode = render_mode
+        self.render_hidden = bool(render_hidden)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents = self.possible_agents[:]
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=self.layout.low, high=self.layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
+            }
+        )
+        action_space = spaces.Discrete(self.num_actions)
+        # One space object each, built once (PettingZoo asks for the same object every call).
+        self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
+        self.action_spaces = {agent: action_space for agent in self.possible_agents}
+        self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._rng: np.random.Generator | None = None
+        #: The seed of the current game (``None`` for a game started with :meth:`reset_to_position`).
+        self.episode_seed: int | None = None
+        self.game = None
+
+    # ------------------------------------------------------------ game-specific parts
+    def _new_game(self, seed: int):
+        """The game dealt from ``seed``."""
+        raise NotImplementedError
+
+    def _check_position(self, state) -> None:
+        """Raise ``ValueError`` if ``state`` cannot be played by this env (other table size or options)."""
+        raise NotImplementedError
+
+    def _finish(self) -> None:
+        """At the end of the game: every agent's reward, termination and end-of-game info."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game from its own seed, :attr:`episode_seed`.
+
+        ``reset(seed=s)`` plays the game of seed ``s`` and seeds the env's RNG with ``s``;
+        ``reset()`` continues that RNG, drawing the next episode's seed from it (fresh entropy
+        before any seed was given). Every game thus has a seed it can be replayed from.
+        ``options`` is accepted and ignored, as PettingZoo's API test expects; explicit positions
+        go through :meth:`reset_to_position`.
+
+        Raises:
+            ValueError: for a ``seed`` that is not ``None`` or a non-negative int.
+        """
+        if seed is not None and (
+            isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
+        ):
+            raise ValueError(f"seed={seed!r} is not supported; expected None or a non-negative int")
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            episode_seed = int(seed)
+        else:
+            if self._rng is None:
+                self._rng = np.random.default_rng()
+            episode_seed = int(self._rng.integers(2**63))
+        self.episode_seed = episode_seed
+        self._start(self._new_game(episode_seed))
+
+    def reset_to_position(self, state) -> None:
+        """Start from an explicit position (the engine's ``GameState.from_position``); the env plays on a
+        copy, ``state`` itself is left as it is.
+
+        Raises:
+            ValueError: if the position's table size or options differ from this env's.
+        """
+        self._check_position(state)
+        self.episode_seed = None  # a position has no seed to replay from
+        self._start(copy.deepcopy(state))
+
+    def _start(self, state) -> None:
+        self.game = state
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[state.current_player]
+        if state.is_terminal:  # a finished position: every agent is done, with its result
+            self._finish()
+
+    @property
+    def result(self) -> dict | None:
+        """The finished game's full result, everything revealed (the engine's ``GameState.result()``). A new
+        dict on every call; ``None`` before :meth:`reset` and while the game runs (nothing may be revealed
+        before the end)."""
+        if self.game is None or not self.game.is_terminal:
+            return None
+        return self.game.result()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation: only public information and its own knowledge.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        seat = self._agent_index[agent]
+        game = self.game
+        if game is None:
+            raise RuntimeError("observe() was called before reset(); call reset() first")
+        # An agent terminated by the illegal-move wrapper is asked nothing, though the game itself goes on.
+        if game.current_player == seat and not game.is_terminal and not self.terminations[agent]:
+            mask = game.legal_mask().copy()  # the engine may cache it; the agent gets its own
+        else:
+            mask = np.zeros(self.num_actions, dtype=np.int8)
+        return {"observation": self._encode(game, seat), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Apply ``action`` for ``agent_selection``; ``None`` for an agent that is done.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            ValueError: the engine's ``IllegalActionError``, naming the legal set, for an action that is not legal.
+        """
+        game = self.game
+        if game is None:
+            raise RuntimeError("step() was called before reset(); call reset() first")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game.apply_action(action)
+        self._cumulative_rewards[agent] = 0
+        if game.is_terminal:
+            self._finish()
+        else:
+            # Rewards are 0 until the game ends, so there is nothing to accumulate (a per-step saving).
+            self.agent_selection = self.possible_agents[game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def action_to_string(self, action: int) -> str:
+        """Readable text for ``action`` of the agent to act, in the current state."""
+        return self.game.action_to_string(action)
+
+    def render(self) -> str | None:
+        """The table as text (``"ansi"``: returned; ``"human"``: printed); hidden state only with ``render_hidden``.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game is None:
+            raise RuntimeError("render() was called before reset(); call reset() first")
+        text = self._render_text(self.game, show_hidden=self.render_hidden)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
