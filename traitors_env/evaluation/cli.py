@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmark agents: every agent as the Pirates against every agent as the Mutineers at each "
         "table size; writes report.json, report.md, crossplay.png, ratings.png, metrics.png into --out. "
         "(traitors-eval --run RUN evaluates one training run instead.)",
+        epilog="One training run instead: traitors-eval --run RUN [--generation G] [--games N] [--workers W] "
+        "evaluates generation G (1-based, default the newest) of the run folder RUN against the heuristic and "
+        "writes the report into RUN (needs the train extra; traitors-eval --run RUN --help for more).",
     )
     parser.add_argument("--game", choices=list(GAMES), default="traitors_aboard",
                         help="the game: traitors_aboard (default) or the_traitors (every agent as the Traitor "

@@ -23,6 +23,7 @@ from enum import IntEnum
 
 import numpy as np
 
+from ..common.actions import is_index, not_an_index
 from . import actions as A
 from .cards import (
     HAND_SIZE,
@@ -562,10 +563,10 @@ class GameState:
     def _raise_illegal(self, action: object, legal: _Legal) -> None:
         if self.is_terminal:
             raise IllegalActionError(f"action {action!r} given after the game ended; no action is legal")
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < A.NUM_ACTIONS:
+        if is_index(action, A.NUM_ACTIONS):
             what = f"action {int(action)} ({A.describe_action(action, self.current_player, self.num_players)})"
         else:
-            what = f"action {action!r} (not an index in 0–{A.NUM_ACTIONS - 1})"
+            what = not_an_index(action, A.NUM_ACTIONS)
         raise IllegalActionError(
             f"{what} is not legal for player_{self.current_player} in phase {self.phase.name}; "
             f"legal actions: {list(legal.actions)}"
