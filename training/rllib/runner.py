@@ -64,8 +64,21 @@ def init_ray(config: RunConfig) -> bool:
     return True
 
 
-def algorithm_config(config: RunConfig):
-    """The ``PPOConfig`` of a run: game-master env, one masked PPO module per team, the bots as fixed modules."""
+def run_seed(config: RunConfig, resumed_at: int = 0) -> int:
+    """The seed RLlib gets: ``config.seed`` for a fresh run; for a run resumed after ``resumed_at`` iterations a
+    seed derived from both, so the resumed iterations do not replay the deals and draws of the first ones.
+    (RLlib's checkpoint holds no env runner state: a resumed run is reproducible from its seed and the iteration
+    it resumed at, but it does not continue the uninterrupted run's sample stream.)"""
+    if resumed_at == 0:
+        return config.seed
+    from ..train import derive_seed
+
+    return derive_seed(config.seed, 1_414, resumed_at)
+
+
+def algorithm_config(config: RunConfig, resumed_at: int = 0):
+    """The ``PPOConfig`` of a run: game-master env, one masked PPO module per team, the bots (and, with
+    ``opponents.past`` > 0, each team's older snapshot) as fixed modules; seeded by :func:`run_seed`."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -74,19 +87,23 @@ def algorithm_config(config: RunConfig):
 
     from .callbacks import GameCallbacks
     from .env import GameMasterEnv
-    from .modules import BOTS, BotModule, TeamMapping
+    from .modules import BOTS, PAST_MODULES, BotModule, PastTeamModule, TeamMapping
 
     ppo, rl = config.ppo, config.rllib
+    seed = run_seed(config, resumed_at)
     model = {"fcnet_hiddens": list(ppo.net_arch), "fcnet_activation": ppo.activation, "vf_share_layers": False}
     specs = {team: RLModuleSpec(module_class=TeamPPOModule, model_config=model) for team in TEAMS}
     for index, bot in enumerate(BOTS):
-        specs[bot] = RLModuleSpec(module_class=BotModule, model_config={"bot": bot, "seed": config.seed * 10 + index})
-    weights = {"latest": config.opponents.latest, "heuristic": config.opponents.heuristic, "random": config.opponents.random}
+        specs[bot] = RLModuleSpec(module_class=BotModule, model_config={"bot": bot, "seed": seed * 10 + index})
+    if config.opponents.past > 0:  # older snapshots, loaded each iteration by refresh_past_modules
+        for team in TEAMS:
+            specs[PAST_MODULES[team]] = RLModuleSpec(module_class=PastTeamModule, model_config=model)
+    weights = {kind: getattr(config.opponents, kind) for kind in ("latest", "past", "heuristic", "random")}
     env_config = {
         "player_counts": list(config.env.player_counts),
         "player_count_weights": config.env.player_count_weights,
         "claims": config.env.claims,
-        "seed": config.seed,
+        "seed": seed,
     }
     return (
         PPOConfig()
@@ -113,14 +130,46 @@ def algorithm_config(config: RunConfig):
         )
         .multi_agent(
             policies=set(specs),
-            policy_mapping_fn=TeamMapping(weights, seed=config.seed),
+            policy_mapping_fn=TeamMapping(weights, seed=seed),
             policies_to_train=list(TEAMS),
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .callbacks(GameCallbacks)
-        .debugging(seed=config.seed, log_level="ERROR")
+        .debugging(seed=seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=200)
     )
+
+
+def refresh_past_modules(algo, run: RunFolder, completed: int, config: RunConfig) -> dict[str, int] | None:
+    """Before iteration ``completed + 1``: load into each team's past module (``pirates_past``,
+    ``mutineers_past``) that team's module saved after an older iteration, drawn uniformly from iterations
+    1 … ``completed − 1`` (the newest is the team's current policy, as ``latest``; the SB3 backend's pool draws
+    likewise) by a generator seeded by the run seed and ``completed``; then send them to the env runners.
+
+    Returns ``{team: 1-based iteration loaded}``, or ``None`` (nothing loaded) when ``opponents.past`` is 0 or
+    fewer than 2 iterations are completed: until then the policy mapping draws no ``past`` matchup.
+    """
+    if config.opponents.past <= 0 or completed < 2:
+        return None
+    from .modules import PAST_MODULES
+
+    rng = np.random.default_rng([config.seed, 0x9A57, completed])
+    chosen = {team: int(rng.integers(completed - 1)) + 1 for team in TEAMS}
+    paths = {team: str((run.generation_dir(g - 1) / MODULE_DIR / team).resolve()) for team, g in chosen.items()}
+
+    def load(learner) -> None:
+        for team, generation in chosen.items():
+            module = learner.module[PAST_MODULES[team]]
+            module.restore_from_path(paths[team])  # the team module's weights (strict=False keeps `snapshot`)
+            module.snapshot.fill_(generation)
+
+    algo.learner_group.foreach_learner(load)
+    # Straight into the env runners' modules: RLlib's sync_weights skips env runners that already hold the
+    # learner's current weights_seq_no, which these are (the past modules changed without a training update).
+    components = [f"learner/rl_module/{module}" for module in PAST_MODULES.values()]
+    state = algo.learner_group.get_state(components=components, inference_only=True)["learner"]["rl_module"]
+    algo.env_runner_group.foreach_env_runner(lambda runner: runner.module.set_state(state), local_env_runner=True)
+    return chosen
 
 
 # ---------------------------------------------------------------- figures of an iteration
@@ -129,7 +178,8 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
     runners = result.get("env_runners", {})
     learners = result.get("learners", {})
     module_steps = runners.get("num_module_steps_sampled", {})
-    learner_steps = int(sum(module_steps.get(team, 0) for team in TEAMS))
+    # RLlib reports NaN for a module that sampled nothing this iteration.
+    learner_steps = int(sum(np.nan_to_num(float(module_steps.get(team, 0))) for team in TEAMS))
     decisions = int(runners.get("num_env_steps_sampled", 0))
     record = {
         "generation": generation + 1,  # 1-based, as in state.json everywhere
@@ -139,8 +189,12 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
         "learner_steps_per_second": round(learner_steps / seconds, 1) if seconds > 0 else None,
         "game_decisions_per_second": round(decisions / seconds, 1) if seconds > 0 else None,
         "episodes": int(runners.get("num_episodes", 0)),
-        "win_rates": {k: round(float(v), 4) for k, v in sorted(runners.get("win_rate", {}).items())},
+        "win_rates": _rounded(runners.get("win_rate", {})),
         "episodes_per_node": {k: int(v) for k, v in sorted(runners.get("episodes_per_node", {}).items())},
+        # Every seat's terminal reward, the seats RLlib leaves out of its episodes included (callbacks.py).
+        "team_returns": _rounded(runners.get("team_return_mean", {})),
+        "module_returns": _rounded(runners.get("module_return_mean", {})),
+        "seats_without_transition": int(runners.get("seats_without_transition", 0)),
         "teams": {},
     }
     for team in TEAMS:
@@ -153,6 +207,11 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
     return record
 
 
+def _rounded(values: dict) -> dict[str, float]:
+    """A metric dict rounded, sorted, without NaN (RLlib reports NaN for a key with no game in its window)."""
+    return {k: round(float(v), 4) for k, v in sorted(values.items()) if not np.isnan(float(v))}
+
+
 def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
     rows = []
     for h in history:
@@ -160,6 +219,7 @@ def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
         row["learner_steps_per_second"] = h["learner_steps_per_second"]
         row["game_decisions_per_second"] = h["game_decisions_per_second"]
         row.update({f"win_rate_{k}": v for k, v in h["win_rates"].items()})
+        row.update({f"team_return_{k}": v for k, v in h.get("team_returns", {}).items()})
         for team, stats in h["teams"].items():
             row.update({f"{team}_{k}": v for k, v in stats.items()})
         rows.append(row)
@@ -179,7 +239,7 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
     fig.suptitle("Training win rate per iteration (last 200 games of each matchup, RLlib backend)")
     gens = [h["generation"] for h in history]
     for ax, team in zip(axes, TEAMS):
-        for opponent, style in (("heuristic", "-o"), ("random", ":s"), ("self-play", "--^")):
+        for opponent, style in (("heuristic", "-o"), ("random", ":s"), ("self-play", "--^"), ("past", "-.v")):
             key = f"{team}_vs_{opponent}"
             rates = [h["win_rates"].get(key, np.nan) for h in history]
             if not all(np.isnan(rates)):
@@ -231,11 +291,12 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
         mininterval=0.5 if sys.stderr.isatty() else 30.0,
     )
     try:
-        algo = algorithm_config(config).build_algo()
+        algo = algorithm_config(config, resumed_at=start).build_algo()
         if start > 0:
             algo.restore_from_path(str(run.generation_dir(start - 1).resolve()))
             bar.write(f"resuming run {config.name!r} after iteration {start} of {total}")
         for generation in range(start, total):
+            past = refresh_past_modules(algo, run, generation, config)
             began = time.perf_counter()
             result = algo.train()
             seconds = time.perf_counter() - began
@@ -244,6 +305,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             algo.save_to_path(str(tmp.resolve()))
             os.replace(tmp, final)
             record = iteration_record(result, generation, seconds)
+            if past is not None:
+                record["past_snapshots"] = past  # the 1-based iterations the past modules played
             # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
             with SummaryWriter(str(run.path / "tensorboard" / "rllib"), filename_suffix=f".gen_{generation + 1:03d}") as writer:
                 for key, value in _scalars(record).items():
@@ -281,6 +344,8 @@ def _scalars(record: dict) -> dict[str, float]:
         "rollout/episodes": record["episodes"],
     }
     out.update({f"win_rate/{k}": v for k, v in record["win_rates"].items()})
+    out.update({f"team_return/{k}": v for k, v in record.get("team_returns", {}).items()})
+    out.update({f"module_return/{k}": v for k, v in record.get("module_returns", {}).items()})
     for team, stats in record["teams"].items():
         out.update({f"train/{team}/{k}": v for k, v in stats.items()})
     return {k: float(v) for k, v in out.items() if v is not None}
