@@ -327,6 +327,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             bar.update(1)
     except KeyboardInterrupt:
         discard_incomplete_generations(run, state["completed_generations"])  # nothing half-written stays
+        for stale in run.checkpoints.glob(".gen_*.tmp") if run.checkpoints.exists() else ():
+            shutil.rmtree(stale, ignore_errors=True)  # a save cut short by the Ctrl-C
         raise
     finally:
         bar.close()
