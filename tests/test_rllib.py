@@ -182,6 +182,23 @@ def test_team_mapping_draws_one_matchup_per_episode_by_the_weights():
     assert kinds["random"] == 0 and 150 < kinds["latest"] < 250
 
 
+def test_team_mapping_draws_past_only_once_a_snapshot_is_loaded():
+    """``past`` drops out (weights renormalised) until the past modules hold a snapshot; then it is drawn by its
+    weight and maps the fixed team to its own ``<team>_past`` module, the other team to its trained module."""
+    mapping = TeamMapping({"latest": 0.0, "past": 0.75, "heuristic": 0.25, "random": 0.0}, seed=0)
+    rng = np.random.default_rng(0)
+    assert {mapping.draw(rng, past_available=False)[0] for _ in range(200)} == {"heuristic"}
+    kinds = [mapping.draw(rng, past_available=True) for _ in range(400)]
+    assert 250 < sum(kind == "past" for kind, _ in kinds) < 350
+    for kind, fixed in kinds:
+        assert {TeamMapping.module(team, (kind, fixed)) for team in ("pirates", "mutineers")} == {
+            f"{fixed}_past" if kind == "past" else kind,
+            "mutineers" if fixed == "pirates" else "pirates",
+        }
+    with pytest.raises(ValueError, match="besides past"):
+        TeamMapping({"latest": 0.0, "past": 1.0, "heuristic": 0.0, "random": 0.0})
+
+
 # ---------------------------------------------------------------- training in-process
 @pytest.fixture
 def local_ray():
