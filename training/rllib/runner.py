@@ -178,9 +178,8 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
     runners = result.get("env_runners", {})
     learners = result.get("learners", {})
     module_steps = runners.get("num_module_steps_sampled", {})
-    # RLlib reports NaN for a module that sampled nothing this iteration.
-    learner_steps = int(sum(np.nan_to_num(float(module_steps.get(team, 0))) for team in TEAMS))
-    decisions = int(runners.get("num_env_steps_sampled", 0))
+    learner_steps = sum(_count(module_steps.get(team, 0)) for team in TEAMS)
+    decisions = _count(runners.get("num_env_steps_sampled", 0))
     record = {
         "generation": generation + 1,  # 1-based, as in state.json everywhere
         "seconds": round(seconds, 2),
@@ -188,13 +187,13 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
         "learner_steps": learner_steps,
         "learner_steps_per_second": round(learner_steps / seconds, 1) if seconds > 0 else None,
         "game_decisions_per_second": round(decisions / seconds, 1) if seconds > 0 else None,
-        "episodes": int(runners.get("num_episodes", 0)),
+        "episodes": _count(runners.get("num_episodes", 0)),
         "win_rates": _rounded(runners.get("win_rate", {})),
         "episodes_per_node": {k: int(v) for k, v in sorted(runners.get("episodes_per_node", {}).items())},
         # Every seat's terminal reward, the seats RLlib leaves out of its episodes included (callbacks.py).
         "team_returns": _rounded(runners.get("team_return_mean", {})),
         "module_returns": _rounded(runners.get("module_return_mean", {})),
-        "seats_without_transition": int(runners.get("seats_without_transition", 0)),
+        "seats_without_transition": _count(runners.get("seats_without_transition", 0)),
         "teams": {},
     }
     for team in TEAMS:
@@ -205,6 +204,11 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
             if key in stats
         }
     return record
+
+
+def _count(value) -> int:
+    """A summed RLlib metric as an int; RLlib reports NaN for a sum with nothing logged this iteration."""
+    return int(np.nan_to_num(float(value)))
 
 
 def _rounded(values: dict) -> dict[str, float]:
