@@ -12,7 +12,11 @@ Skipped without the ``rllib`` extra.
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -20,10 +24,11 @@ import pytest
 pytest.importorskip("ray.rllib")
 pytest.importorskip("PIL")
 
-from rllib_helpers import rllib_config, running_local_ray  # noqa: E402
+from rllib_helpers import TINY, rllib_config, running_local_ray  # noqa: E402
 
 from training.config import config_from_dict  # noqa: E402
 from training.rllib.runner import MODULE_DIR, TEAMS, train_rllib  # noqa: E402
+from training.storage import RunFolder  # noqa: E402
 
 #: Figures of state.json that measure time, not what was sampled or trained.
 TIMING = ("seconds", "learner_steps_per_second", "game_decisions_per_second", "episodes_per_node")
@@ -78,3 +83,23 @@ def test_same_seed_same_weights_and_figures_in_process(tmp_path, local_ray):
 def test_same_seed_same_weights_and_figures_with_two_remote_env_runners(tmp_path, local_ray):
     """As above with two remote env runners (Ray actors): still identical for the same seed and runner count."""
     _check(tmp_path, num_env_runners=2)
+
+
+@pytest.mark.slow
+def test_two_traitors_train_commands_train_the_same_weights(tmp_path):
+    """Two ``traitors-train --config configs/rllib_tiny.yaml`` processes, each with its own randomised string
+    hashing (no PYTHONHASHSEED given): the command pins the hash seed (RLlib orders a team's batch rows by a set
+    of agent ids), so both save the same weights and figures."""
+    command = shutil.which("traitors-train", path=os.path.dirname(sys.executable))
+    assert command, "traitors-train is installed beside this Python"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # a local Ray on loopback only
+    runs = []
+    for name in ("first", "second"):
+        args = [command, "--config", str(TINY), "--output-dir", str(tmp_path), "--name", name, "--no-eval"]
+        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs.append(RunFolder(tmp_path / name))
+    for generation in (0, 1):
+        assert _same(_weights(runs[0], generation), _weights(runs[1], generation))
+    assert _figures(runs[0]) == _figures(runs[1])

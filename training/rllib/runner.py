@@ -38,6 +38,22 @@ MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
 
 
 # ---------------------------------------------------------------- Ray and the algorithm
+def pin_hash_seed() -> None:
+    """Re-run this command with ``PYTHONHASHSEED=0`` unless ``PYTHONHASHSEED`` is set (then it returns).
+
+    Why: RLlib orders the agents of a multi-agent episode by a ``set`` of their ids
+    (``MultiAgentEpisode.agent_ids``), so the rows of a team's train batch, hence its minibatches and weights,
+    follow Python's string hashing, which is randomised per process. With the hash seed pinned, two runs of
+    the same config and seed train the same weights (the local Ray's processes inherit the variable; on a
+    cluster, start the nodes with it, README "On a cluster"). ``os.execve`` keeps the process id, so
+    signals and the terminal reach the new image. For ``traitors-train`` only: a Python caller keeps its own.
+    """
+    if "PYTHONHASHSEED" in os.environ:
+        return
+    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, "PYTHONHASHSEED": "0"})
+
+
+
 def ray_address(config: RunConfig) -> str | None:
     """The cluster to join: ``rllib.address``, else ``$RAY_ADDRESS``, else ``None`` (start a local Ray)."""
     return config.rllib.address or os.environ.get("RAY_ADDRESS") or None
@@ -129,7 +145,7 @@ def algorithm_config(config: RunConfig, resumed_at: int = 0):
             num_epochs=ppo.n_epochs,
         )
         .multi_agent(
-            policies=set(specs),
+            policies=list(specs),  # a list: a set of names orders (and so seeds) the modules by the hash seed
             policy_mapping_fn=TeamMapping(weights, seed=seed),
             policies_to_train=list(TEAMS),
         )
