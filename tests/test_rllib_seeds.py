@@ -40,6 +40,27 @@ def local_ray():
         yield
 
 
+def test_sub_envs_of_different_env_runners_deal_different_games():
+    """RLlib seeds sub-env i of env runner w with seed + w + i, so (w=1, i=0) and (w=0, i=1) get the same number; the
+    game master mixes in the env runner's index (RLlib's EnvContext), so they deal different games, and the same
+    runner and seed deal the same games again."""
+    from ray.rllib.env.env_context import EnvContext
+
+    from training.rllib.env import GameMasterEnv
+
+    def deals(worker: int, seed: int) -> list:
+        env = GameMasterEnv(EnvContext({"player_counts": [3, 5, 8]}, worker_index=worker))
+        observation, _ = env.reset(seed=seed)
+        games = [(tuple(env.game.roles), next(iter(observation.values()))["observations"].tobytes())]
+        for _ in range(3):
+            observation, _ = env.reset()
+            games.append((tuple(env.game.roles), next(iter(observation.values()))["observations"].tobytes()))
+        return games
+
+    assert deals(1, 7) == deals(1, 7)
+    assert deals(1, 7) != deals(0, 7)
+
+
 def _train(tmp_path, name: str, seed: int, **rllib):
     data = rllib_config(tmp_path, **rllib).model_dump(mode="json")
     data.update(name=name, seed=seed)

@@ -42,7 +42,8 @@ PAST_MODULES = {team: f"{team}_past" for team in TEAMS}
 class BotModule(TorchRLModule):
     """A scripted bot of :mod:`traitors_env.agents` as a fixed RLlib module.
 
-    ``model_config``: ``{"bot": "heuristic" | "random", "seed": int | None}``. The forward pass
+    ``model_config``: ``{"bot": "heuristic" | "random", "seed": int | None}`` (mixed with torch's initial seed,
+    which RLlib sets per env runner). The forward pass
     asks the bot for each row's action (raw observation and action mask) and returns logits that
     are 0 for that action and ``FLOAT_MIN`` elsewhere, so RLlib's categorical distribution picks it.
     One unused parameter keeps RLlib's learner happy (it builds an optimizer for every torch module).
@@ -51,7 +52,12 @@ class BotModule(TorchRLModule):
     def setup(self) -> None:
         config = self.model_config or {}
         self.bot = config.get("bot", "random")
-        self.agent = make_agent(self.bot, seed=config.get("seed"))
+        seed = config.get("seed")
+        if seed is not None:
+            # RLlib seeds torch with seed + env runner index before it builds an env runner's modules: each env
+            # runner's bot then draws its own seeded stream instead of the same one everywhere.
+            seed = int(np.random.SeedSequence([int(seed), torch.initial_seed()]).generate_state(1)[0])
+        self.agent = make_agent(self.bot, seed=seed)
         self._unused = torch.nn.Parameter(torch.zeros(1))
 
     def _forward(self, batch, **kwargs):
