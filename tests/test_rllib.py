@@ -278,6 +278,7 @@ def test_past_opponents_are_older_snapshots_of_each_team_never_trained(tmp_path,
     from training.rllib.runner import MODULE_DIR, TEAMS, train_rllib
 
     data = rllib_config(tmp_path).model_dump(mode="json")
+    data["env"]["player_counts"] = [3]  # short games: several start and end within one iteration
     data["opponents"] = {"latest": 0.0, "past": 1.0, "heuristic": 0.2, "random": 0.0}
     data["training"]["generations"] = 3
     run = train_rllib(config_from_dict(data))
@@ -286,6 +287,7 @@ def test_past_opponents_are_older_snapshots_of_each_team_never_trained(tmp_path,
     assert history[2]["past_snapshots"] == {"pirates": 1, "mutineers": 1}
     assert not any(key.endswith("_vs_past") for h in history[:2] for key in h["win_rates"])
     assert any(key.endswith("_vs_past") for key in history[2]["win_rates"])
+    assert any(module.endswith("_past") for module in history[2]["module_returns"])
 
     def state(generation, module):
         return pickle.loads((run.generation_dir(generation) / MODULE_DIR / module / "module_state.pkl").read_bytes())

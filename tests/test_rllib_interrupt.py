@@ -61,7 +61,7 @@ def _alive(pids) -> dict[int, str]:
 def test_ctrl_c_keeps_completed_iterations_stops_ray_and_prints_the_resume_command(tmp_path):
     """configs/rllib_tiny.yaml with two remote env runners (Ray actors), as configs/rllib_quick.yaml (~20 s)."""
     config = yaml.safe_load(TINY.read_text())
-    config["training"]["generations"] = 50
+    config["training"]["generations"] = 1000  # cannot end before the Ctrl-C
     config["rllib"]["num_env_runners"] = 2
     path = tmp_path / "rllib_ctrl_c.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -80,12 +80,12 @@ def test_ctrl_c_keeps_completed_iterations_stops_ray_and_prints_the_resume_comma
         ray_processes = _descendants(process.pid)
         assert "raylet" in ray_processes.values()  # the run started its own local Ray
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: the driver and Ray's processes alike
-        _, stderr = process.communicate(timeout=120)
+        stdout, stderr = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-    assert process.returncode == 130, stderr[-3000:]
+    assert process.returncode == 130, (stdout[-2000:], stderr[-3000:])
     resume = shlex.join(["traitors-train", "--config", str(path), "--resume", "--output-dir", str(output)])
     assert f"\n  {resume}\n" in stderr, stderr[-3000:]
 

@@ -20,10 +20,13 @@ win rates against the heuristic per iteration); the final ``evaluation.{json,csv
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -278,6 +281,31 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
 
 
 # ---------------------------------------------------------------- the run
+@contextlib.contextmanager
+def remembered_interrupt():
+    """Ctrl-C raises ``KeyboardInterrupt`` as usual and is also remembered (yields a ``threading.Event``).
+
+    Why: Ray checks for signals inside its own waits, and a ``KeyboardInterrupt`` raised there was seen to be
+    lost (a run under load trained on to its end); the runner checks the event after each iteration too.
+    A SIGINT that is ignored (``SIG_IGN``, e.g. a background job of a non-interactive shell) stays ignored.
+    """
+    flag = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield flag
+        return
+
+    def handler(signum, frame):
+        flag.set()
+        previous(signum, frame)  # Python's default handler raises KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) -> RunFolder:
     """Run (or resume) ``training.generations`` RLlib iterations of ``config``; returns the run folder.
 
@@ -310,6 +338,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
         dynamic_ncols=True,
         mininterval=0.5 if sys.stderr.isatty() else 30.0,
     )
+    stack = contextlib.ExitStack()
+    interrupted = stack.enter_context(remembered_interrupt())
     try:
         algo = algorithm_config(config, resumed_at=start).build_algo()
         if start > 0:
@@ -320,6 +350,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             began = time.perf_counter()
             result = algo.train()
             seconds = time.perf_counter() - began
+            if interrupted.is_set():  # a Ctrl-C that Ray's waits did not let through
+                raise KeyboardInterrupt
             final = run.generation_dir(generation)
             tmp = final.with_name(f".{final.name}.tmp")
             algo.save_to_path(str(tmp.resolve()))
@@ -356,6 +388,7 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             algo.stop()
         if started_ray:
             ray.shutdown()
+        stack.close()
     return run
 
 
