@@ -7,8 +7,8 @@ no dashboard, small object stores) and shuts it down.
 
 from __future__ import annotations
 
-import contextlib
 import json
+import pickle
 import re
 from pathlib import Path
 
@@ -21,8 +21,9 @@ pytest.importorskip("PIL")  # RLlib's algorithm registry imports Pillow
 import ray  # noqa: E402
 from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
+from rllib_helpers import MB, TINY, loopback_only, rllib_config, running_local_ray  # noqa: E402
 
-from training.config import config_from_dict, load_config  # noqa: E402
+from training.config import config_from_dict  # noqa: E402
 from training.rllib.env import GameMasterEnv, team_of  # noqa: E402
 from training.rllib.modules import TeamMapping  # noqa: E402
 from traitors_env import traitors_aboard_v0  # noqa: E402
@@ -34,17 +35,6 @@ from traitors_env.traitors_aboard.engine import GameState  # noqa: E402
 
 P, M = Role.PIRATE, Role.MUTINEER
 PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK
-MB = 2**20
-TINY = Path(__file__).resolve().parent.parent / "configs" / "rllib_tiny.yaml"
-
-
-def _rllib_config(tmp_path, **rllib):
-    data = load_config(TINY).model_dump(mode="json")
-    data["output_dir"] = str(tmp_path)
-    data["rllib"].update(rllib)
-    return config_from_dict(data)
-
-
 # ---------------------------------------------------------------- the game master
 def test_game_master_env_passes_rllibs_env_checker():
     """RLlib's own checker (reset, a sampled action, step) accepts the env at every table size."""
@@ -152,7 +142,7 @@ def test_every_seat_that_decided_gets_its_team_result_in_episodes_sampled_by_rll
 
     from training.rllib.runner import algorithm_config
 
-    config = algorithm_config(_rllib_config("/unused"))
+    config = algorithm_config(rllib_config("/unused"))
     runner = MultiAgentEnvRunner(config=config)
     try:
         episodes = runner.sample(num_episodes=12, random_actions=False)
@@ -192,43 +182,28 @@ def test_team_mapping_draws_one_matchup_per_episode_by_the_weights():
     assert kinds["random"] == 0 and 150 < kinds["latest"] < 250
 
 
-def test_rllib_backend_refuses_past_snapshot_opponents():
-    data = load_config(TINY).model_dump(mode="json")
-    data["opponents"]["past"] = 0.1
-    with pytest.raises(ValueError, match="opponents.past must be 0 with backend: rllib"):
-        config_from_dict(data)
+def test_team_mapping_draws_past_only_once_a_snapshot_is_loaded():
+    """``past`` drops out (weights renormalised) until the past modules hold a snapshot; then it is drawn by its
+    weight and maps the fixed team to its own ``<team>_past`` module, the other team to its trained module."""
+    mapping = TeamMapping({"latest": 0.0, "past": 0.75, "heuristic": 0.25, "random": 0.0}, seed=0)
+    rng = np.random.default_rng(0)
+    assert {mapping.draw(rng, past_available=False)[0] for _ in range(200)} == {"heuristic"}
+    kinds = [mapping.draw(rng, past_available=True) for _ in range(400)]
+    assert 250 < sum(kind == "past" for kind, _ in kinds) < 350
+    for kind, fixed in kinds:
+        assert {TeamMapping.module(team, (kind, fixed)) for team in ("pirates", "mutineers")} == {
+            f"{fixed}_past" if kind == "past" else kind,
+            "mutineers" if fixed == "pirates" else "pirates",
+        }
+    with pytest.raises(ValueError, match="besides past"):
+        TeamMapping({"latest": 0.0, "past": 1.0, "heuristic": 0.0, "random": 0.0})
 
 
 # ---------------------------------------------------------------- training in-process
-@contextlib.contextmanager
-def _loopback_only():
-    """Keeps every Ray address on 127.0.0.1: on Linux Ray otherwise binds all interfaces and rewrites 127.0.0.1
-    to the machine's outward IP (``ray._private.services.resolve_ip_for_localhost``), here and in the node
-    processes it starts (they read the environment variable)."""
-    from ray._private import ray_constants
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR, "0")
-        patch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
-        yield
-
-
 @pytest.fixture
 def local_ray():
-    """A local Ray for one test (loopback only, no dashboard, a small object store), shut down after it."""
-    with _loopback_only():
-        ray.init(
-            address="local",
-            _node_ip_address="127.0.0.1",
-            num_cpus=2,
-            object_store_memory=80 * MB,
-            include_dashboard=False,
-            log_to_driver=False,
-        )
-        try:
-            yield
-        finally:
-            ray.shutdown()
+    with running_local_ray():
+        yield
 
 
 def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_spec(tmp_path, local_ray):
@@ -242,7 +217,7 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
     from training.train import main as train_main
     from traitors_env.agents.rllib_checkpoint import load_module_policy
 
-    config = _rllib_config(tmp_path)
+    config = rllib_config(tmp_path)
     assert train_main(["--config", str(TINY), "--output-dir", str(tmp_path)]) == 0  # the CLI's backend dispatch
     run = RunFolder(config.run_dir)
     report = json.loads((run.path / "evaluation.json").read_text())
@@ -296,6 +271,34 @@ def test_readme_using_with_rllib_block_runs(local_ray):
     exec(compile(block, "README.md", "exec"), {})
 
 
+def test_past_opponents_are_older_snapshots_of_each_team_never_trained(tmp_path, local_ray):
+    """``opponents.past``: once two iterations are completed, each team's past module holds that team's module of
+    an older iteration (before iteration 3 only iteration 1 is older than the newest), the env runners' copies
+    too (``past`` matchups are drawn and counted only then), and training leaves it as loaded."""
+    from training.rllib.runner import MODULE_DIR, TEAMS, train_rllib
+
+    data = rllib_config(tmp_path).model_dump(mode="json")
+    data["env"]["player_counts"] = [3]  # short games: several start and end within one iteration
+    data["opponents"] = {"latest": 0.0, "past": 1.0, "heuristic": 0.2, "random": 0.0}
+    data["training"]["generations"] = 3
+    run = train_rllib(config_from_dict(data))
+    history = json.loads(run.state_path.read_text())["history"]
+    assert "past_snapshots" not in history[0] and "past_snapshots" not in history[1]
+    assert history[2]["past_snapshots"] == {"pirates": 1, "mutineers": 1}
+    assert not any(key.endswith("_vs_past") for h in history[:2] for key in h["win_rates"])
+    assert any(key.endswith("_vs_past") for key in history[2]["win_rates"])
+    assert any(module.endswith("_past") for module in history[2]["module_returns"])
+
+    def state(generation, module):
+        return pickle.loads((run.generation_dir(generation) / MODULE_DIR / module / "module_state.pkl").read_bytes())
+
+    for team in TEAMS:
+        past, older, newest = state(2, f"{team}_past"), state(0, team), state(2, team)
+        assert int(past.pop("snapshot")) == 1
+        assert past.keys() == older.keys() and all(np.array_equal(past[k], older[k]) for k in older)
+        assert not all(np.array_equal(newest[k], older[k]) for k in older)  # the team itself trained on
+
+
 # ---------------------------------------------------------------- a real two-node cluster
 @pytest.mark.slow
 def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path):
@@ -306,12 +309,12 @@ def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path):
     from training.rllib.runner import train_rllib
 
     node = {"num_cpus": 1, "object_store_memory": 80 * MB, "node_ip_address": "127.0.0.1"}
-    with _loopback_only():
+    with loopback_only():
         cluster = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
         try:
             worker = cluster.add_node(**node)
             nodes = {cluster.head_node.node_id, worker.node_id}
-            data = _rllib_config(tmp_path, address=cluster.address, num_env_runners=2).model_dump(mode="json")
+            data = rllib_config(tmp_path, address=cluster.address, num_env_runners=2).model_dump(mode="json")
             data["training"]["generations"] = 1
             run = train_rllib(config_from_dict(data))
             assert not ray.is_initialized()  # the run connected to the cluster itself and disconnected

@@ -185,8 +185,6 @@ class RunConfig(_Section):
 
     @model_validator(mode="after")
     def _check_backend(self) -> RunConfig:
-        if self.backend == "rllib" and self.opponents.past > 0:
-            raise ValueError("opponents.past must be 0 with backend: rllib (its opponents are self-play and the bots)")
         if self.backend == "jax" and self.env.name != "traitors_aboard_v0":
             raise ValueError(f"backend: jax trains traitors_aboard_v0 only (its JAX engine); env.name is {self.env.name!r}")
         return self

@@ -523,6 +523,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         began = time.perf_counter()
         train_fn, evaluate_fn = train, evaluate_run
         if config.backend == "rllib":  # Ray RLlib (training/rllib/), imported only here
+            from .rllib.runner import pin_hash_seed
+
+            if argv is None:  # the command itself, not a call from Python
+                pin_hash_seed()
             from .rllib.runner import evaluate_rllib_run as evaluate_fn
             from .rllib.runner import train_rllib as train_fn
         run = train_fn(config, resume=args.resume, force=args.force)

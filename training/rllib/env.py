@@ -10,10 +10,25 @@ Turn-based stepping (RLlib's convention, as in its ``TicTacToe`` example): ``res
 ``step`` return the observation of the one seat to act next; ``step`` takes that seat's action.
 The acting seat gets reward 0 on every step. When the game ends (on anyone's decision) every
 seat of the table gets its own final observation, its team's terminal reward (+1 won, −1 lost,
-R17) and ``terminated=True``: seats thrown overboard and seats that never acted included.
-RLlib completes each seat's last transition with that reward; a seat that never acted (the
-chest opened before its first turn) has no transition to learn from, and RLlib's
-``MultiAgentEpisode`` leaves it out of the episode (tests/test_rllib.py checks both).
+R17) and ``terminated=True``: seats thrown overboard and seats that never acted included. The
+final info of every seat also holds ``table_rewards``, the terminal reward of every seat of the
+table by agent id, and ``team_won``/``num_players``.
+
+What RLlib does with these (ray 2.60, ``MultiAgentEpisode.add_env_step``): a seat that acted
+(overboard seats included, whatever turn they stopped at) has a "hanging" action that the final
+observation completes, so its last transition carries the terminal reward; rewards before are 0.
+A seat that never acted (the chest opened before its first turn) has its first observation and
+``terminated`` in the same step: RLlib drops it from the episode (no ``SingleAgentEpisode``, no
+return in ``agent_episode_returns``/``module_episode_returns``), which is right for learning, as
+there is no decision to credit, but it loses the seat's reward from RLlib's return metrics.
+:class:`~training.rllib.callbacks.GameCallbacks` therefore reads ``table_rewards`` from the final
+info of a seat that did act (the seat that ended the game always did) and keeps every seat's
+reward in ``episode.custom_data["table_rewards"]`` and in per-team and per-module returns over
+all seats (tests/test_rllib_rewards.py runs RLlib's env runner on such positions).
+
+Seeds: ``reset(seed=s)`` seeds the deals with ``(s, worker_index)``; RLlib seeds sub-env ``i`` of
+env runner ``w`` with ``seed + w + i``, and mixing in the env runner's index (``worker_index`` of
+RLlib's ``EnvContext``, 0 in-process) keeps every sub-env of every env runner on its own deals.
 
 Observation per agent: ``Dict(observations=Box(OBS_LOW, OBS_HIGH, (1228,), float32),
 action_mask=Box(0, 1, (196,), float32))``, the keys RLlib's action-masking RLModule reads; the
@@ -92,6 +107,7 @@ class GameMasterEnv(MultiAgentEnv):
 
     def __init__(self, config: dict | None = None) -> None:
         super().__init__()
+        context = config
         config = dict(config or {})
         self.player_counts = [int(n) for n in config.get("player_counts", range(3, MAX_PLAYERS + 1))]
         weights = config.get("player_count_weights")
@@ -103,7 +119,10 @@ class GameMasterEnv(MultiAgentEnv):
         self._probabilities = weights / weights.sum()
         claims = bool(config.get("claims", True))
         self._envs = {n: traitors_aboard_v0.raw_env(num_players=n, claims=claims) for n in self.player_counts}
-        self._rng = np.random.default_rng(config.get("seed"))
+        #: RLlib's env runner index (its EnvContext; 0 for a plain dict), mixed into every seed
+        self.worker_index = int(getattr(context, "worker_index", 0) or 0)
+        seed = config.get("seed")
+        self._rng = np.random.default_rng(None if seed is None else [int(seed), self.worker_index])
         self._env = None
         self._ids: list[str] = []
         self.possible_agents = [agent_id(team, seat) for team in TEAMS for seat in range(MAX_PLAYERS)]
@@ -123,7 +142,7 @@ class GameMasterEnv(MultiAgentEnv):
         :class:`~traitors_env.traitors_aboard.engine.GameState`); returns the observation of the seat to act
         first (and an empty info for it)."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = np.random.default_rng([int(seed), self.worker_index])
         position = (options or {}).get("position")
         if position is None:
             n = self.player_counts[int(self._rng.choice(len(self.player_counts), p=self._probabilities))]
@@ -158,13 +177,15 @@ class GameMasterEnv(MultiAgentEnv):
                 {},
             )
         winner = TEAM_OF_ROLE[game.winner]
+        table_rewards = {agent: 1.0 if team_of(agent) == winner else -1.0 for agent in self._ids}
         observations, rewards, terminateds, infos = {}, {}, {"__all__": True}, {}
         for other, agent in enumerate(self._ids):
             observations[agent] = self._observe(other)
-            rewards[agent] = 1.0 if team_of(agent) == winner else -1.0
+            rewards[agent] = table_rewards[agent]
             terminateds[agent] = True
             info = dict(env.infos[env.possible_agents[other]])
-            info.update(team_won=team_of(agent) == winner, num_players=game.num_players)
+            # The whole table's result in every seat's info: RLlib keeps the infos of seats that acted only.
+            info.update(team_won=team_of(agent) == winner, num_players=game.num_players, table_rewards=dict(table_rewards))
             infos[agent] = info
         return observations, rewards, terminateds, {"__all__": False}, infos
 

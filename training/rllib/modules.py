@@ -2,13 +2,18 @@
 
 Module ids: ``pirates`` and ``mutineers`` (trained,
 :class:`~traitors_env.agents.rllib_module.TeamPPOModule`), ``heuristic`` and ``random``
-(:class:`BotModule`, never trained: RLlib's ``policies_to_train`` leaves them out).
+(:class:`BotModule`), and, when ``opponents.past`` > 0, ``pirates_past`` and ``mutineers_past``
+(:class:`PastTeamModule`: an older snapshot of the team's module). Only the two team modules are
+trained (RLlib's ``policies_to_train``).
 
-Opponents (issue 14): :class:`TeamMapping` draws one matchup per episode from the configured
-weights: ``latest`` = self-play (each team's seats are played by its own policy, both learn),
-``heuristic``/``random`` = one team, drawn with equal odds, is played by that bot and the other
-team's policy learns. The draw is a pure function of the episode id, so every seat of one game
-maps consistently.
+Opponents (issue 14): :class:`TeamMapping` maps each seat by the matchup drawn for its episode
+from the configured weights: ``latest`` = self-play (each team's seats are played by its own
+policy, both learn); ``past``, ``heuristic``, ``random`` = one team, drawn with equal odds, is
+played by its own older snapshot, the heuristic bot or the random bot, and the other team's
+policy learns. The draw is made once per episode, when RLlib creates it
+(:meth:`training.rllib.callbacks.GameCallbacks.on_episode_created`), from a generator seeded by
+the run seed, the env runner and the sub-env, and kept in ``episode.custom_data["matchup"]``, so
+every seat of one game maps consistently and a seeded run draws the same matchups again.
 """
 
 from __future__ import annotations
@@ -22,19 +27,23 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from traitors_env.agents import make_agent
+from traitors_env.agents.rllib_module import TeamPPOModule
 from traitors_env.traitors_aboard.actions import NUM_ACTIONS
 
 from .env import TEAMS, team_of
 
 BOTS = ("heuristic", "random")
 #: Matchup kinds of the mapping (the config's opponent weights; ``latest`` = self-play).
-MATCHUPS = ("latest", "heuristic", "random")
+MATCHUPS = ("latest", "past", "heuristic", "random")
+#: The module id of each team's older snapshot (``past`` matchups).
+PAST_MODULES = {team: f"{team}_past" for team in TEAMS}
 
 
 class BotModule(TorchRLModule):
     """A scripted bot of :mod:`traitors_env.agents` as a fixed RLlib module.
 
-    ``model_config``: ``{"bot": "heuristic" | "random", "seed": int | None}``. The forward pass
+    ``model_config``: ``{"bot": "heuristic" | "random", "seed": int | None}`` (mixed with torch's initial seed,
+    which RLlib sets per env runner). The forward pass
     asks the bot for each row's action (raw observation and action mask) and returns logits that
     are 0 for that action and ``FLOAT_MIN`` elsewhere, so RLlib's categorical distribution picks it.
     One unused parameter keeps RLlib's learner happy (it builds an optimizer for every torch module).
@@ -43,7 +52,12 @@ class BotModule(TorchRLModule):
     def setup(self) -> None:
         config = self.model_config or {}
         self.bot = config.get("bot", "random")
-        self.agent = make_agent(self.bot, seed=config.get("seed"))
+        seed = config.get("seed")
+        if seed is not None:
+            # RLlib seeds torch with seed + env runner index before it builds an env runner's modules: each env
+            # runner's bot then draws its own seeded stream instead of the same one everywhere.
+            seed = int(np.random.SeedSequence([int(seed), torch.initial_seed()]).generate_state(1)[0])
+        self.agent = make_agent(self.bot, seed=seed)
         self._unused = torch.nn.Parameter(torch.zeros(1))
 
     def _forward(self, batch, **kwargs):
@@ -54,6 +68,19 @@ class BotModule(TorchRLModule):
         logits = torch.full((len(actions), NUM_ACTIONS), FLOAT_MIN)
         logits[torch.arange(len(actions)), torch.as_tensor(actions, dtype=torch.long)] = 0.0
         return {Columns.ACTION_DIST_INPUTS: logits}
+
+
+class PastTeamModule(TeamPPOModule):
+    """A frozen older snapshot of a team module (``past`` opponents; never trained).
+
+    The buffer ``snapshot`` (``int64`` scalar, part of the module state) holds the 1-based iteration whose
+    team module was loaded into it, 0 while none is: :class:`~training.rllib.callbacks.GameCallbacks` draws
+    ``past`` matchups only once a snapshot is loaded (:func:`training.rllib.runner.refresh_past_modules`).
+    """
+
+    def setup(self) -> None:
+        super().setup()
+        self.register_buffer("snapshot", torch.zeros((), dtype=torch.int64))
 
 
 class TeamMapping:
@@ -71,23 +98,41 @@ class TeamMapping:
         unknown = set(weights) - set(MATCHUPS)
         if unknown:
             raise ValueError(f"opponent kinds {sorted(unknown)} are not known to the rllib backend; expected {MATCHUPS}")
-        total = sum(max(0.0, float(weights.get(k, 0.0))) for k in MATCHUPS)
-        if total <= 0:
-            raise ValueError(f"opponent weights {weights} have no positive weight")
         self.kinds = list(MATCHUPS)
-        self.probabilities = np.array([max(0.0, float(weights.get(k, 0.0))) / total for k in MATCHUPS])
+        self.weights = np.array([max(0.0, float(weights.get(k, 0.0))) for k in MATCHUPS])
+        if self.weights[[k != "past" for k in MATCHUPS]].sum() <= 0:
+            raise ValueError(f"opponent weights {weights} have no positive weight besides past (no snapshot at first)")
+        self.probabilities = self.weights / self.weights.sum()
         self.seed = int(seed)
 
-    def matchup(self, episode_id: str) -> tuple[str, str | None]:
-        """``(kind, bot_team)`` of an episode: the kind drawn and the team the bot plays (``None`` for self-play)."""
-        digest = hashlib.blake2b(f"{self.seed}:{episode_id}".encode(), digest_size=8).digest()
-        rng = np.random.default_rng(int.from_bytes(digest, "little"))
-        kind = self.kinds[int(rng.choice(len(self.kinds), p=self.probabilities))]
+    def draw(self, rng: np.random.Generator, past_available: bool = False) -> tuple[str, str | None]:
+        """``(kind, fixed_team)`` of one episode drawn with ``rng``: the kind and the team played by the fixed
+        module (``None`` for self-play). Without a loaded snapshot (``past_available`` false) ``past`` drops
+        out and the other weights are renormalised, as in the SB3 backend's opponent pool."""
+        weights = self.weights.copy()
+        if not past_available:
+            weights[MATCHUPS.index("past")] = 0.0
+        kind = self.kinds[int(rng.choice(len(self.kinds), p=weights / weights.sum()))]
         if kind == "latest":
             return kind, None
         return kind, TEAMS[int(rng.integers(2))]
 
+    def matchup(self, episode_id: str) -> tuple[str, str | None]:
+        """The fallback for an episode without a drawn matchup: a draw seeded by the episode id (a random uuid
+        in RLlib, so not reproducible; ``past`` is left out)."""
+        digest = hashlib.blake2b(f"{self.seed}:{episode_id}".encode(), digest_size=8).digest()
+        return self.draw(np.random.default_rng(int.from_bytes(digest, "little")))
+
+    @staticmethod
+    def module(team: str, matchup: tuple[str, str | None]) -> str:
+        """The module id that plays a seat of ``team`` in an episode of ``matchup``."""
+        kind, fixed_team = matchup
+        if team != fixed_team:
+            return team
+        return PAST_MODULES[team] if kind == "past" else kind
+
     def __call__(self, agent_id, episode, **kwargs) -> str:
-        team = team_of(agent_id)
-        kind, bot_team = self.matchup(str(episode.id_))
-        return kind if team == bot_team else team
+        matchup = (getattr(episode, "custom_data", None) or {}).get("matchup")
+        if matchup is None:
+            matchup = self.matchup(str(episode.id_))
+        return self.module(team_of(agent_id), tuple(matchup))

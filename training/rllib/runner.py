@@ -20,10 +20,13 @@ win rates against the heuristic per iteration); the final ``evaluation.{json,csv
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -38,6 +41,22 @@ MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
 
 
 # ---------------------------------------------------------------- Ray and the algorithm
+def pin_hash_seed() -> None:
+    """Re-run this command with ``PYTHONHASHSEED=0`` unless ``PYTHONHASHSEED`` is set (then it returns).
+
+    Why: RLlib orders the agents of a multi-agent episode by a ``set`` of their ids
+    (``MultiAgentEpisode.agent_ids``), so the rows of a team's train batch, hence its minibatches and weights,
+    follow Python's string hashing, which is randomised per process. With the hash seed pinned, two runs of
+    the same config and seed train the same weights (the local Ray's processes inherit the variable; on a
+    cluster, start the nodes with it, README "On a cluster"). ``os.execve`` keeps the process id, so
+    signals and the terminal reach the new image. For ``traitors-train`` only: a Python caller keeps its own.
+    """
+    if "PYTHONHASHSEED" in os.environ:
+        return
+    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, "PYTHONHASHSEED": "0"})
+
+
+
 def ray_address(config: RunConfig) -> str | None:
     """The cluster to join: ``rllib.address``, else ``$RAY_ADDRESS``, else ``None`` (start a local Ray)."""
     return config.rllib.address or os.environ.get("RAY_ADDRESS") or None
@@ -64,8 +83,21 @@ def init_ray(config: RunConfig) -> bool:
     return True
 
 
-def algorithm_config(config: RunConfig):
-    """The ``PPOConfig`` of a run: game-master env, one masked PPO module per team, the bots as fixed modules."""
+def run_seed(config: RunConfig, resumed_at: int = 0) -> int:
+    """The seed RLlib gets: ``config.seed`` for a fresh run; for a run resumed after ``resumed_at`` iterations a
+    seed derived from both, so the resumed iterations do not replay the deals and draws of the first ones.
+    (RLlib's checkpoint holds no env runner state: a resumed run is reproducible from its seed and the iteration
+    it resumed at, but it does not continue the uninterrupted run's sample stream.)"""
+    if resumed_at == 0:
+        return config.seed
+    from ..train import derive_seed
+
+    return derive_seed(config.seed, 1_414, resumed_at)
+
+
+def algorithm_config(config: RunConfig, resumed_at: int = 0):
+    """The ``PPOConfig`` of a run: game-master env, one masked PPO module per team, the bots (and, with
+    ``opponents.past`` > 0, each team's older snapshot) as fixed modules; seeded by :func:`run_seed`."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -74,19 +106,23 @@ def algorithm_config(config: RunConfig):
 
     from .callbacks import GameCallbacks
     from .env import GameMasterEnv
-    from .modules import BOTS, BotModule, TeamMapping
+    from .modules import BOTS, PAST_MODULES, BotModule, PastTeamModule, TeamMapping
 
     ppo, rl = config.ppo, config.rllib
+    seed = run_seed(config, resumed_at)
     model = {"fcnet_hiddens": list(ppo.net_arch), "fcnet_activation": ppo.activation, "vf_share_layers": False}
     specs = {team: RLModuleSpec(module_class=TeamPPOModule, model_config=model) for team in TEAMS}
     for index, bot in enumerate(BOTS):
-        specs[bot] = RLModuleSpec(module_class=BotModule, model_config={"bot": bot, "seed": config.seed * 10 + index})
-    weights = {"latest": config.opponents.latest, "heuristic": config.opponents.heuristic, "random": config.opponents.random}
+        specs[bot] = RLModuleSpec(module_class=BotModule, model_config={"bot": bot, "seed": seed * 10 + index})
+    if config.opponents.past > 0:  # older snapshots, loaded each iteration by refresh_past_modules
+        for team in TEAMS:
+            specs[PAST_MODULES[team]] = RLModuleSpec(module_class=PastTeamModule, model_config=model)
+    weights = {kind: getattr(config.opponents, kind) for kind in ("latest", "past", "heuristic", "random")}
     env_config = {
         "player_counts": list(config.env.player_counts),
         "player_count_weights": config.env.player_count_weights,
         "claims": config.env.claims,
-        "seed": config.seed,
+        "seed": seed,
     }
     return (
         PPOConfig()
@@ -112,15 +148,47 @@ def algorithm_config(config: RunConfig):
             num_epochs=ppo.n_epochs,
         )
         .multi_agent(
-            policies=set(specs),
-            policy_mapping_fn=TeamMapping(weights, seed=config.seed),
+            policies=list(specs),  # a list: a set of names orders (and so seeds) the modules by the hash seed
+            policy_mapping_fn=TeamMapping(weights, seed=seed),
             policies_to_train=list(TEAMS),
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .callbacks(GameCallbacks)
-        .debugging(seed=config.seed, log_level="ERROR")
+        .debugging(seed=seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=200)
     )
+
+
+def refresh_past_modules(algo, run: RunFolder, completed: int, config: RunConfig) -> dict[str, int] | None:
+    """Before iteration ``completed + 1``: load into each team's past module (``pirates_past``,
+    ``mutineers_past``) that team's module saved after an older iteration, drawn uniformly from iterations
+    1 … ``completed − 1`` (the newest is the team's current policy, as ``latest``; the SB3 backend's pool draws
+    likewise) by a generator seeded by the run seed and ``completed``; then send them to the env runners.
+
+    Returns ``{team: 1-based iteration loaded}``, or ``None`` (nothing loaded) when ``opponents.past`` is 0 or
+    fewer than 2 iterations are completed: until then the policy mapping draws no ``past`` matchup.
+    """
+    if config.opponents.past <= 0 or completed < 2:
+        return None
+    from .modules import PAST_MODULES
+
+    rng = np.random.default_rng([config.seed, 0x9A57, completed])
+    chosen = {team: int(rng.integers(completed - 1)) + 1 for team in TEAMS}
+    paths = {team: str((run.generation_dir(g - 1) / MODULE_DIR / team).resolve()) for team, g in chosen.items()}
+
+    def load(learner) -> None:
+        for team, generation in chosen.items():
+            module = learner.module[PAST_MODULES[team]]
+            module.restore_from_path(paths[team])  # the team module's weights (strict=False keeps `snapshot`)
+            module.snapshot.fill_(generation)
+
+    algo.learner_group.foreach_learner(load)
+    # Straight into the env runners' modules: RLlib's sync_weights skips env runners that already hold the
+    # learner's current weights_seq_no, which these are (the past modules changed without a training update).
+    components = [f"learner/rl_module/{module}" for module in PAST_MODULES.values()]
+    state = algo.learner_group.get_state(components=components, inference_only=True)["learner"]["rl_module"]
+    algo.env_runner_group.foreach_env_runner(lambda runner: runner.module.set_state(state), local_env_runner=True)
+    return chosen
 
 
 # ---------------------------------------------------------------- figures of an iteration
@@ -129,8 +197,8 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
     runners = result.get("env_runners", {})
     learners = result.get("learners", {})
     module_steps = runners.get("num_module_steps_sampled", {})
-    learner_steps = int(sum(module_steps.get(team, 0) for team in TEAMS))
-    decisions = int(runners.get("num_env_steps_sampled", 0))
+    learner_steps = sum(_count(module_steps.get(team, 0)) for team in TEAMS)
+    decisions = _count(runners.get("num_env_steps_sampled", 0))
     record = {
         "generation": generation + 1,  # 1-based, as in state.json everywhere
         "seconds": round(seconds, 2),
@@ -138,9 +206,13 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
         "learner_steps": learner_steps,
         "learner_steps_per_second": round(learner_steps / seconds, 1) if seconds > 0 else None,
         "game_decisions_per_second": round(decisions / seconds, 1) if seconds > 0 else None,
-        "episodes": int(runners.get("num_episodes", 0)),
-        "win_rates": {k: round(float(v), 4) for k, v in sorted(runners.get("win_rate", {}).items())},
+        "episodes": _count(runners.get("num_episodes", 0)),
+        "win_rates": _rounded(runners.get("win_rate", {})),
         "episodes_per_node": {k: int(v) for k, v in sorted(runners.get("episodes_per_node", {}).items())},
+        # Every seat's terminal reward, the seats RLlib leaves out of its episodes included (callbacks.py).
+        "team_returns": _rounded(runners.get("team_return_mean", {})),
+        "module_returns": _rounded(runners.get("module_return_mean", {})),
+        "seats_without_transition": _count(runners.get("seats_without_transition", 0)),
         "teams": {},
     }
     for team in TEAMS:
@@ -153,6 +225,16 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
     return record
 
 
+def _count(value) -> int:
+    """A summed RLlib metric as an int; RLlib reports NaN for a sum with nothing logged this iteration."""
+    return int(np.nan_to_num(float(value)))
+
+
+def _rounded(values: dict) -> dict[str, float]:
+    """A metric dict rounded, sorted, without NaN (RLlib reports NaN for a key with no game in its window)."""
+    return {k: round(float(v), 4) for k, v in sorted(values.items()) if not np.isnan(float(v))}
+
+
 def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
     rows = []
     for h in history:
@@ -160,6 +242,7 @@ def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
         row["learner_steps_per_second"] = h["learner_steps_per_second"]
         row["game_decisions_per_second"] = h["game_decisions_per_second"]
         row.update({f"win_rate_{k}": v for k, v in h["win_rates"].items()})
+        row.update({f"team_return_{k}": v for k, v in h.get("team_returns", {}).items()})
         for team, stats in h["teams"].items():
             row.update({f"{team}_{k}": v for k, v in stats.items()})
         rows.append(row)
@@ -179,7 +262,7 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
     fig.suptitle("Training win rate per iteration (last 200 games of each matchup, RLlib backend)")
     gens = [h["generation"] for h in history]
     for ax, team in zip(axes, TEAMS):
-        for opponent, style in (("heuristic", "-o"), ("random", ":s"), ("self-play", "--^")):
+        for opponent, style in (("heuristic", "-o"), ("random", ":s"), ("self-play", "--^"), ("past", "-.v")):
             key = f"{team}_vs_{opponent}"
             rates = [h["win_rates"].get(key, np.nan) for h in history]
             if not all(np.isnan(rates)):
@@ -198,6 +281,31 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
 
 
 # ---------------------------------------------------------------- the run
+@contextlib.contextmanager
+def remembered_interrupt():
+    """Ctrl-C raises ``KeyboardInterrupt`` as usual and is also remembered (yields a ``threading.Event``).
+
+    Why: Ray checks for signals inside its own waits, and a ``KeyboardInterrupt`` raised there was seen to be
+    lost (a run under load trained on to its end); the runner checks the event after each iteration too.
+    A SIGINT that is ignored (``SIG_IGN``, e.g. a background job of a non-interactive shell) stays ignored.
+    """
+    flag = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield flag
+        return
+
+    def handler(signum, frame):
+        flag.set()
+        previous(signum, frame)  # Python's default handler raises KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) -> RunFolder:
     """Run (or resume) ``training.generations`` RLlib iterations of ``config``; returns the run folder.
 
@@ -230,20 +338,27 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
         dynamic_ncols=True,
         mininterval=0.5 if sys.stderr.isatty() else 30.0,
     )
+    stack = contextlib.ExitStack()
+    interrupted = stack.enter_context(remembered_interrupt())
     try:
-        algo = algorithm_config(config).build_algo()
+        algo = algorithm_config(config, resumed_at=start).build_algo()
         if start > 0:
             algo.restore_from_path(str(run.generation_dir(start - 1).resolve()))
             bar.write(f"resuming run {config.name!r} after iteration {start} of {total}")
         for generation in range(start, total):
+            past = refresh_past_modules(algo, run, generation, config)
             began = time.perf_counter()
             result = algo.train()
             seconds = time.perf_counter() - began
+            if interrupted.is_set():  # a Ctrl-C that Ray's waits did not let through
+                raise KeyboardInterrupt
             final = run.generation_dir(generation)
             tmp = final.with_name(f".{final.name}.tmp")
             algo.save_to_path(str(tmp.resolve()))
             os.replace(tmp, final)
             record = iteration_record(result, generation, seconds)
+            if past is not None:
+                record["past_snapshots"] = past  # the 1-based iterations the past modules played
             # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
             with SummaryWriter(str(run.path / "tensorboard" / "rllib"), filename_suffix=f".gen_{generation + 1:03d}") as writer:
                 for key, value in _scalars(record).items():
@@ -264,6 +379,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             bar.update(1)
     except KeyboardInterrupt:
         discard_incomplete_generations(run, state["completed_generations"])  # nothing half-written stays
+        for stale in run.checkpoints.glob(".gen_*.tmp") if run.checkpoints.exists() else ():
+            shutil.rmtree(stale, ignore_errors=True)  # a save cut short by the Ctrl-C
         raise
     finally:
         bar.close()
@@ -271,6 +388,7 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             algo.stop()
         if started_ray:
             ray.shutdown()
+        stack.close()
     return run
 
 
@@ -281,6 +399,8 @@ def _scalars(record: dict) -> dict[str, float]:
         "rollout/episodes": record["episodes"],
     }
     out.update({f"win_rate/{k}": v for k, v in record["win_rates"].items()})
+    out.update({f"team_return/{k}": v for k, v in record.get("team_returns", {}).items()})
+    out.update({f"module_return/{k}": v for k, v in record.get("module_returns", {}).items()})
     for team, stats in record["teams"].items():
         out.update({f"train/{team}/{k}": v for k, v in stats.items()})
     return {k: float(v) for k, v in out.items() if v is not None}
