@@ -108,6 +108,24 @@ def _pop(array, count, most: int):
     return out
 
 
+def _once(*values):
+    """``values`` unchanged, computed once (per game) before the arrays that use them read them.
+
+    XLA's CPU fusion inlines cheap elementwise logic into every element of a consumer: a game's
+    scalar logic into each of the 126 entries of a chest-sized array that broadcasts it, an updated
+    chest into each shifted copy that restacks it. A reduction is never fused into its consumers, so
+    a sum over a new axis of size 2 (the value and a zero) makes the values materialise first.
+    (``optimization_barrier`` is removed before fusion on a CPU.) Exact for ints and bools.
+    """
+    out = []
+    for v in values:
+        v = jnp.asarray(v)
+        wide = v.astype(jnp.int32) if v.dtype == jnp.bool_ else v
+        total = jnp.sum(jnp.stack([wide, jnp.zeros_like(wide)]), 0, dtype=wide.dtype)
+        out.append(total.astype(v.dtype) if v.dtype == jnp.bool_ else total)
+    return out
+
+
 def _seats_from(seat, n, first: int):
     """int32 (8,): the seats at offsets ``first … first+7`` to the left of ``seat`` (R02), modulo ``n``."""
     return (seat + first + _SEATS) % n
@@ -455,11 +473,16 @@ def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, s
     new_bottom = jnp.where(absorb, cut_row, _ROWS == low) & scrambling
     cut_keeps = jnp.where(cut_known & uniform, cut_counts - uniform_loss, cut_counts)  # a cut group left as its own
 
+    # Per-game values computed once (see _once) before they are spread over the chest rows.
+    per_game = (forget_counts, cut_keeps, new_counts, new_bottom, cut_row, forget, scrambling, absorb, new_known)
+    forget_counts, cut_keeps, new_counts, new_bottom, cut_row, forget, scrambling, absorb, new_known = _once(*per_game)
+    cut_known, uniform = _once(cut_known, uniform)
     counts = jnp.where((cut_row & forget)[:, None], forget_counts.astype(i8), counts)
     counts = jnp.where((cut_row & scrambling & ~absorb)[:, None], cut_keeps.astype(i8), counts)
     counts = jnp.where(new_bottom[:, None], new_counts.astype(i8), counts)
     gknown = jnp.where(cut_row & forget, cut_known & uniform, gknown)
     gknown = jnp.where(new_bottom, new_known, gknown)
+    (counts,) = _once(counts)
     bottom = jnp.where(in_top & scrambling, new_bottom, bottom)
     scrambled = scrambled | (in_top & scrambling)
 
