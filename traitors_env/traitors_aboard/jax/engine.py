@@ -49,6 +49,7 @@ _DECK_ORDER = [k for k in range(NUM_CARD_KINDS) if k != CardKind.PLANK] + [CardK
 FULL_DECK = np.array([k for k in _DECK_ORDER for _ in range(_FULL_COUNTS[k])], np.int8)
 DECK_SIZE = np.array([len(FULL_DECK) - PLANKS[MAX_PLAYERS] + PLANKS[n] for n in _N], np.int32)
 assert len(FULL_DECK) == MAX_DECK
+_FULL_DECK_KINDS = (FULL_DECK[:, None] == np.arange(NUM_CARD_KINDS)).astype(np.float32)  # one-hot (76, 8)
 PERMUTATIONS = np.array(A.SPYGLASS_PERMUTATIONS, np.int32)  # (6, 3)
 #: Per number of cards taken (0–3): which SPYGLASS_ORDER actions are legal (R07: the untaken stay put).
 PERM_LEGAL = np.array([[all(p[j] == j for j in range(t, 3)) for p in A.SPYGLASS_PERMUTATIONS] for t in range(4)], bool)
@@ -156,17 +157,25 @@ def init(key: jax.Array, num_players, claims=True, first_player=-1) -> Game:
     k_roles, k_deck, k_first = jax.random.split(key, 3)
     # Roles: Pirates then Mutineers, shuffled among the n seats (padding sorts last).
     role_keys = jnp.where(_SEATS < n, jax.random.bits(k_roles, (MAX_PLAYERS,)) >> 1, jnp.uint32(2**31 + 1))
-    _, role_order = jax.lax.sort((role_keys, _SEATS), num_keys=1)
+    role_order = _sorted_order(role_keys)
     roles = ((role_order >= _pick(PIRATES, n)) & (_SEATS < n)).astype(jnp.int8)
     # Deck: the first DECK_SIZE[n] cards of FULL_DECK, shuffled to the front (top first).
     deck_size = _pick(DECK_SIZE, n)
     deck_keys = jnp.where(_DRAW_ROWS < deck_size, jax.random.bits(k_deck, (MAX_DECK,)) >> 1, jnp.uint32(2**31 + 1))
-    _, deck = jax.lax.sort((deck_keys, jnp.asarray(FULL_DECK)), num_keys=1)
+    position = _ranks(deck_keys)  # where each card of FULL_DECK lands
+    lands = position[None, :] == _DRAW_ROWS[:, None]  # [row, card]
+    deck = jnp.sum(jnp.where(lands, jnp.asarray(FULL_DECK), 0), 1).astype(jnp.int8)
     # The hands are the last 3n cards of the shuffled deck, the draw pile the rest.
     dealt = HAND_SIZE * n
-    owner = jnp.where(_DRAW_ROWS >= deck_size - dealt, (deck_size - 1 - _DRAW_ROWS) // HAND_SIZE, -1)
-    owner = jnp.where(_DRAW_ROWS < deck_size, owner, -1)
-    hands = jnp.sum((owner[:, None, None] == _SEATS[:, None]) & (deck[:, None, None] == _KINDS), 0)
+    owner = jnp.where(position >= deck_size - dealt, (deck_size - 1 - position) // HAND_SIZE, -1)
+    owner = jnp.where(position < deck_size, owner, -1)  # per card of FULL_DECK
+    # Cards of each kind per seat: a small matrix product, exact (sums of 0/1 below 2**24).
+    hands = jnp.einsum(
+        "cs,ck->sk",
+        (owner[:, None] == _SEATS).astype(jnp.float32),
+        jnp.asarray(_FULL_DECK_KINDS),
+        precision=jax.lax.Precision.HIGHEST,
+    )
     first = jnp.where(first_player < 0, jax.random.randint(k_first, (), 0, n), first_player)
     g = empty_game()
     return g.replace(
@@ -179,6 +188,23 @@ def init(key: jax.Array, num_players, claims=True, first_player=-1) -> Game:
         aboard=_SEATS < n,
         current_player=jnp.asarray(first).astype(jnp.int8),
     )
+
+
+def _ranks(keys):
+    """int32 (M,): the place of each entry of ``keys`` in ascending order, ties by index (a stable sort).
+
+    Compares every pair (M² for M ≤ 76) instead of ``lax.sort``, whose comparator calls are slow on a
+    CPU; the same order as the sort of the same keys.
+    """
+    index = jnp.arange(keys.shape[0])
+    before = (keys[None, :] < keys[:, None]) | ((keys[None, :] == keys[:, None]) & (index[None, :] < index[:, None]))
+    return jnp.sum(before, 1, dtype=jnp.int32)
+
+
+def _sorted_order(keys):
+    """int32 (M,): the indices that sort ``keys`` ascending, ties by index (``argsort``, stable)."""
+    index = jnp.arange(keys.shape[0])
+    return jnp.sum(jnp.where(_ranks(keys)[None, :] == index[:, None], index[None, :], 0), 1)
 
 
 def check_num_players(num_players) -> None:
@@ -527,6 +553,7 @@ def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, s
 
 def _shuffle_index(key, taken):
     """R07's shuffle as an index into ``SPYGLASS_PERMUTATIONS``: uniform over the orders of the taken cards."""
-    u = jax.random.randint(key, (), 0, 6)
+    # One 32-bit draw (``randint`` makes three threefry calls); ``% 6`` is biased by under 1e-9.
+    u = (jax.random.bits(key, (), jnp.uint32) % 6).astype(jnp.int32)
     # With 2 cards the orders that keep the third in place are permutations 0 and 2.
     return jnp.where(taken >= 3, u, jnp.where(taken == 2, 2 * (u % 2), 0))
