@@ -114,9 +114,11 @@ def _once(*values):
 
     XLA's CPU fusion inlines cheap elementwise logic into every element of a consumer: a game's
     scalar logic into each of the 126 entries of a chest-sized array that broadcasts it, an updated
-    chest into each shifted copy that restacks it. A reduction is never fused into its consumers, so
-    a sum over a new axis of size 2 (the value and a zero) makes the values materialise first.
-    (``optimization_barrier`` is removed before fusion on a CPU.) Exact for ints and bools.
+    chest into each shifted copy that restacks it. It does not inline an expensive op, a reduction
+    among them, into a consumer that reads its elements more than once, so a sum over a new axis of
+    size 2 (the value and a zero) makes the values materialise first (``optimization_barrier`` is
+    removed before fusion on a CPU). Exact for ints and bools. Measured: ``step`` at batch 4096
+    went from 12 to 5 ms with the two uses in :func:`_chest_step`.
     """
     out = []
     for v in values:
