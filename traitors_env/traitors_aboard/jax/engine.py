@@ -329,6 +329,7 @@ def step(g: Game, action, key: jax.Array) -> Game:
     leaves_hand = loot | action_card | returning
     seat_row = _SEATS == seat
     target_row = (_SEATS == target_seat) & (plank | eyp)
+    card_kind, leaves_hand, action_card, target_row = _once(card_kind, leaves_hand, action_card, target_row)
 
     # ---- the card leaves the hand; an action card is shown and counted (R04, action cards)
     hands = g.hands - (seat_row[:, None] & (_KINDS == card_kind) & leaves_hand).astype(i8)
@@ -344,6 +345,7 @@ def step(g: Game, action, key: jax.Array) -> Game:
     planks = g.planks + (target_row & plank).astype(i8)
     overboard = target_row & plank & (planks >= PLANKS_TO_OVERBOARD)  # (8,)
     emptied = overboard | (target_row & eyp)  # hands discarded face down
+    emptied, overboard = _once(emptied, overboard)
     discard = discard + jnp.sum(jnp.where(emptied[:, None], hands, 0), 0).astype(i8)
     discard = discard + ((_KINDS == PLANK) * jnp.sum(jnp.where(overboard, planks, 0))).astype(i8)
     hands = jnp.where(emptied[:, None], 0, hands).astype(i8)
@@ -370,6 +372,7 @@ def step(g: Game, action, key: jax.Array) -> Game:
     draws = jnp.where(eyp, 4, jnp.where(catch, 3, jnp.where(one_draw, 1, 0)))
     drawn = jnp.minimum(draws, ds)
     recipients = jnp.where(eyp & (jnp.arange(4) < 3), target_seat, seat)  # EYP: target draws 3, then the player
+    drawn, recipients = _once(drawn, recipients)
     hands = hands + jnp.sum(
         (recipients[:, None, None] == _SEATS[:, None])
         & (g.draw[:4, None, None] == _KINDS)
