@@ -9,6 +9,10 @@ claims on) it times a jitted ``lax.scan`` of random legal games:
   full observation (1228 floats) and handles illegal actions and finished games as pgx does;
 * ``compile_s``: the time to trace and compile each of the two loops (once per batch size).
 
+Each step's randomness (a key per game for ``step``, a uniform per game for the action) comes from
+one threefry call over the batch (:func:`_draws`), as cheap a draw as the engine's own loops allow
+an RL loop to make; the figures count the same decisions either way.
+
 A finished game waits until an eighth of the batch has finished; then one reset deals new games
 to an eighth of the batch, the first finished slots (a batch-level ``lax.cond`` around a deal of
 ``batch / 8`` games scattered into place, so each game is dealt once rather than the whole batch at
@@ -46,10 +50,11 @@ TARGET_ENV_VS_RAW = 10.0
 TARGET_COMPILE_S = 60.0
 
 
-def random_legal_actions(key: jax.Array, masks: jax.Array) -> jax.Array:
+def random_legal_actions(key: jax.Array, masks: jax.Array, uniforms: jax.Array | None = None) -> jax.Array:
     """One uniformly random legal action per row of ``masks`` (bool ``(B, A)``), int32 ``(B,)``.
 
-    One uniform number per game picks the k-th legal action, found in two steps over a square of
+    One uniform number per game (``uniforms``, float32 ``(B,)`` in [0, 1), drawn from ``key`` when
+    not given) picks the k-th legal action, found in two steps over a square of
     blocks (which block, then where in it) with compares and sums: a ``cumsum`` over all actions is a
     slow reduce-window on a CPU, and a categorical draw needs a random number per action.
     """
@@ -59,7 +64,9 @@ def random_legal_actions(key: jax.Array, masks: jax.Array) -> jax.Array:
     tri = jnp.arange(side)[:, None] >= jnp.arange(side)  # tri[i, j]: j <= i
     block = grid.sum(2)
     upto = jnp.sum(jnp.where(tri, block[:, None, :], 0), 2)  # legal actions in blocks 0 … i
-    pick = jnp.floor(jax.random.uniform(key, (batch,)) * upto[:, -1]).astype(jnp.int32)
+    if uniforms is None:
+        uniforms = jax.random.uniform(key, (batch,))
+    pick = jnp.floor(uniforms * upto[:, -1]).astype(jnp.int32)
     which = jnp.sum(upto <= pick[:, None], 1)  # the block holding the pick-th legal action
     before = jnp.sum(jnp.where(jnp.arange(side) < which[:, None], block, 0), 1)
     row = jnp.sum(jnp.where((jnp.arange(side) == which[:, None])[:, :, None], grid, 0), 1)
@@ -80,6 +87,18 @@ def _reset_finished(done: jax.Array, key: jax.Array, sizes: jax.Array, batched, 
     return jax.lax.cond(jnp.sum(done) >= wave, reset, lambda: batched)
 
 
+def _draws(key: jax.Array, batch: int) -> tuple[jax.Array, jax.Array]:
+    """A step's randomness from one threefry call: a key per game (for ``step``) and a uniform per game.
+
+    The same bits as ``jax.random.split(key, batch)`` would give the keys (raw ``uint32[2]`` keys), and
+    the uniform is made from 23 random bits as ``jax.random.uniform`` makes it; drawing them together
+    saves one threefry pass over the batch per step.
+    """
+    bits = jax.random.bits(key, (batch, 3), jnp.uint32)
+    uniforms = jax.lax.bitcast_convert_type((bits[:, 2] >> 9) | jnp.uint32(0x3F800000), jnp.float32) - 1.0
+    return bits[:, :2], uniforms
+
+
 def _table_sizes(batch: int) -> jax.Array:
     return MIN_PLAYERS + jnp.arange(batch, dtype=jnp.int32) % (MAX_PLAYERS - MIN_PLAYERS + 1)
 
@@ -91,11 +110,12 @@ def engine_rollout(batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple
 
     def body(carry, _):
         games, key = carry
-        key, k_act, k_step, k_reset = jax.random.split(key, 4)
+        key, k_step, k_reset = jax.random.split(key, 3)
         running = games.phase != E.GAME_OVER
         masks = jax.vmap(E.legal_action_mask)(games)
-        actions = random_legal_actions(k_act, masks)
-        games = jax.vmap(E.step)(games, actions, jax.random.split(k_step, batch))
+        step_keys, uniforms = _draws(k_step, batch)
+        actions = random_legal_actions(k_step, masks, uniforms)
+        games = jax.vmap(E.step)(games, actions, step_keys)
         games = _reset_finished(games.phase == E.GAME_OVER, k_reset, sizes, games, init)
         return (games, key), jnp.sum(running)
 
@@ -115,10 +135,11 @@ def env_rollout(batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple]:
 
     def body(carry, _):
         states, key = carry
-        key, k_act, k_step, k_reset = jax.random.split(key, 4)
+        key, k_step, k_reset = jax.random.split(key, 3)
         running = ~states.terminated
-        actions = random_legal_actions(k_act, states.legal_action_mask)
-        states = step(states, actions, jax.random.split(k_step, batch))
+        step_keys, uniforms = _draws(k_step, batch)
+        actions = random_legal_actions(k_step, states.legal_action_mask, uniforms)
+        states = step(states, actions, step_keys)
         states = _reset_finished(states.terminated, k_reset, sizes, states, init)
         return (states, key), jnp.sum(running)
 

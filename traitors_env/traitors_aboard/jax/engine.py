@@ -49,6 +49,7 @@ _DECK_ORDER = [k for k in range(NUM_CARD_KINDS) if k != CardKind.PLANK] + [CardK
 FULL_DECK = np.array([k for k in _DECK_ORDER for _ in range(_FULL_COUNTS[k])], np.int8)
 DECK_SIZE = np.array([len(FULL_DECK) - PLANKS[MAX_PLAYERS] + PLANKS[n] for n in _N], np.int32)
 assert len(FULL_DECK) == MAX_DECK
+_FULL_DECK_KINDS = (FULL_DECK[:, None] == np.arange(NUM_CARD_KINDS)).astype(np.float32)  # one-hot (76, 8)
 PERMUTATIONS = np.array(A.SPYGLASS_PERMUTATIONS, np.int32)  # (6, 3)
 #: Per number of cards taken (0–3): which SPYGLASS_ORDER actions are legal (R07: the untaken stay put).
 PERM_LEGAL = np.array([[all(p[j] == j for j in range(t, 3)) for p in A.SPYGLASS_PERMUTATIONS] for t in range(4)], bool)
@@ -108,6 +109,26 @@ def _pop(array, count, most: int):
     return out
 
 
+def _once(*values):
+    """``values`` unchanged, computed once (per game) before the arrays that use them read them.
+
+    XLA's CPU fusion inlines cheap elementwise logic into every element of a consumer: a game's
+    scalar logic into each of the 126 entries of a chest-sized array that broadcasts it, an updated
+    chest into each shifted copy that restacks it. It does not inline an expensive op, a reduction
+    among them, into a consumer that reads its elements more than once, so a sum over a new axis of
+    size 2 (the value and a zero) makes the values materialise first (``optimization_barrier`` is
+    removed before fusion on a CPU). Exact for ints and bools. Measured: ``step`` at batch 4096
+    went from 12 to 5 ms with the two uses in :func:`_chest_step`.
+    """
+    out = []
+    for v in values:
+        v = jnp.asarray(v)
+        wide = v.astype(jnp.int32) if v.dtype == jnp.bool_ else v
+        total = jnp.sum(jnp.stack([wide, jnp.zeros_like(wide)]), 0, dtype=wide.dtype)
+        out.append(total.astype(v.dtype) if v.dtype == jnp.bool_ else total)
+    return out
+
+
 def _seats_from(seat, n, first: int):
     """int32 (8,): the seats at offsets ``first … first+7`` to the left of ``seat`` (R02), modulo ``n``."""
     return (seat + first + _SEATS) % n
@@ -138,17 +159,25 @@ def init(key: jax.Array, num_players, claims=True, first_player=-1) -> Game:
     k_roles, k_deck, k_first = jax.random.split(key, 3)
     # Roles: Pirates then Mutineers, shuffled among the n seats (padding sorts last).
     role_keys = jnp.where(_SEATS < n, jax.random.bits(k_roles, (MAX_PLAYERS,)) >> 1, jnp.uint32(2**31 + 1))
-    _, role_order = jax.lax.sort((role_keys, _SEATS), num_keys=1)
+    role_order = _sorted_order(role_keys)
     roles = ((role_order >= _pick(PIRATES, n)) & (_SEATS < n)).astype(jnp.int8)
     # Deck: the first DECK_SIZE[n] cards of FULL_DECK, shuffled to the front (top first).
     deck_size = _pick(DECK_SIZE, n)
     deck_keys = jnp.where(_DRAW_ROWS < deck_size, jax.random.bits(k_deck, (MAX_DECK,)) >> 1, jnp.uint32(2**31 + 1))
-    _, deck = jax.lax.sort((deck_keys, jnp.asarray(FULL_DECK)), num_keys=1)
+    position = _ranks(deck_keys)  # where each card of FULL_DECK lands
+    lands = position[None, :] == _DRAW_ROWS[:, None]  # [row, card]
+    deck = jnp.sum(jnp.where(lands, jnp.asarray(FULL_DECK), 0), 1).astype(jnp.int8)
     # The hands are the last 3n cards of the shuffled deck, the draw pile the rest.
     dealt = HAND_SIZE * n
-    owner = jnp.where(_DRAW_ROWS >= deck_size - dealt, (deck_size - 1 - _DRAW_ROWS) // HAND_SIZE, -1)
-    owner = jnp.where(_DRAW_ROWS < deck_size, owner, -1)
-    hands = jnp.sum((owner[:, None, None] == _SEATS[:, None]) & (deck[:, None, None] == _KINDS), 0)
+    owner = jnp.where(position >= deck_size - dealt, (deck_size - 1 - position) // HAND_SIZE, -1)
+    owner = jnp.where(position < deck_size, owner, -1)  # per card of FULL_DECK
+    # Cards of each kind per seat: a small matrix product, exact (sums of 0/1 below 2**24).
+    hands = jnp.einsum(
+        "cs,ck->sk",
+        (owner[:, None] == _SEATS).astype(jnp.float32),
+        jnp.asarray(_FULL_DECK_KINDS),
+        precision=jax.lax.Precision.HIGHEST,
+    )
     first = jnp.where(first_player < 0, jax.random.randint(k_first, (), 0, n), first_player)
     g = empty_game()
     return g.replace(
@@ -161,6 +190,23 @@ def init(key: jax.Array, num_players, claims=True, first_player=-1) -> Game:
         aboard=_SEATS < n,
         current_player=jnp.asarray(first).astype(jnp.int8),
     )
+
+
+def _ranks(keys):
+    """int32 (M,): the place of each entry of ``keys`` in ascending order, ties by index (a stable sort).
+
+    Compares every pair (M² for M ≤ 76) instead of ``lax.sort``, whose comparator calls are slow on a
+    CPU; the same order as the sort of the same keys.
+    """
+    index = jnp.arange(keys.shape[0])
+    before = (keys[None, :] < keys[:, None]) | ((keys[None, :] == keys[:, None]) & (index[None, :] < index[:, None]))
+    return jnp.sum(before, 1, dtype=jnp.int32)
+
+
+def _sorted_order(keys):
+    """int32 (M,): the indices that sort ``keys`` ascending, ties by index (``argsort``, stable)."""
+    index = jnp.arange(keys.shape[0])
+    return jnp.sum(jnp.where(_ranks(keys)[None, :] == index[:, None], index[None, :], 0), 1)
 
 
 def check_num_players(num_players) -> None:
@@ -283,6 +329,7 @@ def step(g: Game, action, key: jax.Array) -> Game:
     leaves_hand = loot | action_card | returning
     seat_row = _SEATS == seat
     target_row = (_SEATS == target_seat) & (plank | eyp)
+    card_kind, leaves_hand, action_card, target_row = _once(card_kind, leaves_hand, action_card, target_row)
 
     # ---- the card leaves the hand; an action card is shown and counted (R04, action cards)
     hands = g.hands - (seat_row[:, None] & (_KINDS == card_kind) & leaves_hand).astype(i8)
@@ -298,6 +345,7 @@ def step(g: Game, action, key: jax.Array) -> Game:
     planks = g.planks + (target_row & plank).astype(i8)
     overboard = target_row & plank & (planks >= PLANKS_TO_OVERBOARD)  # (8,)
     emptied = overboard | (target_row & eyp)  # hands discarded face down
+    emptied, overboard = _once(emptied, overboard)
     discard = discard + jnp.sum(jnp.where(emptied[:, None], hands, 0), 0).astype(i8)
     discard = discard + ((_KINDS == PLANK) * jnp.sum(jnp.where(overboard, planks, 0))).astype(i8)
     hands = jnp.where(emptied[:, None], 0, hands).astype(i8)
@@ -324,6 +372,7 @@ def step(g: Game, action, key: jax.Array) -> Game:
     draws = jnp.where(eyp, 4, jnp.where(catch, 3, jnp.where(one_draw, 1, 0)))
     drawn = jnp.minimum(draws, ds)
     recipients = jnp.where(eyp & (jnp.arange(4) < 3), target_seat, seat)  # EYP: target draws 3, then the player
+    drawn, recipients = _once(drawn, recipients)
     hands = hands + jnp.sum(
         (recipients[:, None, None] == _SEATS[:, None])
         & (g.draw[:4, None, None] == _KINDS)
@@ -455,11 +504,16 @@ def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, s
     new_bottom = jnp.where(absorb, cut_row, _ROWS == low) & scrambling
     cut_keeps = jnp.where(cut_known & uniform, cut_counts - uniform_loss, cut_counts)  # a cut group left as its own
 
+    # Per-game values computed once (see _once) before they are spread over the chest rows.
+    per_game = (forget_counts, cut_keeps, new_counts, new_bottom, cut_row, forget, scrambling, absorb, new_known)
+    forget_counts, cut_keeps, new_counts, new_bottom, cut_row, forget, scrambling, absorb, new_known = _once(*per_game)
+    cut_known, uniform = _once(cut_known, uniform)
     counts = jnp.where((cut_row & forget)[:, None], forget_counts.astype(i8), counts)
     counts = jnp.where((cut_row & scrambling & ~absorb)[:, None], cut_keeps.astype(i8), counts)
     counts = jnp.where(new_bottom[:, None], new_counts.astype(i8), counts)
     gknown = jnp.where(cut_row & forget, cut_known & uniform, gknown)
     gknown = jnp.where(new_bottom, new_known, gknown)
+    (counts,) = _once(counts)
     bottom = jnp.where(in_top & scrambling, new_bottom, bottom)
     scrambled = scrambled | (in_top & scrambling)
 
@@ -504,6 +558,7 @@ def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, s
 
 def _shuffle_index(key, taken):
     """R07's shuffle as an index into ``SPYGLASS_PERMUTATIONS``: uniform over the orders of the taken cards."""
-    u = jax.random.randint(key, (), 0, 6)
+    # One 32-bit draw (``randint`` makes three threefry calls); ``% 6`` is biased by under 1e-9.
+    u = (jax.random.bits(key, (), jnp.uint32) % 6).astype(jnp.int32)
     # With 2 cards the orders that keep the third in place are permutations 0 and 2.
     return jnp.where(taken >= 3, u, jnp.where(taken == 2, 2 * (u % 2), 0))

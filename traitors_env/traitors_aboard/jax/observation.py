@@ -27,23 +27,32 @@ from .state import Game
 _SEATS = jnp.arange(MAX_PLAYERS)
 _SLOTS = jnp.arange(MAX_CHEST)
 _F32 = jnp.float32
+_I8 = jnp.int8  # every entry of the observation is a small integer (|x| <= 84)
 #: Per claim index: the claimed counts and the "made" flag, as the reference's claim rows.
-_HAND_CLAIMS = np.array([[m.count(k) for k in range(NUM_CARD_KINDS)] + [1] for m in A.HAND_MULTISETS], np.float32)
-_CHEST_CLAIMS = np.array([[m.count(v) for v in range(3)] + [1] for m in A.CHEST_MULTISETS], np.float32)
+_HAND_CLAIMS = np.array([[m.count(k) for k in range(NUM_CARD_KINDS)] + [1] for m in A.HAND_MULTISETS], np.int8)
+_CHEST_CLAIMS = np.array([[m.count(v) for v in range(3)] + [1] for m in A.CHEST_MULTISETS], np.int8)
 _SHAPES = {p.name: p.shape for p in LAYOUT}
 
 
 def _one_hot(index, size: int, where=True):
-    return ((jnp.arange(size) == index) & where).astype(_F32)
+    return ((jnp.arange(size) == index) & where).astype(_I8)
+
+
+def _wrap(x, n):
+    """``x % n`` for ``0 <= x < 2n`` (a seat plus an offset below n): a compare and a subtraction, where
+    a remainder by the traced ``n`` is an integer division per element on a CPU. Rows of seats beyond
+    the table (``x >= 2n``) are masked by the callers."""
+    return jnp.where(x >= n, x - n, x)
 
 
 def _rotate(rotation, values):
     """``values`` (per absolute seat, axis 0) reordered by relative seat with the one-hot ``rotation`` (8, 8).
 
-    A small matrix product: exact (one nonzero term per entry, small integers) and, under ``vmap`` on a
-    CPU, cheaper than a gather or a sum of selects.
+    A sum of selects in int8 (one nonzero term per entry, so exact): the observation is built in int8
+    and turned into float32 once, at the end.
     """
-    return jnp.einsum("rs,s...->r...", rotation.astype(_F32), values.astype(_F32), precision=jax.lax.Precision.HIGHEST)
+    hit = rotation.reshape(rotation.shape + (1,) * (values.ndim - 1))
+    return jnp.sum(jnp.where(hit, values.astype(_I8)[None], 0), 1, dtype=_I8)
 
 
 def observe(g: Game, seat) -> jax.Array:
@@ -57,17 +66,17 @@ def observe(g: Game, seat) -> jax.Array:
     me = _SEATS == seat
     # Seats relative to the observer: row r is absolute seat (seat + r) % n; rows n… are absent.
     present = _SEATS < n
-    rotation = ((seat + _SEATS[:, None]) % n == _SEATS) & present[:, None]  # [relative, absolute]
+    rotation = (_wrap(seat + _SEATS[:, None], n) == _SEATS) & present[:, None]  # [relative, absolute]
 
     blocks: dict[str, jax.Array] = {}
     blocks["role"] = _one_hot(jnp.sum(jnp.where(me, g.roles, 0)), 2)
-    blocks["hand"] = jnp.sum(jnp.where(me[:, None], g.hands, 0), 0).astype(_F32)
+    blocks["hand"] = jnp.sum(jnp.where(me[:, None], g.hands, 0), 0).astype(_I8)
     blocks["phase"] = _one_hot(g.phase, NUM_PHASES, acting)
     blocks["num_players"] = _one_hot(n - MIN_PLAYERS, MAX_PLAYERS - MIN_PLAYERS + 1)
-    blocks["target"] = target(g).astype(_F32)[None]
-    blocks["draw_pile_size"] = g.draw_size.astype(_F32)[None]
-    blocks["discard_size"] = jnp.sum(g.discard.astype(jnp.int32)).astype(_F32)[None]
-    blocks["chest_size"] = g.chest_size.astype(_F32)[None]
+    blocks["target"] = target(g).astype(_I8)[None]
+    blocks["draw_pile_size"] = g.draw_size.astype(_I8)[None]
+    blocks["discard_size"] = jnp.sum(g.discard.astype(jnp.int32)).astype(_I8)[None]
+    blocks["chest_size"] = g.chest_size.astype(_I8)[None]
     blocks["spyglass_taken"] = _one_hot(g.spyglass_taken, 4, acting)
     seen = g.spyglass_seen[:, None]
     top_kinds = g.chest_kind[:3]
@@ -75,19 +84,19 @@ def observe(g: Game, seat) -> jax.Array:
     viewing = acting & (g.phase == SPYGLASS_ORDER)
     blocks["spyglass_view"] = (
         (seen_kind[:, None] == jnp.arange(3)) & (jnp.arange(3) < g.spyglass_taken)[:, None] & viewing
-    ).astype(_F32)
+    ).astype(_I8)
 
     aboard = g.aboard & present
     seat_rows = jnp.concatenate(
         [
-            present[:, None].astype(_F32),
-            aboard[:, None].astype(_F32),
-            ((g.planks[:, None] == jnp.arange(3)) & aboard[:, None]).astype(_F32),
-            ((g.roles[:, None] == jnp.arange(2)) & g.revealed[:, None]).astype(_F32),
-            g.loot_placed[:, None].astype(_F32),
-            g.announced_sum[:, None].astype(_F32),
-            g.actions_played.astype(_F32),
-            g.pockets_emptied[:, None].astype(_F32),
+            present[:, None].astype(_I8),
+            aboard[:, None].astype(_I8),
+            ((g.planks[:, None] == jnp.arange(3)) & aboard[:, None]).astype(_I8),
+            ((g.roles[:, None] == jnp.arange(2)) & g.revealed[:, None]).astype(_I8),
+            g.loot_placed[:, None].astype(_I8),
+            g.announced_sum[:, None].astype(_I8),
+            g.actions_played.astype(_I8),
+            g.pockets_emptied[:, None].astype(_I8),
         ],
         axis=1,
     )
@@ -95,8 +104,8 @@ def observe(g: Game, seat) -> jax.Array:
 
     def relative_claim(claims):
         claims = claims.astype(jnp.int32)
-        rel = (claims - seat) % n
-        return ((rel[:, None] == _SEATS) & (claims >= 0)[:, None]).astype(_F32)
+        rel = _wrap(claims - seat + n, n)  # a claim names a seat of the table (-1, none, is masked below)
+        return ((rel[:, None] == _SEATS) & (claims >= 0)[:, None]).astype(_I8)
 
     hand_claim = g.claim_hand.astype(jnp.int32)
     chest_claim = g.claim_chest.astype(jnp.int32)
@@ -104,8 +113,8 @@ def observe(g: Game, seat) -> jax.Array:
         [
             relative_claim(g.claim_accuse),
             relative_claim(g.claim_vouch),
-            jnp.where((hand_claim >= 0)[:, None], jnp.asarray(_HAND_CLAIMS)[jnp.maximum(hand_claim, 0)], 0.0),
-            jnp.where((chest_claim >= 0)[:, None], jnp.asarray(_CHEST_CLAIMS)[jnp.maximum(chest_claim, 0)], 0.0),
+            jnp.where((hand_claim >= 0)[:, None], jnp.asarray(_HAND_CLAIMS)[jnp.maximum(hand_claim, 0)], 0),
+            jnp.where((chest_claim >= 0)[:, None], jnp.asarray(_CHEST_CLAIMS)[jnp.maximum(chest_claim, 0)], 0),
         ],
         axis=1,
     )
@@ -121,15 +130,15 @@ def observe(g: Game, seat) -> jax.Array:
     scrambled = g.chest_scrambled & in_chest
     attributable = ~g.chest_scrambled & in_chest
     announced = g.chest_announced.astype(jnp.int32)
-    placer_rel = (g.chest_placer.astype(jnp.int32) - seat) % n
+    placer_rel = _wrap(g.chest_placer.astype(jnp.int32) - seat + n, n)
     known = (jnp.bitwise_and(g.chest_known, bit) > 0) & in_chest
     chest_rows = jnp.concatenate(
         [
-            in_chest[:, None].astype(_F32),
-            ((announced[:, None] == jnp.arange(3)) & attributable[:, None]).astype(_F32),
-            ((placer_rel[:, None] == _SEATS) & attributable[:, None]).astype(_F32),
-            scrambled[:, None].astype(_F32),
-            ((g.chest_kind[:, None] == jnp.arange(3)) & known[:, None]).astype(_F32),
+            in_chest[:, None].astype(_I8),
+            ((announced[:, None] == jnp.arange(3)) & attributable[:, None]).astype(_I8),
+            ((placer_rel[:, None] == _SEATS) & attributable[:, None]).astype(_I8),
+            scrambled[:, None].astype(_I8),
+            ((g.chest_kind[:, None] == jnp.arange(3)) & known[:, None]).astype(_I8),
         ],
         axis=1,
     )
@@ -139,14 +148,14 @@ def observe(g: Game, seat) -> jax.Array:
     # R07: the public multiset of the scrambled cards' announcements, known while every group's is.
     bottoms = g.chest_bottom & in_chest
     all_known = ~jnp.any(bottoms & ~g.group_known)
-    totals = jnp.sum(jnp.where(bottoms[:, None], g.group_counts, 0), 0).astype(_F32)
+    totals = jnp.sum(jnp.where(bottoms[:, None], g.group_counts, 0), 0).astype(_I8)
     attributed_sum = jnp.sum(jnp.where(attributable, _loot_value(announced), 0))
     blocks["chest_summary"] = jnp.concatenate(
         [
-            attributed_sum.astype(_F32)[None],
-            jnp.sum(scrambled).astype(_F32)[None],
-            jnp.where(all_known, totals, 0.0),
-            all_known.astype(_F32)[None],
+            attributed_sum.astype(_I8)[None],
+            jnp.sum(scrambled).astype(_I8)[None],
+            jnp.where(all_known, totals, 0),
+            all_known.astype(_I8)[None],
         ]
     )
 
@@ -154,10 +163,11 @@ def observe(g: Game, seat) -> jax.Array:
     mine = (jnp.arange(DRAW_KNOWN_SLOTS) < g.draw_size) & (jnp.bitwise_and(g.draw_known[:DRAW_KNOWN_SLOTS], bit) > 0)
     blocks["draw_pile_known"] = (
         (g.draw[:DRAW_KNOWN_SLOTS, None] == jnp.arange(NUM_CARD_KINDS)) & mine[:, None]
-    ).astype(_F32)
+    ).astype(_I8)
 
     for name, block in blocks.items():
         assert block.shape == _SHAPES[name], (name, block.shape, _SHAPES[name])
-    vector = jnp.concatenate([blocks[p.name].reshape(-1) for p in LAYOUT])
+    # Joined in int8 (a quarter of the bytes), then float32 in one pass: exact for these small integers.
+    vector = jnp.concatenate([blocks[p.name].reshape(-1) for p in LAYOUT]).astype(_F32)
     assert vector.shape == (OBS_SIZE,)
     return vector
