@@ -36,6 +36,14 @@ def test_quit_and_bad_answers():
     status, text = run(["--seed", "1"], "x\n9\nq\n")
     assert status == 1 and "Please answer with a number" in text
     assert run(["--seed", "1"], "")[0] == 1  # input ended
+    assert "Game abandoned (quit at the prompt)" in text and "--seed 1" in text  # how to deal it again
+
+
+def test_question_mark_shows_the_rules_then_asks_again():
+    status, text = run(["--seed", "1"], "?\nq\n")
+    assert status == 1
+    assert "THE RULES IN SHORT" in text and "T09" in text and "One secret Traitor" in text
+    assert text.count("Your choice (1–") == 2  # asked again after the rules, nothing played for the human
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ At each of the human's decisions with a choice the terminal shows the table as e
 the Armoury, the Night), then what only the human knows (their role, their Shields and Daggers, as
 Traitor this round's assignment), then a numbered list of the legal choices in words. Decisions
 with one legal choice (a Faithful's "no attempt" and "no murder", asked of everyone so that turns do
-not reveal the Traitor) are taken for the human. ``q`` abandons the game. At the end the Traitor,
+not reveal the Traitor) are taken for the human. ``?`` shows the rules in short, ``q`` (or Ctrl-C)
+abandons the game, saying the seed that deals it again. At the end the Traitor,
 the Final and the winners are shown.
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
@@ -36,8 +37,10 @@ from rich.text import Text
 from .. import the_traitors_v0
 from ..the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, ROLE_NAMES, Role
 from ..the_traitors.render import render_text
+from .play import RULES_KEYS
+from .rules_text import the_traitors_rules_summary
 
-PROMPT = "Your choice (1–{k}, q to quit): "
+PROMPT = "Your choice (1–{k}, ? for the rules, q to quit): "
 
 
 class BotSpecError(ValueError):
@@ -95,19 +98,36 @@ def play(env, human_seat: int, bots: Sequence, seed: int, console: Console, read
         while True:
             try:
                 answer = read_line(PROMPT.format(k=len(legal))).strip().lower()
-            except EOFError:
-                return False
-            if answer == "q":
-                return False
-            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+            except (EOFError, KeyboardInterrupt) as error:
+                return _abandoned(console, game, seed, "input ended" if isinstance(error, EOFError) else "interrupted")
+            if answer in ("q", "quit", "exit"):
+                return _abandoned(console, game, seed, "quit at the prompt")
+            if answer in RULES_KEYS:
+                console.print(Text(the_traitors_rules_summary()))
+                for i, action in enumerate(legal, 1):
+                    console.print(Text(f"  {i}. {game.action_to_string(action)}"))
+                continue
+            # ASCII digits only, and short: int() of a 5000-digit line would raise.
+            if answer.isascii() and answer.isdigit() and len(answer) <= 4 and 1 <= int(answer) <= len(legal):
                 env.step(legal[int(answer) - 1])
                 break
-            console.print(Text(f"Please answer with a number from 1 to {len(legal)}, or q."))
+            console.print(Text(f"Please answer with a number from 1 to {len(legal)}, ? for the rules, or q."))
     console.print(Rule("game over"))
     console.print(Text(render_text(game)))
     console.print(Text("You win!" if game.winners[human_seat] else "You do not win this time."))
     console.print(Text(f"Game seed: {seed}"))
     return True
+
+
+def _abandoned(console: Console, game, seed: int, why: str) -> bool:
+    """Say that the game was abandoned, and how to play the same deal again; returns ``False``."""
+    console.print(
+        Text(
+            f"Game abandoned ({why}) after {len(game.history)} decisions. The same deal and bots again: "
+            f"--seed {seed}."
+        )
+    )
+    return False
 
 
 def _parser() -> argparse.ArgumentParser:
