@@ -407,3 +407,15 @@ def test_bad_population_entries_are_named(tmp_path):
         load_population_file(path)
     with pytest.raises(ValueError, match="table sizes in 3–8"):
         run_benchmark(parse_population(["random"]), [9], 2, tmp_path / "x")
+
+
+def test_reused_out_folder_keeps_no_outputs_of_the_earlier_report(tmp_path):
+    """A second report into the same --out: no plot or game record of the first stays beside it; other files stay."""
+    out = tmp_path / "bench"
+    first = run_benchmark(parse_population(["random", "heuristic"]), [3], games=2, out=out, records=1, plots=True)
+    assert (out / "crossplay.png").exists() and len(list((out / "records").glob("*.json"))) == 4
+    (out / "notes.txt").write_text("mine")
+    second = run_benchmark(parse_population(["random"]), [3], games=2, out=out, records=0, plots=False)
+    assert not list(out.glob("*.png")) and not list((out / "records").glob("*.json"))
+    assert (out / "notes.txt").read_text() == "mine"
+    assert first["settings"]["games"] == second["settings"]["games"] == 2

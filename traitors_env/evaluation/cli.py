@@ -97,6 +97,12 @@ def run_benchmark(
     files = [out / "report.json", out / "report.md"]
     atomic_write_text(files[0], json.dumps(report, indent=1))
     atomic_write_text(files[1], markdown(report))
+    # A reused --out folder: the kit's own outputs of an earlier report that this one does not rewrite would
+    # stand beside it as if they were its (plots after --no-plots, another population's game records).
+    for name in ("crossplay.png", "ratings.png", "metrics.png"):
+        (out / name).unlink(missing_ok=True)
+    for old in (out / "records").glob("*p_*_vs_*_game*.json"):
+        old.unlink()
     if plots:
         for name, plot in (("crossplay.png", plot_crossplay), ("ratings.png", plot_ratings),
                            ("metrics.png", plot_metrics))[:3 if game.has_metrics else 2]:
