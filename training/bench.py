@@ -100,7 +100,7 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
 
     def count(metrics) -> bool:
         totals["learner_decisions"] += metrics["learner_decisions"]
-        totals["game_decisions"] += trainer.batch * config.ppo.n_steps
+        totals["game_decisions"] += metrics["decisions"]
         return time.perf_counter() - start >= seconds
 
     start, cpu = time.perf_counter(), time.process_time()
