@@ -150,14 +150,14 @@ class Trainer:
         """The PPO update over the rollout's learner transitions.
 
         The update's batch has a fixed size per team (one compilation), set from the first rollout's
-        learner decisions plus 10% (rounded up to whole minibatches) and reset when a rollout falls
-        outside [80%, 102%] of it: padding rows weigh nothing; a rollout with more transitions than
-        the batch holds gives a random subset.
+        learner decisions plus 3% (rounded up to whole minibatches) and reset when a rollout falls
+        outside [85%, 101%] of it: padding rows weigh nothing (but cost a gradient step's compute);
+        a rollout with more transitions than the batch holds gives a random subset.
         """
         mb = self.config.ppo.batch_size
         capacity = self.capacity.get(team)
-        if capacity is None or not 0.8 * capacity <= learner_decisions <= 1.02 * capacity:
-            capacity = max(mb, math.ceil(1.1 * learner_decisions / mb) * mb)
+        if capacity is None or not 0.85 * capacity <= learner_decisions <= 1.01 * capacity:
+            capacity = max(mb, math.ceil(1.03 * learner_decisions / mb) * mb)
             self.capacity[team] = capacity
         return self._learn(params, opt_state, grid, valid, key, capacity=capacity)
 
