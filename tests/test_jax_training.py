@@ -381,3 +381,11 @@ def test_traitors_bench_training_hands_over_and_writes_json_under_training(tmp_p
     data = json.loads(out.read_text())
     assert data["training"]["teams"]["mutineers"]["sb3"]["learner_decisions_per_s"] > 0
     assert "learner decisions/s" in capsys.readouterr().out
+
+
+def test_mutineers_steps_gives_the_mutineers_their_own_budget():
+    from training.config import TrainingSection
+
+    assert TrainingSection(steps_per_team=100).steps_for("mutineers") == 100  # default: the same budget
+    split = TrainingSection(steps_per_team=100, mutineers_steps=300)
+    assert (split.steps_for("pirates"), split.steps_for("mutineers")) == (100, 300)
