@@ -1,12 +1,17 @@
 """The team game master of the JAX backend: a batch of games inside one ``lax.scan``, one trajectory per team per game.
 
-Each scan step advances every game slot by one *game* decision. The game master reads the
+Each scan step advances the game slots by one *game* decision. The game master reads the
 roles (never shown to a policy) to see whose seat acts: a learner seat samples from the
 learner's policy and that decision is a transition (``valid``); any other seat is played by
 the slot's opponent, drawn when the game was dealt by the configured weights — the other
 team's newest parameters (``latest``), an older snapshot (``past``), the JAX heuristic bot
 or the random bot — and is not a transition. A game that ends is dealt again in place
 (table size drawn per game, so one batch mixes sizes).
+
+Each player is computed only on the games where it acts: those games are gathered into a
+sub-batch of a fixed size (:func:`capacities`), the player runs there and its moves are
+scattered back; a game that finds no room waits for a later step (the team semantics and the
+opponent draw per game are unchanged). Only the learner's sub-batch is stored for the update.
 
 The semantics are those of ``training.team_env.TeamEnv`` (see its module doc):
 
