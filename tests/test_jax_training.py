@@ -92,10 +92,10 @@ def _model():
 
 
 @functools.cache
-def _scan(engine, steps, batch):
+def _scan(engine, steps, batch, capacities=None):
     """A jitted rollout of ``steps`` decisions that also returns who acted (compiled once for both teams)."""
     model, params, actor = _model()
-    settings = R.Settings((3, 4, 5, 6, 7, 8), (1 / 6,) * 6, steps, 1.0, 1.0, True)
+    settings = R.Settings((3, 4, 5, 6, 7, 8), (1 / 6,) * 6, steps, 1.0, 1.0, True, capacities)
 
     def run(team, probabilities):
         opponents = R.Opponents(probabilities, params, params)
@@ -117,14 +117,23 @@ def _scan(engine, steps, batch):
     return jax.jit(run)
 
 
-def _replay_check(engine, team, kinds, steps=48, batch=16):
+def _replay_check(engine, team, kinds, steps=48, batch=16, capacities=None):
     """Roll out, then check each slot's transitions against the record of who acted."""
-    rec, (roles, seats), used = _scan(engine, steps, batch)(jnp.int32(team), jnp.asarray(kinds, jnp.float32))
+    scan = _scan(engine, steps, batch, capacities)
+    rec, (roles, seats), used = scan(jnp.int32(team), jnp.asarray(kinds, jnp.float32))
     assert int(used.max()) > R.RESERVE  # some slot dealt beyond its reserve: both paths ran
     roles, seats = np.asarray(roles), np.asarray(seats)
     valid = np.asarray(rec["valid"])
     acting_team = np.take_along_axis(roles, seats[..., None], axis=-1)[..., 0]
-    assert (valid == (acting_team == team)).all()  # exactly the learner seats' decisions are transitions
+    if capacities is None:
+        assert (valid == (acting_team == team)).all()  # exactly the learner seats' decisions are transitions
+    else:
+        assert not (valid & (acting_team != team)).any()  # only the learner seats' decisions are transitions
+        waited = (acting_team == team) & ~valid  # the learner's games beyond its capacity wait a step
+        assert waited.any() and valid.sum(axis=1).max() <= capacities[0]
+    index = np.asarray(rec["learner"]["index"])
+    for t in range(steps):  # the learner's sub-batch holds exactly its games of the step
+        assert sorted(index[t][index[t] < batch]) == list(np.flatnonzero(valid[t]))
     assert (acting_team >= 0).all()  # only real seats act
     ended, reward = np.asarray(rec["ended"]), np.asarray(rec["team_reward"])
     assert set(np.unique(reward[ended])) <= {-1.0, 1.0}
@@ -145,13 +154,28 @@ def _replay_check(engine, team, kinds, steps=48, batch=16):
                 without_learner += 1
             start = t + 1
         assert (adv[start:, b] == 0).all()  # the unfinished game bootstraps (from 0 here)
-    return ended_by_opponent, without_learner, np.asarray(rec["obs"])
+    return ended_by_opponent, without_learner, np.asarray(rec["learner"]["obs"])
 
 
 @pytest.mark.parametrize("team", [0, 1])
 def test_standin_rollout_transitions_are_the_learners_decisions_with_their_games_result(team):
     by_opponent, _, _ = _replay_check(standin_engine(), team, (0.3, 0.2, 0.3, 0.2))
     assert by_opponent > 0  # the sample holds the case under test
+
+
+def test_players_computed_on_sub_batches_keep_the_team_semantics_and_games_wait_for_room():
+    # Capacities below the demand: games wait, transitions and results are still the learner's own.
+    by_opponent, _, _ = _replay_check(standin_engine(), 1, (0.3, 0.2, 0.3, 0.2), steps=64, capacities=(4, 2, 2, 4, 2))
+    assert by_opponent > 0
+
+
+def test_capacities_follow_the_learner_share_and_the_opponent_mix():
+    caps = R.capacities(1024, 1, (0.25, 0.05, 0.6, 0.1))
+    assert caps[0] == 336  # the Mutineers' share: 1024 × 0.28 × 1.15, rounded up to 8s
+    # past: 1024 × 0.72 × 1.15 × (its games 4× as long as the others': 0.2 / (0.2 + 0.95)), rounded up to 8s
+    assert caps[2] == 152
+    assert R.capacities(1024, 0, (0.0, 0.0, 1.0, 0.0))[1:3] == (0, 0)  # a kind never drawn is never computed
+    assert max(R.capacities(16, 0, (0.25, 0.25, 0.25, 0.25))) <= 16
 
 
 @pytest.mark.slow  # compiles the real engine (about a minute on 2 cores)
@@ -357,3 +381,11 @@ def test_traitors_bench_training_hands_over_and_writes_json_under_training(tmp_p
     data = json.loads(out.read_text())
     assert data["training"]["teams"]["mutineers"]["sb3"]["learner_decisions_per_s"] > 0
     assert "learner decisions/s" in capsys.readouterr().out
+
+
+def test_mutineers_steps_gives_the_mutineers_their_own_budget():
+    from training.config import TrainingSection
+
+    assert TrainingSection(steps_per_team=100).steps_for("mutineers") == 100  # default: the same budget
+    split = TrainingSection(steps_per_team=100, mutineers_steps=300)
+    assert (split.steps_for("pirates"), split.steps_for("mutineers")) == (100, 300)

@@ -100,7 +100,7 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
 
     def count(metrics) -> bool:
         totals["learner_decisions"] += metrics["learner_decisions"]
-        totals["game_decisions"] += trainer.batch * config.ppo.n_steps
+        totals["game_decisions"] += metrics["decisions"]
         return time.perf_counter() - start >= seconds
 
     start, cpu = time.perf_counter(), time.process_time()
@@ -139,8 +139,9 @@ def run_training_benchmark(
                 progress(f"training benchmark: {backend} {team}, {seconds:g} s …")
             if backend == "sb3":
                 entry[backend] = bench_sb3(sb3_config, team, seconds)
-            else:
-                entry[backend] = bench_jax(jax_config, team, seconds, engine)
+            else:  # the SB3 config's opponent mix, whatever the JAX config trains against
+                entry[backend] = bench_jax(jax_config.model_copy(update={"opponents": sb3_config.opponents}), team,
+                                           seconds, engine)
         if "sb3" in entry and "jax" in entry:
             entry["jax_over_sb3"] = round(
                 entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], 2

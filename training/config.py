@@ -98,6 +98,9 @@ class TrainingSection(_Section):
     generations: int = Field(default=4, ge=1)
     #: learner decisions (environment steps) per team per generation
     steps_per_team: int = Field(default=50_000, ge=1)
+    #: the Mutineers' learner decisions per generation, if not ``steps_per_team`` (they are the harder team to
+    #: train: fewer seats, so fewer decisions per game)
+    mutineers_steps: int | None = Field(default=None, ge=1)
     #: parallel environments
     n_envs: int = Field(default=4, ge=1)
     #: "dummy" (one process) or "subproc" (one process per environment)
@@ -106,6 +109,10 @@ class TrainingSection(_Section):
     torch_threads: int = Field(default=1, ge=1)
     #: show a progress bar
     progress_bar: bool = True
+
+    def steps_for(self, team: str) -> int:
+        """Learner decisions per generation of ``team`` ("pirates" or "mutineers")."""
+        return self.mutineers_steps or self.steps_per_team if team == "mutineers" else self.steps_per_team
 
 
 class PPOSection(_Section):

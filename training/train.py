@@ -352,10 +352,9 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
         state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
 
-    steps = config.training.steps_per_team
     # SB3 collects whole rollouts: each learn() call runs a multiple of n_steps * n_envs steps.
     rollout = config.ppo.n_steps * config.training.n_envs
-    remaining = (total_generations - start) * 2 * (-(-steps // rollout) * rollout)
+    remaining = (total_generations - start) * sum(-(-config.training.steps_for(t) // rollout) * rollout for t in TEAMS)
     bar = tqdm(
         total=remaining,
         unit="step",
@@ -390,6 +389,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                 label = f"gen {generation + 1}/{total_generations} {team}"
                 callback = _make_callback(bar if config.training.progress_bar else None, label)
                 t0, before = time.perf_counter(), model.num_timesteps
+                steps = config.training.steps_for(team)
                 model.learn(total_timesteps=steps, callback=callback, reset_num_timesteps=False)
                 model.logger.close()  # the generation's event file complete before the generation counts
                 seconds = time.perf_counter() - t0

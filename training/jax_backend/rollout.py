@@ -1,12 +1,17 @@
 """The team game master of the JAX backend: a batch of games inside one ``lax.scan``, one trajectory per team per game.
 
-Each scan step advances every game slot by one *game* decision. The game master reads the
+Each scan step advances the game slots by one *game* decision. The game master reads the
 roles (never shown to a policy) to see whose seat acts: a learner seat samples from the
 learner's policy and that decision is a transition (``valid``); any other seat is played by
 the slot's opponent, drawn when the game was dealt by the configured weights — the other
 team's newest parameters (``latest``), an older snapshot (``past``), the JAX heuristic bot
 or the random bot — and is not a transition. A game that ends is dealt again in place
 (table size drawn per game, so one batch mixes sizes).
+
+Each player is computed only on the games where it acts: those games are gathered into a
+sub-batch of a fixed size (:func:`capacities`), the player runs there and its moves are
+scattered back; a game that finds no room waits for a later step (the team semantics and the
+opponent draw per game are unchanged). Only the learner's sub-batch is stored for the update.
 
 The semantics are those of ``training.team_env.TeamEnv`` (see its module doc):
 
@@ -27,6 +32,7 @@ forward pass, not one per snapshot, serves them.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import jax
@@ -40,6 +46,8 @@ from .ppo import Batch, masked_logits, team_gae
 
 #: opponent kinds, in the order of the config's ``opponents`` section
 LATEST, PAST, HEURISTIC, RANDOM = 0, 1, 2, 3
+#: the players of a rollout, in the order of :attr:`Settings.capacities`
+PLAYERS = ("learner", "latest", "past", "heuristic", "random")
 
 
 class Opponents(NamedTuple):
@@ -72,6 +80,53 @@ class Settings(NamedTuple):
     gae_lambda: float
     #: compute the policy opponents' moves (``latest``/``past``); ``False`` only where none can be drawn
     policy_opponents: bool = True
+    #: games per step each player may act in, for (learner, latest, past, heuristic, random), see
+    #: :func:`capacities`; ``None``: every player is computed on the whole batch (no game ever waits)
+    capacities: tuple[int, ...] | None = None
+
+
+#: the learner's share of game decisions per team (Pirates, Mutineers), measured on the real game with table
+#: sizes 3–8 drawn uniformly (Pirates hold most seats)
+LEARNER_SHARE = (0.72, 0.28)
+#: how many times more opponent decisions a game against one opponent kind may take than a game against another
+#: (measured: Mutineers learning against the heuristic Pirates play ~4× the opponent decisions per game that
+#: they play against untrained policies or the random bot)
+LONGER_GAMES = 4.0
+
+
+def capacities(batch: int, team: int, probabilities, margin: float = 1.15, share=LEARNER_SHARE) -> tuple[int, ...]:
+    """Games per step each player acts in — (learner, latest, past, heuristic, random) — for a batch of ``batch``
+    games of the learner ``team`` (0 Pirates, 1 Mutineers) against opponents drawn by ``probabilities``
+    (latest, past, heuristic, random), × ``margin``, in multiples of 8, at least 8 for a kind that can be drawn,
+    0 for one that cannot.
+
+    Each player is computed only on a sub-batch of that many games (gathered from the games where it acts, its
+    moves scattered back); when more games need it in a step, the others wait for a later step (drawn uniformly
+    by :func:`_pick`). Waiting keeps the game semantics and the opponent draw per game; it only delays those
+    games (and costs the engine step of a game that waits). The learner gets its share of the game decisions;
+    an opponent kind drawn with probability ``p`` gets the share its games would take if they were
+    :data:`LONGER_GAMES` times as long as the others' — an upper bound: an opponent's rows are cheap next to
+    the engine step a waiting game wastes.
+    """
+    s = share[team]
+
+    def cap(expected):
+        return min(batch, max(8, math.ceil(expected * margin / 8) * 8))
+
+    def upper(p):
+        return p * LONGER_GAMES / (p * LONGER_GAMES + 1 - p)
+
+    kinds = tuple(0 if p <= 0 else cap(batch * (1 - s) * upper(p)) for p in probabilities)
+    return (cap(batch * s),) + kinds
+
+
+def capacities_of(settings: Settings, batch: int) -> tuple[int, ...]:
+    """``settings.capacities``, or the whole batch for every player; the policy opponents get 0 without
+    ``settings.policy_opponents``."""
+    caps = settings.capacities or (batch,) * 5
+    if not settings.policy_opponents:
+        caps = (caps[0], 0, 0) + tuple(caps[3:])
+    return tuple(int(c) for c in caps)
 
 
 #: games dealt ahead per slot at the start of each rollout (dealing costs about two engine steps; dealing
@@ -148,6 +203,28 @@ def _where(condition, a, b):
     return jax.tree_util.tree_map(pick, a, b)
 
 
+def _pick(key, acts, capacity: int):
+    """Up to ``capacity`` of the games where ``acts`` (bool ``(B,)``), as indices ``int32 (capacity,)`` (``B`` =
+    an unused row); the search starts at a random game, so when more games than ``capacity`` need a player, which
+    of them wait a step is drawn uniformly."""
+    batch = acts.shape[0]
+    if capacity >= batch:
+        return jnp.where(acts, jnp.arange(batch), batch).astype(jnp.int32)
+    shift = jax.random.randint(key, (), 0, batch)
+    (found,) = jnp.nonzero(jnp.roll(acts, -shift), size=capacity, fill_value=-1)
+    return jnp.where(found >= 0, (found + shift) % batch, batch).astype(jnp.int32)
+
+
+def _rows(tree, index):
+    """Rows ``index`` of a pytree with leading dimension ``B`` (an index ``B`` reads the last row: unused)."""
+    return jax.tree_util.tree_map(lambda x: jnp.take(x, index, axis=0, mode="clip"), tree)
+
+
+def _put(tree, index, rows):
+    """``tree`` with rows ``index`` replaced by ``rows`` (an index ``B`` is dropped)."""
+    return jax.tree_util.tree_map(lambda x, r: x.at[index].set(r, mode="drop"), tree, rows)
+
+
 def _sample(key, logits, mask):
     logits = masked_logits(logits, mask)
     action = jax.random.categorical(key, logits)
@@ -158,59 +235,99 @@ def _sample(key, logits, mask):
 def game_step(
     engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key, reserve=None
 ):
-    """One decision in every game slot; returns the new slots, the reserve (``None`` if none: every step deals)
-    and the step's record (see :func:`rollout`)."""
+    """One decision in every game slot that gets its player this step (see :class:`Settings` ``capacities``);
+    returns the new slots, the reserve (``None`` if none: every step deals) and the step's record (see
+    :func:`rollout`; ``record["learner"]`` holds the learner's sub-batch: ``index`` int32 ``(C,)`` its games,
+    ``B`` for an unused row, and their ``obs``, ``mask``, ``action``, ``log_prob``, ``value``)."""
     batch = slots.kind.shape[0]
-    k_learner, k_latest, k_past, k_random, k_bot, k_step, k_deal = jax.random.split(key, 7)
+    caps = capacities_of(settings, batch)
+    k_pick, k_learner, k_latest, k_past, k_random, k_bot, k_step, k_deal = jax.random.split(key, 8)
+    k_pick = jax.random.split(k_pick, len(caps))
     state = slots.state
     seat = state.current_player.astype(jnp.int32)
     raw = jax.vmap(engine.acting_observation)(state)
-    obs = raw / jnp.asarray(OBS_SCALE)
     mask = state.legal_action_mask.astype(bool)
     roles = jax.vmap(engine.roles)(state).astype(jnp.int32)
     rows = jnp.arange(batch)
     is_learner = roles[rows, seat] == team
+    action = jnp.zeros(batch, jnp.int32)
+    moved = jnp.zeros(batch, bool)
 
+    # The learner, on the games where it acts (its sub-batch is the rollout's transitions).
+    index = _pick(k_pick[0], is_learner, caps[0])
+    obs = _rows(raw, index) / jnp.asarray(OBS_SCALE)
+    sub_mask = _rows(mask, index)
     logits, value = apply_fn(params, obs)
-    action, log_prob = _sample(k_learner, logits, mask)
+    learner_action, log_prob = _sample(k_learner, logits, sub_mask)
+    action = action.at[index].set(learner_action, mode="drop")
+    moved = moved.at[index].set(True, mode="drop")
+    waiting = [(is_learner.sum() - caps[0]).clip(0)]
+    learner = {
+        "index": index,
+        "obs": obs,
+        "mask": sub_mask,
+        "action": learner_action,
+        "log_prob": log_prob,
+        "value": value,
+    }
+    full_value = jnp.zeros(batch, jnp.float32).at[index].set(value, mode="drop")
 
-    opponent, _ = _sample(k_random, jnp.zeros_like(logits), mask)
-    bot_action, bot_memory = jax.vmap(engine.heuristic_act)(slots.memory, raw, mask, jax.random.split(k_bot, batch))
-    opponent = jnp.where(slots.kind == HEURISTIC, bot_action.astype(jnp.int32), opponent)
-    if settings.policy_opponents:
-        latest, _ = _sample(k_latest, actor_fn(opponents.latest, obs), mask)
-        past, _ = _sample(k_past, actor_fn(opponents.past, obs), mask)
-        opponent = jnp.where(slots.kind == LATEST, latest, jnp.where(slots.kind == PAST, past, opponent))
-    bot_acted = (~is_learner) & (slots.kind == HEURISTIC)
-    memory = _where(bot_acted, bot_memory, slots.memory)
-    action = jnp.where(is_learner, action, opponent)
+    # Each opponent kind on the games where it acts.
+    memory = slots.memory
+    for kind, capacity, k_act in (
+        (LATEST, caps[1], k_latest),
+        (PAST, caps[2], k_past),
+        (HEURISTIC, caps[3], k_bot),
+        (RANDOM, caps[4], k_random),
+    ):
+        acts = (~is_learner) & (slots.kind == kind)
+        waiting.append((acts.sum() - capacity).clip(0))
+        if capacity == 0:
+            continue
+        index = _pick(k_pick[kind + 1], acts, capacity)
+        sub_mask = _rows(mask, index)
+        if kind == HEURISTIC:
+            sub_memory = _rows(memory, index)
+            chosen, sub_memory = jax.vmap(engine.heuristic_act)(
+                sub_memory, _rows(raw, index), sub_mask, jax.random.split(k_act, capacity)
+            )
+            memory = _put(memory, index, sub_memory)
+        elif kind == RANDOM:
+            chosen, _ = _sample(k_act, jnp.zeros(sub_mask.shape, jnp.float32), sub_mask)
+        else:
+            snapshot = opponents.latest if kind == LATEST else opponents.past
+            chosen, _ = _sample(k_act, actor_fn(snapshot, _rows(raw, index) / jnp.asarray(OBS_SCALE)), sub_mask)
+        action = action.at[index].set(chosen.astype(jnp.int32), mode="drop")
+        moved = moved.at[index].set(True, mode="drop")
 
-    next_state = jax.vmap(engine.step)(state, action, jax.random.split(k_step, batch))
-    ended = next_state.terminated.astype(bool) | next_state.truncated.astype(bool)
+    stepped = jax.vmap(engine.step)(state, action, jax.random.split(k_step, batch))
+    next_state = _where(moved, stepped, state)  # a game whose player had no room this step waits
+    ended = moved & (next_state.terminated.astype(bool) | next_state.truncated.astype(bool))
+    valid = moved & is_learner
     learner_seat = jnp.argmax(roles == team, axis=1)
     team_reward = next_state.rewards[rows, learner_seat].astype(jnp.float32)
-    learner_decisions = slots.learner_decisions + is_learner
+    learner_decisions = slots.learner_decisions + valid
     played = Slots(
         next_state,
         slots.kind,
         memory,
         learner_decisions,
-        jnp.where(is_learner, seat, slots.last_learner_seat),
-        slots.decisions + 1,
+        jnp.where(valid, seat, slots.last_learner_seat),
+        slots.decisions + moved,
     )
     fresh, reserve = _next_games(engine, settings, k_deal, ended, reserve, opponents.probabilities)
     slots = _where(ended, fresh, played)
     finished = ended & (learner_decisions > 0)
     record = {
-        "obs": obs,
-        "mask": mask,
+        "learner": learner,
         "action": action,
-        "log_prob": log_prob,
-        "value": value,
-        "valid": is_learner,
+        "value": full_value,
+        "valid": valid,
         "ended": ended,
         "team_reward": team_reward,
         # per-step sums for the logs
+        "decisions": moved.sum(),
+        "waiting": jnp.stack(waiting),  # games that wait for (learner, latest, past, heuristic, random)
         "games": finished.sum(),
         "wins": (finished & (team_reward > 0)).sum(),
         "game_learner_decisions": jnp.where(finished, learner_decisions, 0).sum(),
@@ -221,12 +338,13 @@ def game_step(
 
 
 def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key):
-    """``settings.n_steps`` decisions in every slot, then the team GAE.
+    """``settings.n_steps`` steps of :func:`game_step`, then the team GAE.
 
     Returns:
-        ``(slots, grid, valid, metrics)``: ``grid`` a :class:`~training.jax_backend.ppo.Batch` of shape
-        ``(n_steps, B, …)`` (advantages and returns filled in), ``valid`` bool ``(n_steps, B)`` the learner's
-        decisions, ``metrics`` sums over the rollout.
+        ``(slots, batch, valid, metrics)``: ``batch`` a :class:`~training.jax_backend.ppo.Batch` of shape
+        ``(n_steps, C, …)`` — the learner's sub-batch of each step, ``C`` its capacity — with advantages and
+        returns filled in; ``valid`` bool ``(n_steps, C)`` the rows that are the learner's decisions;
+        ``metrics`` sums over the rollout (``decisions``: game decisions made).
     """
 
     def body(carry, step_key):
@@ -235,8 +353,9 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
         )
         return (slots, reserve), record
 
+    batch = slots.kind.shape[0]
     k_reserve, key = jax.random.split(key)
-    reserve = deal_reserve(engine, settings, k_reserve, slots.kind.shape[0])
+    reserve = deal_reserve(engine, settings, k_reserve, batch)
     (slots, _), rec = jax.lax.scan(body, (slots, reserve), jax.random.split(key, settings.n_steps))
     # Bootstrap: the value, seen from the learner's last seat, of each game still running.
     last = jax.vmap(engine.observe)(slots.state, slots.last_learner_seat) / jnp.asarray(OBS_SCALE)
@@ -244,13 +363,34 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
     advantage, ret = team_gae(
         rec["valid"], rec["value"], rec["ended"], rec["team_reward"], bootstrap, settings.gamma, settings.gae_lambda
     )
-    grid = Batch(rec["obs"], rec["mask"], rec["action"], rec["log_prob"], rec["value"], advantage, ret, rec["valid"])
+    sub = rec["learner"]
+    index = jnp.minimum(sub["index"], batch - 1)
+    valid = sub["index"] < batch
+    grid = Batch(
+        sub["obs"],
+        sub["mask"],
+        sub["action"],
+        sub["log_prob"],
+        sub["value"],
+        jnp.take_along_axis(advantage, index, axis=1),
+        jnp.take_along_axis(ret, index, axis=1),
+        valid,
+    )
     metrics = {
         key: rec[key].sum()
-        for key in ("games", "wins", "game_learner_decisions", "game_decisions", "games_without_learner_decision")
+        for key in (
+            "decisions",
+            "games",
+            "wins",
+            "game_learner_decisions",
+            "game_decisions",
+            "games_without_learner_decision",
+        )
     }
     metrics["learner_decisions"] = rec["valid"].sum()
-    return slots, grid, rec["valid"], metrics
+    for i, player in enumerate(PLAYERS):  # game-steps spent waiting for a player with no room left
+        metrics[f"waiting_{player}"] = rec["waiting"][:, i].sum()
+    return slots, grid, valid, metrics
 
 
 def opponent_probabilities(weights: dict[str, float], snapshots: int) -> np.ndarray:

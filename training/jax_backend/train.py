@@ -58,8 +58,9 @@ def compiled(
     """The jitted functions of one configuration, built once per process (tests and resumed runs reuse them).
 
     Returns:
-        ``(model, optimizer, new_slots, rollout, learn)``: ``new_slots(key, opponents)``,
-        ``rollout(params, team, opponents, slots, key)`` (:func:`.rollout.rollout`) and
+        ``(model, optimizer, new_slots, rollouts, learn)``: ``new_slots(key, opponents)``,
+        ``rollouts[team](params, opponents, slots, key)`` (:func:`.rollout.rollout`; ``settings`` holds one
+        :class:`~.rollout.Settings` per team, whose player capacities differ) and
         ``learn(params, opt_state, grid, valid, key, capacity=…)`` (compact + :func:`.ppo.update`).
     """
     import jax
@@ -80,11 +81,17 @@ def compiled(
         stats["train/explained_variance"] = ppo.explained_variance(batch.value, batch.ret, batch.weight)
         return params, opt_state, stats
 
+    def team_rollout(team_settings, team):
+        def run(params, opponents, slots, key):
+            return rollout(engine, team_settings, model.apply, actor, params, team, opponents, slots, key)
+
+        return jax.jit(run, donate_argnums=(2,))
+
     return (
         model,
         optimizer,
-        jax.jit(lambda key, opponents: new_slots(engine, settings, key, batch, opponents)),
-        jax.jit(functools.partial(rollout, engine, settings, model.apply, actor), donate_argnums=(3,)),
+        jax.jit(lambda key, opponents: new_slots(engine, settings[0], key, batch, opponents)),
+        tuple(team_rollout(team_settings, team) for team, team_settings in enumerate(settings)),
         jax.jit(learn, static_argnames="capacity"),
     )
 
@@ -99,7 +106,7 @@ class Trainer:
 
     def __init__(self, config: RunConfig, engine: Engine) -> None:
         from . import ppo
-        from .rollout import Settings
+        from .rollout import Settings, capacities, opponent_probabilities
 
         self.config = config
         self.engine = engine
@@ -107,10 +114,18 @@ class Trainer:
         counts = tuple(config.env.player_counts)
         weights = np.asarray(config.env.player_count_weights or [1.0] * len(counts), dtype=np.float64)
         probabilities = tuple(float(w) for w in weights / weights.sum())
-        settings = Settings(counts, probabilities, p.n_steps, p.gamma, p.gae_lambda, True)
-        update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef)
         self.batch = config.training.n_envs
-        self.model, self.optimizer, self.new_slots, self.rollout, self._learn = compiled(
+        # Each player is computed only on the games where it acts (see rollout.capacities), sized for the
+        # configured opponent mix once both teams have snapshots.
+        steady = opponent_probabilities(config.opponents.weights(), 2)
+        settings = tuple(
+            Settings(
+                counts, probabilities, p.n_steps, p.gamma, p.gae_lambda, True, capacities(self.batch, team, steady)
+            )
+            for team in range(len(TEAMS))
+        )
+        update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef)
+        self.model, self.optimizer, self.new_slots, self.rollouts, self._learn = compiled(
             engine,
             settings,
             tuple(p.net_arch),
@@ -135,14 +150,14 @@ class Trainer:
         """The PPO update over the rollout's learner transitions.
 
         The update's batch has a fixed size per team (one compilation), set from the first rollout's
-        learner decisions plus 10% (rounded up to whole minibatches) and reset when a rollout falls
-        outside [80%, 102%] of it: padding rows weigh nothing; a rollout with more transitions than
-        the batch holds gives a random subset.
+        learner decisions plus 3% (rounded up to whole minibatches) and reset when a rollout falls
+        outside [85%, 101%] of it: padding rows weigh nothing (but cost a gradient step's compute);
+        a rollout with more transitions than the batch holds gives a random subset.
         """
         mb = self.config.ppo.batch_size
         capacity = self.capacity.get(team)
-        if capacity is None or not 0.8 * capacity <= learner_decisions <= 1.02 * capacity:
-            capacity = max(mb, math.ceil(1.1 * learner_decisions / mb) * mb)
+        if capacity is None or not 0.85 * capacity <= learner_decisions <= 1.01 * capacity:
+            capacity = max(mb, math.ceil(1.03 * learner_decisions / mb) * mb)
             self.capacity[team] = capacity
         return self._learn(params, opt_state, grid, valid, key, capacity=capacity)
 
@@ -173,7 +188,7 @@ class Trainer:
         key = jax.random.key(seed)
         key, deal = jax.random.split(key)
         slots = self.new_slots(deal, opponents_now())
-        rollout = self.rollout
+        rollout = self.rollouts[team_index]
         collected = 0
         wins = games = 0
         decisions = 0
@@ -181,7 +196,7 @@ class Trainer:
         while collected < steps:
             key, k_roll, k_learn = jax.random.split(key, 3)
             t0 = time.perf_counter()
-            slots, grid, valid, metrics = rollout(params, jnp.int32(team_index), opponents_now(), slots, k_roll)
+            slots, grid, valid, metrics = rollout(params, opponents_now(), slots, k_roll)
             metrics = {k: int(v) for k, v in jax.device_get(metrics).items()}
             params, opt_state, stats = self.learn(
                 team, params, opt_state, grid, valid, k_learn, metrics["learner_decisions"]
@@ -192,7 +207,7 @@ class Trainer:
             collected += metrics["learner_decisions"]
             wins += metrics["wins"]
             games += metrics["games"]
-            decisions += self.batch * config.ppo.n_steps
+            decisions += metrics["decisions"]
             if on_iteration({**metrics, **stats, "seconds": seconds, "capacity": self.capacity[team]}) is True:
                 break  # the caller's stop (the training benchmark's clock)
         return (
@@ -313,9 +328,8 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
         state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
 
-    steps = config.training.steps_per_team
     bar = tqdm(
-        total=(total_generations - start) * 2 * steps,
+        total=(total_generations - start) * sum(config.training.steps_for(t) for t in TEAMS),
         unit="step",
         disable=not config.training.progress_bar,
         dynamic_ncols=True,
@@ -334,13 +348,20 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                 bar.set_description(f"gen {generation + 1}/{total_generations} {team}")
                 team_start = time.perf_counter()
                 counted = {"steps": 0}
+                steps = config.training.steps_for(team)
 
                 def on_iteration(
-                    metrics, entry=entry, team=team, team_start=team_start, counted=counted, generation=generation
+                    metrics,
+                    entry=entry,
+                    team=team,
+                    team_start=team_start,
+                    counted=counted,
+                    generation=generation,
+                    steps=steps,
                 ):
                     entry["timesteps"] += metrics["learner_decisions"]
                     counted["steps"] += metrics["learner_decisions"]
-                    metrics["game_decisions_total"] = config.training.n_envs * config.ppo.n_steps
+                    metrics["game_decisions_total"] = metrics["decisions"]
                     elapsed = time.perf_counter() - team_start
                     row = _row(metrics, entry["timesteps"], elapsed, counted["steps"], config.ppo.learning_rate)
                     logs.write(generation, team, row, entry["timesteps"])
