@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from game_helpers import EYP, GR, MC, MINUS, PL, PLUS, SG, ZERO, M, P, position
 
-from traitors_env import traitors_aboard_v0
+from traitors_env import the_traitors_v0, traitors_aboard_v0
 from traitors_env.traitors_aboard import actions as A
 from traitors_env.traitors_aboard.cards import table_setup
 from traitors_env.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, PositionError
@@ -117,11 +117,20 @@ def test_wrapped_env_terminates_on_illegal_move():
     assert len(rewards) == 4
 
 
-def test_wrapped_env_rejects_out_of_range_action():
-    environment = traitors_aboard_v0.env(num_players=4)
+@pytest.mark.parametrize("bad", [A.NUM_ACTIONS, -1, 10**20, True, 0.0, "0", None])
+@pytest.mark.parametrize("module", [traitors_aboard_v0, the_traitors_v0])
+def test_wrapped_env_names_an_action_that_is_no_index(module, bad):
+    """env(): the raw env's wording (value, legal set), not a bare assertion or a numpy error (review finding);
+    nothing is played and the agent may still act legally."""
+    environment = module.env(num_players=4)
     environment.reset(seed=3)
-    with pytest.raises(AssertionError):
-        environment.step(A.NUM_ACTIONS)
+    agent = environment.agent_selection
+    legal = list(environment.unwrapped.game.legal_actions())
+    with pytest.raises(ValueError, match=re.escape(f"legal actions: {legal}")) as caught:
+        environment.step(bad)
+    assert repr(bad) in str(caught.value) and type(caught.value).__name__ == "IllegalActionError"
+    assert environment.agent_selection == agent and not environment.unwrapped.game.history
+    environment.step(legal[0])
 
 
 def test_describe_action_out_of_range():

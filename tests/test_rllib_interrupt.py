@@ -100,3 +100,31 @@ def test_ctrl_c_keeps_completed_iterations_stops_ray_and_prints_the_resume_comma
     while _alive(ray_processes) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not _alive(ray_processes), "processes of the run's Ray outlived it"
+
+
+def test_iteration_record_keeps_only_nodes_that_sampled():
+    """A resumed run's restored metrics name the old Ray node with NaN episodes (review finding): no crash, no entry."""
+    from training.rllib.runner import iteration_record
+
+    result = {"env_runners": {"episodes_per_node": {"old-node": float("nan"), "new-node": 7.0, "idle": 0}}}
+    assert iteration_record(result, 0, 1.0)["episodes_per_node"] == {"new-node": 7}
+
+
+@pytest.mark.slow
+def test_resume_in_a_new_process_trains_on(tmp_path):
+    """traitors-train, then traitors-train --resume from another process (a new local Ray, new node ids)."""
+    output = tmp_path / "runs"
+    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
+    base = [sys.executable, "-m", "training.train", "--config", str(TINY), "--output-dir", str(output), "--no-eval"]
+    first = subprocess.run(base, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr[-2000:]
+    generations = yaml.safe_load(TINY.read_text())["training"]["generations"]
+    resumed = subprocess.run(
+        base + ["--resume", "--generations", str(generations + 1)], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=600,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    import json
+
+    state = json.loads((output / yaml.safe_load(TINY.read_text())["name"] / "state.json").read_text())
+    assert state["completed_generations"] == generations + 1

@@ -6,6 +6,7 @@ No test asserts a learning result (that is measured by ``traitors-train --config
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -486,3 +487,23 @@ def test_evaluation_progress_bar_counts_games(capsys):
     assert [c.games for c in cells] == [2, 2, 4]
     err = capsys.readouterr().err
     assert "evaluation" in err and "4/4" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name: x\nbackend: rllib\nenv: the_traitors_v0\n", "backend: rllib trains traitors_aboard_v0 only"),
+        ("name: x\nbackend: jax\nenv: the_traitors_v0\n", "backend: jax trains traitors_aboard_v0 only"),
+        (
+            "name: x\nbackend: rllib\nppo:\n  batch_size: 1000\nrllib:\n  train_batch_size: 200\n",
+            "ppo.batch_size=1000 (the minibatch) is larger than rllib.train_batch_size=200",
+        ),
+    ],
+)
+def test_backend_settings_that_cannot_train_are_refused_before_a_run_starts(tmp_path, text, message):
+    """Review findings: the_traitors_v0 with backend rllib once trained with SB3 unasked; a minibatch above RLlib's
+    train batch failed inside RLlib after the run folder was made."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(path)

@@ -192,8 +192,16 @@ class RunConfig(_Section):
 
     @model_validator(mode="after")
     def _check_backend(self) -> RunConfig:
-        if self.backend == "jax" and self.env.name != "traitors_aboard_v0":
-            raise ValueError(f"backend: jax trains traitors_aboard_v0 only (its JAX engine); env.name is {self.env.name!r}")
+        if self.backend in ("jax", "rllib") and self.env.name != "traitors_aboard_v0":
+            raise ValueError(
+                f"backend: {self.backend} trains traitors_aboard_v0 only; env.name is {self.env.name!r} "
+                "(the_traitors_v0 trains with backend: sb3)"
+            )
+        if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
+            raise ValueError(
+                f"ppo.batch_size={self.ppo.batch_size} (the minibatch) is larger than rllib.train_batch_size="
+                f"{self.rllib.train_batch_size}; expected ppo.batch_size <= rllib.train_batch_size"
+            )
         return self
 
     @model_validator(mode="before")

@@ -208,7 +208,10 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
         "game_decisions_per_second": round(decisions / seconds, 1) if seconds > 0 else None,
         "episodes": _count(runners.get("num_episodes", 0)),
         "win_rates": _rounded(runners.get("win_rate", {})),
-        "episodes_per_node": {k: int(v) for k, v in sorted(runners.get("episodes_per_node", {}).items())},
+        # Only nodes that sampled this iteration: a resumed run's restored metrics (or an idle node) hold NaN.
+        "episodes_per_node": {
+            k: _count(v) for k, v in sorted(runners.get("episodes_per_node", {}).items()) if _count(v) > 0
+        },
         # Every seat's terminal reward, the seats RLlib leaves out of its episodes included (callbacks.py).
         "team_returns": _rounded(runners.get("team_return_mean", {})),
         "module_returns": _rounded(runners.get("module_return_mean", {})),
@@ -243,6 +246,8 @@ def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
         row["game_decisions_per_second"] = h["game_decisions_per_second"]
         row.update({f"win_rate_{k}": v for k, v in h["win_rates"].items()})
         row.update({f"team_return_{k}": v for k, v in h.get("team_returns", {}).items()})
+        row.update({f"module_return_{k}": v for k, v in h.get("module_returns", {}).items()})
+        row["seats_without_transition"] = h.get("seats_without_transition")
         for team, stats in h["teams"].items():
             row.update({f"{team}_{k}": v for k, v in stats.items()})
         rows.append(row)
@@ -397,6 +402,7 @@ def _scalars(record: dict) -> dict[str, float]:
         "time/learner_steps_per_second": record["learner_steps_per_second"],
         "time/game_decisions_per_second": record["game_decisions_per_second"],
         "rollout/episodes": record["episodes"],
+        "rollout/seats_without_transition": record.get("seats_without_transition"),
     }
     out.update({f"win_rate/{k}": v for k, v in record["win_rates"].items()})
     out.update({f"team_return/{k}": v for k, v in record.get("team_returns", {}).items()})

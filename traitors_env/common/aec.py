@@ -18,17 +18,50 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .actions import is_index, not_an_index
 from .layout import Layout
 
 RENDER_MODES = ("ansi", "human")
 
 
-def wrap(environment: AECEnv) -> AECEnv:
+class ActionIndexWrapper(wrappers.BaseWrapper):
+    """Raises the game's ``IllegalActionError`` for an action that is no action index (a float, a bool, a string,
+    an int out of range, ``None`` for an agent that is to act), naming the value and the legal set, as the raw env
+    does; PettingZoo's own checks would give a bare ``AssertionError`` or fail inside numpy. The step of an agent
+    that is done passes unchecked (PettingZoo's dead step)."""
+
+    def __init__(self, env: AECEnv, error: type[Exception]) -> None:
+        super().__init__(env)
+        self._error = error
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        done = self.terminations[agent] or self.truncations[agent]
+        if action is None and not done:
+            raise self._error(
+                f"action None is only for an agent that is done; {agent} is to act, legal actions: "
+                f"{list(self.unwrapped.game.legal_actions())}"
+            )
+        if action is not None and not done:
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = action.item()  # SB3's predict() on one observation
+            if not is_index(action, self.action_space(self.agent_selection).n):
+                game = self.unwrapped.game
+                raise self._error(
+                    f"{not_an_index(action, self.action_space(self.agent_selection).n)} is not legal for "
+                    f"{self.agent_selection}; legal actions: {list(game.legal_actions())}"
+                )
+        super().step(action)
+
+
+def wrap(environment: AECEnv, error: type[Exception] = ValueError) -> AECEnv:
     """``environment`` with PettingZoo's classic wrappers: illegal moves end the game with reward −1 for the
-    offender (``TerminateIllegalWrapper``); out-of-range actions raise (``AssertOutOfBoundsWrapper``); calls out
-    of order raise (``OrderEnforcingWrapper``)."""
+    offender (``TerminateIllegalWrapper``); calls out of order raise (``OrderEnforcingWrapper``); an action that is
+    no action index raises ``error`` naming it and the legal set (:class:`ActionIndexWrapper`, in place of the bare
+    assertion of ``AssertOutOfBoundsWrapper``, which stays behind it)."""
     environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
     environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    environment = ActionIndexWrapper(environment, error)
     return wrappers.OrderEnforcingWrapper(environment)
 
 
@@ -128,7 +161,8 @@ class CardGameAECEnv(AECEnv):
 
     def reset_to_position(self, state) -> None:
         """Start from an explicit position (the engine's ``GameState.from_position``); the env plays on a
-        copy, ``state`` itself is left as it is.
+        copy, ``state`` itself is left as it is. A method of the raw env only: PettingZoo's wrappers of
+        ``env()`` learn of a new game through ``reset()`` alone.
 
         Raises:
             ValueError: if the position's table size or options differ from this env's.
@@ -200,7 +234,13 @@ class CardGameAECEnv(AECEnv):
             self.render()
 
     def action_to_string(self, action: int) -> str:
-        """Readable text for ``action`` of the agent to act, in the current state."""
+        """Readable text for ``action`` of the agent to act, in the current state.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        if self.game is None:
+            raise RuntimeError("action_to_string() was called before reset(); call reset() first")
         return self.game.action_to_string(action)
 
     def render(self) -> str | None:

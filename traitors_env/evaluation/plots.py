@@ -8,6 +8,7 @@ import numpy as np
 
 from .kit_games import kit_game
 from .metrics import METRICS
+from .report import possessive
 
 __all__ = ["plot_crossplay", "plot_metrics", "plot_ratings"]
 
@@ -67,8 +68,8 @@ def plot_crossplay(report: dict, path: Path) -> None:
             ax.set_ylabel(f"{row_label} agent", fontsize=8)
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
-    fig.suptitle(f"{row_label}'s win rate (%), {report['settings']['games']} games per cell", fontsize=11)
-    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label=f"{row_label}'s win rate")
+    fig.suptitle(f"{possessive(row_label)} win rate (%), {report['settings']['games']} games per cell", fontsize=11)
+    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.6, label=f"{possessive(row_label)} win rate")
     _save(fig, path)
 
 

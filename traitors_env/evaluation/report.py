@@ -43,6 +43,11 @@ __all__ = ["bootstrap_over_seeds", "build_report", "markdown"]
 TEAM_KEYS = ("pirates", "mutineers")
 
 
+def possessive(label: str) -> str:
+    """``"Pirates"`` → ``"Pirates'"``, ``"Traitor"`` → ``"Traitor's"``."""
+    return label + ("'" if label.endswith("s") else "'s")
+
+
 def bootstrap_over_seeds(values: list[float], seed: int = 0) -> dict:
     """Mean over seeds with a 95 % bootstrap interval (``scipy.stats.bootstrap``, percentile method).
 
@@ -221,7 +226,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out.append(f"- **{f['agent']}** as the {f['team']} failed (first at {f['num_players']} players, game "
                        f"{f['game']}): {f['error']}")
         out += ["", "Cells marked † lost games to a failure; their finished games are kept.", ""]
-    out += ["## Cross-play", "", f"{row_label}'s win rate in % [95 % Wilson interval]; rows: {row_label} agent, "
+    out += ["## Cross-play", "", f"{possessive(row_label)} win rate in % [95 % Wilson interval]; rows: {row_label} agent, "
             f"columns: {column_label} agent."
             + (f" Below it, the {column_label} seats' own win rate (per seat and game; individual rewards, T16)."
                if game.mixed_motive else ""), ""]
@@ -277,7 +282,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             mix = ", ".join(f"{a} {w:.2f}" for a, w in nash[team]["mixture"].items() if w > 1e-6)
             unused = nash[team]["unused"]
             parts.append(f"{team}: {mix}" + (f" (unused: {', '.join(unused)})" if unused else ""))
-        out.append(f"- {label}: value ({row_label}'s win rate) {_pct(nash['value'])} %; " + "; ".join(parts))
+        out.append(f"- {label}: value ({possessive(row_label)} win rate) {_pct(nash['value'])} %; " + "; ".join(parts))
     if not game.has_metrics:
         out += ["", "## Hidden-role metrics", "", f"Not computed: the hidden-role metrics are Traitors Aboard's; "
                 f"`{game.env_name}` has none yet.", ""]

@@ -46,7 +46,7 @@ from pettingzoo import AECEnv
 from ..common.aec import RENDER_MODES, CardGameAECEnv, wrap
 from . import actions as A
 from .cards import MAX_PLAYERS, ROLE_NAMES, FinalOutcome
-from .engine import GameConfig, GameState
+from .engine import GameConfig, GameState, IllegalActionError
 from .observation import _LAYOUT, encode
 from .render import render_text
 
@@ -57,10 +57,10 @@ def env(**kwargs) -> AECEnv:
     """The environment with PettingZoo's classic wrappers.
 
     Illegal moves end the game with reward −1 for the offender (``TerminateIllegalWrapper``);
-    out-of-range actions raise (``AssertOutOfBoundsWrapper``); calls out of order raise
+    out-of-range actions raise (the game's ``IllegalActionError``, naming the value and the legal set); calls out of order raise
     (``OrderEnforcingWrapper``). Keyword arguments as :class:`raw_env`.
     """
-    return wrap(raw_env(**kwargs))
+    return wrap(raw_env(**kwargs), IllegalActionError)
 
 
 def final_info(game: GameState, seat: int) -> dict:

@@ -56,7 +56,7 @@ from pettingzoo import AECEnv
 
 from ..common.aec import RENDER_MODES, CardGameAECEnv, check_flag, wrap
 from . import actions as A
-from .engine import GameConfig, GameState
+from .engine import GameConfig, GameState, IllegalActionError
 from .observation import _LAYOUT, encode
 from .render import render_text
 
@@ -67,10 +67,10 @@ def env(**kwargs) -> AECEnv:
     """The environment with PettingZoo's classic wrappers.
 
     Illegal moves end the game with reward −1 for the offender
-    (``TerminateIllegalWrapper``); out-of-range actions raise (``AssertOutOfBoundsWrapper``);
+    (``TerminateIllegalWrapper``); out-of-range actions raise (the game's ``IllegalActionError``, naming the value and the legal set);
     calls out of order raise (``OrderEnforcingWrapper``). Keyword arguments as :class:`raw_env`.
     """
-    return wrap(raw_env(**kwargs))
+    return wrap(raw_env(**kwargs), IllegalActionError)
 
 
 class raw_env(CardGameAECEnv):
