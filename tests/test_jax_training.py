@@ -91,6 +91,10 @@ def _model():
     return model, params, lambda p, o: model.apply(p, o, method=P.ActorCritic.logits)
 
 
+def _stacked(params, size):
+    return jax.tree_util.tree_map(lambda x: jnp.stack([x] * size), params)
+
+
 @functools.cache
 def _scan(engine, steps, batch, capacities=None):
     """A jitted rollout of ``steps`` decisions that also returns who acted (compiled once for both teams)."""
@@ -98,7 +102,7 @@ def _scan(engine, steps, batch, capacities=None):
     settings = R.Settings((3, 4, 5, 6, 7, 8), (1 / 6,) * 6, steps, 1.0, 1.0, True, capacities)
 
     def run(team, probabilities):
-        opponents = R.Opponents(probabilities, params, params)
+        opponents = R.Opponents(probabilities, params, _stacked(params, 2), jnp.int32(2))
         slots = R.new_slots(engine, settings, jax.random.key(1), batch, opponents)
         # Games dealt ahead: a slot whose two reserve games are used up deals anew (both paths run here).
         reserve = R.deal_reserve(engine, settings, jax.random.key(3), batch)
@@ -167,6 +171,55 @@ def test_players_computed_on_sub_batches_keep_the_team_semantics_and_games_wait_
     # Capacities below the demand: games wait, transitions and results are still the learner's own.
     by_opponent, _, _ = _replay_check(standin_engine(), 1, (0.3, 0.2, 0.3, 0.2), steps=64, capacities=(4, 2, 2, 4, 2))
     assert by_opponent > 0
+
+
+def test_past_opponents_draw_their_snapshot_per_game_and_keep_it_all_game():
+    # Snapshots stand in as numbers: snapshot 0 plays the lowest legal action, snapshot 1 the highest.
+    engine = standin_engine()
+    model, params, _ = _model()
+    settings = R.Settings((3, 4, 5, 6, 7, 8), (1 / 6,) * 6, 64, 1.0, 1.0, True, None)
+
+    def actor(snapshot, obs):
+        ramp = jnp.arange(P.NUM_ACTIONS, dtype=jnp.float32) * 100.0
+        return jnp.broadcast_to(jnp.where(snapshot == 0, -ramp, ramp), obs.shape[:-1] + ramp.shape)
+
+    # Three pooled entries of which two are real: entry 2 (a repeat) is never drawn.
+    opponents = R.Opponents(jnp.asarray([0.0, 1.0, 0.0, 0.0]), jnp.float32(0), jnp.asarray([0.0, 1.0, 1.0]), jnp.int32(2))
+
+    @jax.jit
+    def run():
+        slots = R.new_slots(engine, settings, jax.random.key(4), 32, opponents)
+
+        def body(slots, key):
+            before = (slots.past, slots.state.legal_action_mask.astype(bool))
+            slots, _, rec = R.game_step(engine, settings, model.apply, actor, params, 0, opponents, slots, key)
+            return slots, (before, rec["action"], rec["valid"], rec["ended"])
+
+        return jax.lax.scan(body, slots, jax.random.split(jax.random.key(5), 64))[1]
+
+    (drawn, mask), action, valid, ended = jax.device_get(run())
+    assert set(np.unique(drawn)) == {0, 1}  # both real snapshots are met, the repeat never
+    lowest = mask.argmax(-1)
+    highest = mask.shape[-1] - 1 - mask[..., ::-1].argmax(-1)
+    opponent = ~valid
+    assert opponent.sum() > 100
+    expected = np.where(drawn == 0, lowest, highest)
+    assert (action[opponent] == expected[opponent]).all()  # each game meets the snapshot it drew
+    # A game keeps its snapshot until it ends; the slot's next game draws again (both values follow some end).
+    same_game = ~ended[:-1]
+    assert (drawn[1:][same_game] == drawn[:-1][same_game]).all()
+    redrawn = drawn[1:][ended[:-1]] != drawn[:-1][ended[:-1]]
+    assert redrawn.any() and not redrawn.all()
+
+
+def test_past_pool_holds_every_older_snapshot_or_a_uniform_sample():
+    rng = np.random.default_rng(0)
+    assert R.past_pool([], 3, rng) == ([], 0)
+    assert R.past_pool(["a", "b"], 3, rng) == (["a", "b", "a"], 2)  # repeats fill the static size
+    picked = [tuple(R.past_pool(list("abcdefghij"), 4, rng)[0]) for _ in range(2000)]
+    counts = {c: sum(c in p for p in picked) for c in "abcdefghij"}
+    assert all(len(set(p)) == 4 for p in picked)  # a sample without replacement
+    assert max(counts.values()) - min(counts.values()) < 200  # each older snapshot ~ 800 times: uniform
 
 
 def test_capacities_follow_the_learner_share_and_the_opponent_mix():

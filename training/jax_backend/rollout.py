@@ -25,9 +25,10 @@ The semantics are those of ``training.team_env.TeamEnv`` (see its module doc):
 Policies see ``observation / OBS_SCALE`` of the seat to act; the heuristic bot sees the raw
 observation, like the Python one.
 
-``past``: the older snapshot is drawn once per rollout (each PPO iteration) rather than per
-game — the games that draw ``past`` in one rollout meet the same one — so that one extra
-forward pass, not one per snapshot, serves them.
+``past``: each game that draws ``past`` also draws, when it is dealt, which of the other team's
+older snapshots it meets (uniformly, as ``OpponentPool`` does) and keeps it for the whole game.
+The snapshots are stacked (:attr:`Opponents.past`, at most :data:`PAST_POOL` of them) and each is
+run on the ``past`` sub-batch, so the cost of ``past`` grows with the pool, not with the games.
 """
 
 from __future__ import annotations
@@ -50,13 +51,20 @@ LATEST, PAST, HEURISTIC, RANDOM = 0, 1, 2, 3
 PLAYERS = ("learner", "latest", "past", "heuristic", "random")
 
 
+#: most older snapshots a rollout holds for ``past`` (with more, :func:`past_pool` samples this many per team's turn)
+PAST_POOL = 8
+
+
 class Opponents(NamedTuple):
-    """The opponent mix of one rollout: ``probabilities`` float32 ``(4,)`` over (latest, past, heuristic, random)
-    and the actor parameters of the other team's newest (``latest``) and one older (``past``) snapshot."""
+    """The opponent mix of a team's turn: ``probabilities`` float32 ``(4,)`` over (latest, past, heuristic, random);
+    the actor parameters of the other team's newest snapshot (``latest``); its older snapshots stacked on a
+    leading axis of static size ``P`` (``past``, see :func:`past_pool`), of which the first ``past_count`` (int32
+    scalar, ≥ 1) are real and the rest repeat them."""
 
     probabilities: jnp.ndarray
     latest: Any
     past: Any
+    past_count: jnp.ndarray
 
 
 class Slots(NamedTuple):
@@ -64,6 +72,7 @@ class Slots(NamedTuple):
 
     state: Any
     kind: jnp.ndarray  # int32: the opponent kind drawn for the game
+    past: jnp.ndarray  # int32: which of Opponents.past the game meets if its kind is PAST (drawn per game)
     memory: Any  # the heuristic bot's memory of the game
     learner_decisions: jnp.ndarray  # int32: learner decisions so far in the game
     last_learner_seat: jnp.ndarray  # int32: the seat of the learner's last decision
@@ -151,17 +160,19 @@ def _deal(engine: Engine, settings: Settings, key, batch: int):
     return jax.vmap(engine.init)(jax.random.split(k_init, batch), counts[index])
 
 
-def _slots_of(engine: Engine, state, key, probabilities) -> Slots:
+def _slots_of(engine: Engine, state, key, opponents: Opponents) -> Slots:
     batch = state.current_player.shape[0]
-    kind = jax.random.choice(key, 4, (batch,), p=probabilities).astype(jnp.int32)
+    k_kind, k_past = jax.random.split(key)
+    kind = jax.random.choice(k_kind, 4, (batch,), p=opponents.probabilities).astype(jnp.int32)
+    past = jax.random.randint(k_past, (batch,), 0, opponents.past_count).astype(jnp.int32)
     memory = jax.vmap(lambda _: engine.heuristic_memory())(jnp.arange(batch))
     zeros = jnp.zeros(batch, jnp.int32)
-    return Slots(state, kind, memory, zeros, zeros, zeros)
+    return Slots(state, kind, past, memory, zeros, zeros, zeros)
 
 
-def _new_games(engine: Engine, settings: Settings, key, batch: int, probabilities) -> Slots:
+def _new_games(engine: Engine, settings: Settings, key, batch: int, opponents: Opponents) -> Slots:
     k_deal, k_kind = jax.random.split(key)
-    return _slots_of(engine, _deal(engine, settings, k_deal, batch), k_kind, probabilities)
+    return _slots_of(engine, _deal(engine, settings, k_deal, batch), k_kind, opponents)
 
 
 def deal_reserve(engine: Engine, settings: Settings, key, batch: int) -> Reserve:
@@ -171,11 +182,11 @@ def deal_reserve(engine: Engine, settings: Settings, key, batch: int) -> Reserve
     return Reserve(states, jnp.zeros(batch, jnp.int32))
 
 
-def _next_games(engine: Engine, settings: Settings, key, ended, reserve: Reserve | None, probabilities):
+def _next_games(engine: Engine, settings: Settings, key, ended, reserve: Reserve | None, opponents: Opponents):
     """New games for the slots whose game ended: from the reserve while it lasts, else dealt now."""
     k_deal, k_kind = jax.random.split(key)
     if reserve is None:
-        return _new_games(engine, settings, key, ended.shape[0], probabilities), None
+        return _new_games(engine, settings, key, ended.shape[0], opponents), None
     batch = ended.shape[0]
     index = jnp.minimum(reserve.used, RESERVE - 1)
     taken = jax.tree_util.tree_map(lambda x: x[index, jnp.arange(batch)], reserve.states)
@@ -185,12 +196,13 @@ def _next_games(engine: Engine, settings: Settings, key, ended, reserve: Reserve
         lambda: _where(short, _deal(engine, settings, k_deal, batch), taken),
         lambda: taken,
     )
-    return _slots_of(engine, state, k_kind, probabilities), reserve._replace(used=reserve.used + ended)
+    return _slots_of(engine, state, k_kind, opponents), reserve._replace(used=reserve.used + ended)
 
 
 def new_slots(engine: Engine, settings: Settings, key, batch: int, opponents: Opponents) -> Slots:
-    """``batch`` freshly dealt games with opponents drawn from ``opponents.probabilities``."""
-    return _new_games(engine, settings, key, batch, opponents.probabilities)
+    """``batch`` freshly dealt games with opponents drawn from ``opponents.probabilities`` (and, for ``past``,
+    a snapshot drawn from the first ``opponents.past_count`` of ``opponents.past``)."""
+    return _new_games(engine, settings, key, batch, opponents)
 
 
 def _where(condition, a, b):
@@ -294,9 +306,13 @@ def game_step(
             memory = _put(memory, index, sub_memory)
         elif kind == RANDOM:
             chosen, _ = _sample(k_act, jnp.zeros(sub_mask.shape, jnp.float32), sub_mask)
-        else:
-            snapshot = opponents.latest if kind == LATEST else opponents.past
-            chosen, _ = _sample(k_act, actor_fn(snapshot, _rows(raw, index) / jnp.asarray(OBS_SCALE)), sub_mask)
+        elif kind == LATEST:
+            chosen, _ = _sample(k_act, actor_fn(opponents.latest, _rows(raw, index) / jnp.asarray(OBS_SCALE)), sub_mask)
+        else:  # every pooled snapshot on the sub-batch; each game takes the one it drew
+            obs = _rows(raw, index) / jnp.asarray(OBS_SCALE)
+            every = jax.vmap(actor_fn, in_axes=(0, None))(opponents.past, obs)  # (P, capacity, actions)
+            drawn = _rows(slots.past, index)
+            chosen, _ = _sample(k_act, every[drawn, jnp.arange(capacity)], sub_mask)
         action = action.at[index].set(chosen.astype(jnp.int32), mode="drop")
         moved = moved.at[index].set(True, mode="drop")
 
@@ -310,12 +326,13 @@ def game_step(
     played = Slots(
         next_state,
         slots.kind,
+        slots.past,
         memory,
         learner_decisions,
         jnp.where(valid, seat, slots.last_learner_seat),
         slots.decisions + moved,
     )
-    fresh, reserve = _next_games(engine, settings, k_deal, ended, reserve, opponents.probabilities)
+    fresh, reserve = _next_games(engine, settings, k_deal, ended, reserve, opponents)
     slots = _where(ended, fresh, played)
     finished = ended & (learner_decisions > 0)
     record = {
@@ -391,6 +408,22 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
     for i, player in enumerate(PLAYERS):  # game-steps spent waiting for a player with no room left
         metrics[f"waiting_{player}"] = rec["waiting"][:, i].sum()
     return slots, grid, valid, metrics
+
+
+def past_pool(older: list, size: int, rng: np.random.Generator) -> tuple[list, int]:
+    """The ``past`` pool of a team's turn from the other team's ``older`` snapshots (oldest first): ``size``
+    entries (the static ``P`` of :class:`Opponents`) and the number that are real.
+
+    All of them when they fit; else a uniform sample of ``size`` drawn without replacement by ``rng`` (each game
+    then draws uniformly from it, so every older snapshot stays equally likely). Fewer are repeated to fill
+    ``size``; an empty ``older`` gives ``([], 0)`` (``past`` cannot be drawn: the caller fills the pool).
+    """
+    if not older:
+        return [], 0
+    if len(older) > size:
+        older = [older[i] for i in sorted(rng.choice(len(older), size, replace=False))]
+    count = len(older)
+    return [older[i % count] for i in range(size)], count
 
 
 def opponent_probabilities(weights: dict[str, float], snapshots: int) -> np.ndarray:

@@ -106,7 +106,7 @@ class Trainer:
 
     def __init__(self, config: RunConfig, engine: Engine) -> None:
         from . import ppo
-        from .rollout import Settings, capacities, opponent_probabilities
+        from .rollout import PAST_POOL, Settings, capacities, opponent_probabilities
 
         self.config = config
         self.engine = engine
@@ -136,6 +136,8 @@ class Trainer:
             self.batch,
         )
         self.capacity: dict[str, int] = {}
+        #: snapshots stacked for ``past`` (static: one compilation); the last generation's Mutineers meet the most
+        self.past_pool = min(PAST_POOL, max(1, config.training.generations - 1))
 
     def init_params(self, seed: int):
         import jax
@@ -173,21 +175,22 @@ class Trainer:
         import jax
         import jax.numpy as jnp
 
-        from .rollout import Opponents, opponent_probabilities
+        from .rollout import Opponents, opponent_probabilities, past_pool
 
         config = self.config
         team = TEAMS[team_index]
         probabilities = opponent_probabilities(config.opponents.weights(), len(snapshots))
-        past_rng = np.random.default_rng(derive_seed(seed, 5))
         latest = snapshots[-1] if snapshots else params
-
-        def opponents_now():
-            past = snapshots[int(past_rng.integers(len(snapshots) - 1))] if len(snapshots) >= 2 else latest
-            return Opponents(jnp.asarray(probabilities), latest, past)
+        # Every older snapshot (or a seeded sample of PAST_POOL), fixed for the team's turn: each game draws its own.
+        pool, count = past_pool(snapshots[:-1], self.past_pool, np.random.default_rng(derive_seed(seed, 5)))
+        if not count:  # past cannot be drawn (probability 0); the pool still needs its static shape
+            pool, count = [latest] * self.past_pool, 1
+        past = jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves), *pool)
+        opponents = Opponents(jnp.asarray(probabilities), latest, past, jnp.int32(count))
 
         key = jax.random.key(seed)
         key, deal = jax.random.split(key)
-        slots = self.new_slots(deal, opponents_now())
+        slots = self.new_slots(deal, opponents)
         rollout = self.rollouts[team_index]
         collected = 0
         wins = games = 0
@@ -196,7 +199,7 @@ class Trainer:
         while collected < steps:
             key, k_roll, k_learn = jax.random.split(key, 3)
             t0 = time.perf_counter()
-            slots, grid, valid, metrics = rollout(params, opponents_now(), slots, k_roll)
+            slots, grid, valid, metrics = rollout(params, opponents, slots, k_roll)
             metrics = {k: int(v) for k, v in jax.device_get(metrics).items()}
             params, opt_state, stats = self.learn(
                 team, params, opt_state, grid, valid, k_learn, metrics["learner_decisions"]
