@@ -417,7 +417,23 @@ def test_training_benchmark_measures_both_backends_and_both_teams(tmp_path):
         assert entry["jax_over_sb3"] == pytest.approx(
             entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], rel=0.01
         )
-    assert "JAX / SB3" in format_report(result)
+        assert entry["jax"]["update_only_learner_decisions_per_s"] > 0  # the update alone, timed
+    ceiling = result["ceiling"]
+    assert ceiling["matmul_gflops"] > 0 and ceiling["max_learner_decisions_per_s"] > 0
+    assert ceiling["teams"]["pirates"]["ten_times_sb3"] == round(10 * result["teams"]["pirates"]["sb3"]["learner_decisions_per_s"])
+    report = format_report(result)
+    assert "JAX / SB3" in report and "GFLOP/s" in report
+
+
+def test_learner_flops_count_the_dense_layers_of_actor_and_critic():
+    from training.bench import learner_flops
+
+    # obs 10 -> hidden 4 -> heads 3 (actor) and 1 (critic): forward MACs 10*4 + 4*3 + 10*4 + 4*1 = 96
+    flops = learner_flops((4,), 2, 10, 3)
+    assert flops["forward"] == 2 * 96
+    # backward: weight gradients (96 MACs) + input gradients of all but the first layers (12 + 4)
+    assert flops["update"] == 2 * (2 * 96 + 2 * (96 + 16))
+    assert flops["total"] == flops["forward"] + flops["update"]
 
 
 def test_traitors_bench_training_hands_over_and_writes_json_under_training(tmp_path, capsys):

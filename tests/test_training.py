@@ -507,3 +507,39 @@ def test_backend_settings_that_cannot_train_are_refused_before_a_run_starts(tmp_
     path.write_text(text)
     with pytest.raises(ConfigError, match=re.escape(message)):
         load_config(path)
+
+
+# ---------------------------------------------------------------- per-size learning checks (issue 13's target)
+def test_size_checks_need_ten_points_and_intervals_apart_at_each_table_size():
+    from training.evaluate import VS_HEURISTIC, Cell, markdown_report, size_checks
+
+    def cells(n, trained_p, heuristic_p, trained_m_pirate_wins, games=500):
+        return [
+            Cell(n, "trained", "heuristic", games, trained_p),
+            Cell(n, "heuristic", "heuristic", games, heuristic_p),
+            Cell(n, "heuristic", "trained", games, trained_m_pirate_wins),
+        ]
+
+    # 3 players: Pirates 300 vs 200 of 500 (+20, apart); Mutineers win 400 vs 300 (+20).
+    # 4 players: Pirates +9.6 (apart, but under 10 points); Mutineers no better than the heuristic.
+    # 5 players: Pirates +10.0 over 40 games (intervals overlap); the Mutineers' cells are missing.
+    table = cells(3, 300, 200, 100) + cells(4, 298, 250, 250) + [
+        Cell(5, "trained", "heuristic", 40, 24),
+        Cell(5, "heuristic", "heuristic", 40, 20),
+    ]
+    checks = size_checks(table)
+    assert checks[3]["pirates"]["passes"] and checks[3]["mutineers"]["passes"]
+    assert checks[3]["mutineers"]["difference"] == pytest.approx(0.2)  # won 400 vs 300 of 500 as Mutineers
+    assert not checks[4]["pirates"]["passes"] and checks[4]["pirates"]["difference"] == pytest.approx(0.096)
+    assert checks[4]["mutineers"]["difference"] == pytest.approx(0.0) and not checks[4]["mutineers"]["passes"]
+    assert not checks[5]["pirates"]["passes"]  # +10 points, but 40 games leave the intervals overlapping
+    assert "mutineers" not in checks[5]  # its cells were not played
+    report = markdown_report(table, {}, "t")
+    assert "| 3 | 60.0 [55.6, 64.2] | 40.0 [35.8, 44.4] | yes (+20.0)" in report
+    assert {("trained", "heuristic"), ("heuristic", "trained")} <= set(VS_HEURISTIC)
+
+
+def test_evaluation_cells_setting_is_checked():
+    assert config_from_dict({"name": "x", "evaluation": {"cells": "vs_heuristic"}}).evaluation.cells == "vs_heuristic"
+    with pytest.raises(ConfigError, match="cells"):
+        config_from_dict({"name": "x", "evaluation": {"cells": "some"}})

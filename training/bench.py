@@ -106,7 +106,11 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
     start, cpu = time.perf_counter(), time.process_time()
     trainer.train_team(index, params, opt_state, snapshots, 2, 10**15, count)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    update = update_seconds(trainer, team)
     return {
+        **update,
+        # the learner decisions/s the update alone would allow with a rollout that cost nothing
+        "update_only_learner_decisions_per_s": round(1e6 / update["update_us_per_learner_decision"]),
         "learner_decisions": totals["learner_decisions"],
         "seconds": round(elapsed, 2),
         "learner_decisions_per_s": round(totals["learner_decisions"] / elapsed, 1),
@@ -116,6 +120,108 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
         "engine": trainer.engine.name,
         "devices": [str(d) for d in jax.devices()],
     }
+
+
+def learner_flops(net_arch, n_epochs: int, obs_size: int, n_actions: int) -> dict:
+    """Floating-point operations per learner decision of masked PPO with separate actor and critic MLPs.
+
+    The dense layers only (activations, softmax and Adam are a few percent more): one forward pass of actor
+    and critic in the rollout, then per epoch a forward pass and a backward pass (weight gradients of every
+    layer, input gradients of every layer but the first: the observation needs none). A multiply-add is 2
+    operations. Returns ``{"forward", "update", "total"}`` in FLOPs per learner decision.
+    """
+    def layers(out):
+        sizes = [obs_size, *net_arch, out]
+        return list(zip(sizes[:-1], sizes[1:]))
+
+    macs = [a * b for head in (n_actions, 1) for a, b in layers(head)]
+    first = sum(a * b for head in (n_actions, 1) for a, b in layers(head)[:1])
+    forward = 2 * sum(macs)
+    backward = 2 * (sum(macs) + sum(macs) - first)
+    return {"forward": forward, "update": n_epochs * (forward + backward), "total": forward + n_epochs * (forward + backward)}
+
+
+def matmul_gflops(seconds: float = 2.0) -> float:
+    """This machine's float32 matrix-multiply rate under XLA (GFLOP/s, wall, all cores), on the shape that
+    dominates PPO here: a minibatch of 2,048 observations times the first layers of actor and critic."""
+    import jax
+    import jax.numpy as jnp
+
+    from traitors_env.traitors_aboard.observation import OBS_SIZE
+
+    x = jax.random.normal(jax.random.key(0), (2048, OBS_SIZE), jnp.float32)
+    w = jax.random.normal(jax.random.key(1), (OBS_SIZE, 256), jnp.float32)
+    step = jax.jit(lambda x, w: jnp.tanh(x @ w).sum())  # the sum keeps the output small
+    step(x, w).block_until_ready()
+    best = 0.0
+    for _ in range(3):
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds / 3:
+            step(x, w).block_until_ready()
+            count += 1
+        best = max(best, count * 2 * 2048 * OBS_SIZE * 256 / (time.perf_counter() - start) / 1e9)
+    return round(best, 1)
+
+
+def update_seconds(trainer, team: str, repeats: int = 3) -> dict:
+    """Wall and CPU seconds of the JAX backend's PPO update alone (``Trainer.learn``, compiled), per learner
+    decision, on a batch of the size the team's training used (``trainer.capacity[team]``; random observations:
+    the dense math costs the same whatever the values)."""
+    import jax
+    import jax.numpy as jnp
+
+    from traitors_env.traitors_aboard.actions import NUM_ACTIONS
+    from traitors_env.traitors_aboard.observation import OBS_SIZE
+
+    from .jax_backend.ppo import Batch
+
+    capacity = trainer.capacity[team]
+    params, opt_state = trainer.init_params(0)
+    key = jax.random.key(0)
+    rows = (1, capacity)
+    grid = Batch(
+        jax.random.uniform(key, rows + (OBS_SIZE,)),
+        jnp.ones(rows + (NUM_ACTIONS,), bool),
+        jnp.zeros(rows, jnp.int32),
+        jnp.full(rows, -5.0),
+        jnp.zeros(rows),
+        jax.random.normal(key, rows),
+        jax.random.normal(key, rows),
+        jnp.ones(rows, bool),
+    )
+    valid = jnp.ones(rows, bool)
+    jax.block_until_ready(trainer._learn(params, opt_state, grid, valid, key, capacity=capacity))
+    wall, cpu = [], []
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.process_time()
+        jax.block_until_ready(trainer._learn(params, opt_state, grid, valid, key, capacity=capacity))
+        wall.append(time.perf_counter() - w)
+        cpu.append(time.process_time() - c)
+    return {"update_us_per_learner_decision": round(1e6 * min(wall) / capacity, 1),
+            "update_cpu_us_per_learner_decision": round(1e6 * min(cpu) / capacity, 1)}
+
+
+def ceiling(result: dict, jax_config: RunConfig) -> dict:
+    """What the dense math allows: the learner's FLOPs per decision, this machine's matmul rate, and the learner
+    decisions/s that rate gives at most (the rollout's engine, opponents and bookkeeping cost extra)."""
+    from traitors_env.traitors_aboard.actions import NUM_ACTIONS
+    from traitors_env.traitors_aboard.observation import OBS_SIZE
+
+    p = jax_config.ppo
+    flops = learner_flops(tuple(p.net_arch), p.n_epochs, OBS_SIZE, NUM_ACTIONS)
+    gflops = matmul_gflops()
+    out = {
+        "learner_mflop_per_decision": round(flops["total"] / 1e6, 2),
+        "matmul_gflops": gflops,
+        "max_learner_decisions_per_s": round(gflops * 1e9 / flops["total"]),
+        "teams": {},
+    }
+    for team, entry in result["teams"].items():
+        if "sb3" in entry:
+            needed = 10 * entry["sb3"]["learner_decisions_per_s"]
+            out["teams"][team] = {"ten_times_sb3": round(needed),
+                                  "gflops_needed_for_ten_times_sb3": round(needed * flops["total"] / 1e9, 1)}
+    return out
 
 
 def run_training_benchmark(
@@ -147,6 +253,10 @@ def run_training_benchmark(
                 entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], 2
             )
         result["teams"][team] = entry
+    if "jax" in backends:
+        if progress:
+            progress("training benchmark: the dense-math ceiling …")
+        result["ceiling"] = ceiling(result, jax_config)
     result["machine"]["load_average_after"] = _load()
     return result
 
@@ -177,6 +287,26 @@ def format_report(result: dict) -> str:
                 )
         if "jax_over_sb3" in entry:
             lines.append(f"| {team} | **JAX / SB3** | **{entry['jax_over_sb3']}×** | | | |")
+    for team, entry in result["teams"].items():
+        if "jax" in entry and "update_us_per_learner_decision" in entry["jax"]:
+            e = entry["jax"]
+            lines.append(
+                f"\n{team}: the JAX PPO update alone takes {e['update_us_per_learner_decision']} µs per learner decision "
+                f"({e['update_cpu_us_per_learner_decision']} µs of CPU): at most {e['update_only_learner_decisions_per_s']:,} "
+                "learner decisions/s even with a rollout that cost nothing."
+            )
+    c = result.get("ceiling")
+    if c:
+        lines.append(
+            f"\nDense math: {c['learner_mflop_per_decision']} MFLOP per learner decision (the rollout's forward pass and "
+            f"the update's epochs); float32 matmul here {c['matmul_gflops']} GFLOP/s → at most "
+            f"{c['max_learner_decisions_per_s']:,} learner decisions/s."
+        )
+        for team, t in c["teams"].items():
+            lines.append(
+                f"{team}: 10× SB3 = {t['ten_times_sb3']:,} learner decisions/s needs "
+                f"{t['gflops_needed_for_ten_times_sb3']} GFLOP/s for the learner alone."
+            )
     return "\n".join(lines)
 
 

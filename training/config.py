@@ -146,6 +146,10 @@ class EvaluationSection(_Section):
     deterministic: bool = False
     #: worker processes for the final evaluation (1 = in this process)
     workers: int = Field(default=2, ge=1)
+    #: cells of the final evaluation: ``all`` = every (Pirates policy, Mutineers policy) pair of trained,
+    #: heuristic and random; ``vs_heuristic`` = only the five that decide the learning checks (each team's three
+    #: policies against the other team's heuristic), 5/9 of the games
+    cells: Literal["all", "vs_heuristic"] = "all"
 
     @model_validator(mode="after")
     def _check(self) -> EvaluationSection:

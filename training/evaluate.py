@@ -154,6 +154,50 @@ def learning_checks(cells: list[Cell]) -> dict:
     return result
 
 
+#: the cells that decide the learning checks: each team's three policies against the other team's heuristic
+VS_HEURISTIC = (
+    ("trained", "heuristic"),
+    ("heuristic", "heuristic"),
+    ("random", "heuristic"),
+    ("heuristic", "trained"),
+    ("heuristic", "random"),
+)
+#: the per-table-size target (issue 13): trained beats the heuristic policy by this much, intervals apart
+SIZE_MARGIN = 0.10
+
+
+def size_checks(cells: list[Cell], margin: float = SIZE_MARGIN) -> dict:
+    """Per table size and team, against heuristic opponents: the trained and the heuristic policy's win rates
+    in the same role on the same deals (95% Wilson intervals), their difference, and ``passes``: the trained
+    policy wins by at least ``margin`` with the intervals apart.
+
+    Returns:
+        ``{num_players: {team: {"trained": {...}, "heuristic": {...}, "difference": float, "passes": bool}}}``,
+        sizes that lack one of the cells left out.
+    """
+    out: dict = {}
+    by_key = {(c.num_players, c.pirates, c.mutineers): c for c in cells if c.num_players != "all"}
+    for n in sorted({c.num_players for c in cells if c.num_players != "all"}):
+        row = {}
+        for team in ("pirates", "mutineers"):
+            rates = {}
+            for policy in ("trained", "heuristic"):
+                cell = by_key.get((n, policy, "heuristic") if team == "pirates" else (n, "heuristic", policy))
+                if cell is None:
+                    break
+                wins = cell.pirate_wins if team == "pirates" else cell.games - cell.pirate_wins
+                low, high = wilson_interval(wins, cell.games)
+                rates[policy] = {"win_rate": wins / cell.games, "ci_low": low, "ci_high": high, "games": cell.games}
+            else:
+                difference = rates["trained"]["win_rate"] - rates["heuristic"]["win_rate"]
+                apart = rates["trained"]["ci_low"] > rates["heuristic"]["ci_high"]
+                # a little slack on the margin: the rates are fractions of whole games
+                row[team] = {**rates, "difference": difference, "passes": bool(difference >= margin - 1e-9 and apart)}
+        if row:
+            out[n] = row
+    return out
+
+
 def _pct(rate: float) -> str:
     return f"{100 * rate:.1f}"
 
@@ -213,6 +257,28 @@ def markdown_report(cells: list[Cell], checks: dict, title: str) -> str:
         "interval lies entirely above the other policy's)."
     )
     out.append("")
+    sizes = size_checks(cells)
+    if sizes:
+        out += [
+            f"## Per table size: trained vs heuristic policy, against heuristic opponents (≥ {100 * SIZE_MARGIN:.0f} "
+            "points, intervals apart)",
+            "",
+            "| players | Pirates: trained | Pirates: heuristic | passes | Mutineers: trained | Mutineers: heuristic | passes |",
+            "|---:|---|---|---|---|---|---|",
+        ]
+        for n, row in sizes.items():
+            parts = []
+            for team in ("pirates", "mutineers"):
+                e = row.get(team)
+                if e is None:
+                    parts += ["", "", ""]
+                    continue
+                parts += [
+                    f"{_pct(e[p]['win_rate'])} [{_pct(e[p]['ci_low'])}, {_pct(e[p]['ci_high'])}]" for p in ("trained", "heuristic")
+                ]
+                parts.append(f"{'yes' if e['passes'] else 'no'} ({100 * e['difference']:+.1f})")
+            out.append(f"| {n} | " + " | ".join(parts) + " |")
+        out.append("")
     return "\n".join(out)
 
 
@@ -373,6 +439,7 @@ def evaluate_run(
         seed=config.seed + 1_000_003,  # deals apart from the training games
         claims=config.env.claims,
         workers=workers,
+        pairs=VS_HEURISTIC if config.evaluation.cells == "vs_heuristic" else None,
         progress=config.training.progress_bar if progress is None else progress,
     )
     checks = learning_checks(cells)
@@ -385,6 +452,7 @@ def evaluate_run(
         "deterministic": det,
         "cells": [c.as_row() for c in cells],
         "learning_checks": checks,
+        "size_checks": {str(n): row for n, row in size_checks(cells).items()},
     }
     stem = evaluation_stem(config, completed, generation, games)
     files = [run.path / f"{stem}.{ext}" for ext in ("json", "csv", "md")]
