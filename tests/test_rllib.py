@@ -322,3 +322,48 @@ def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path):
             assert set(per_node) == nodes and all(count > 0 for count in per_node.values())
         finally:
             cluster.shutdown()
+
+
+# ---------------------------------------------------------------- an unreachable cluster
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("source", ["config", "environment"])
+def test_unreachable_ray_address_fails_fast_naming_it_and_loses_nothing(tmp_path, monkeypatch, capsys, source):
+    """``rllib.address`` (or ``$RAY_ADDRESS``) on a loopback port where no Ray head listens: ``traitors-train``
+    exits with status 2 within seconds (Ray itself retries for over 2 minutes), the error names the address,
+    where it came from and the expected ``ray start --head``; an earlier run folder stays as it was even under
+    --force, and no folder is created for a new run name."""
+    import socket
+    import time
+
+    from training.train import main as train_main
+
+    assert not ray.is_initialized()
+    with socket.socket() as closed:  # bound, never listening: connections to it are refused
+        closed.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{closed.getsockname()[1]}"
+        config = tmp_path / "cfg.yaml"
+        text = TINY.read_text()
+        if source == "config":
+            text = text.replace("rllib:\n", f"rllib:\n  address: {address!r}\n")
+        else:
+            monkeypatch.setenv("RAY_ADDRESS", address)
+        config.write_text(text)
+        earlier = tmp_path / "rllib_tiny"
+        (earlier / "checkpoints" / "gen_001").mkdir(parents=True)
+        (earlier / "config.yaml").write_text(TINY.read_text())
+        (earlier / "state.json").write_text('{"completed_generations": 1, "history": []}')
+        (earlier / "checkpoints" / "gen_001" / "weights").write_bytes(b"saved")
+        before = _snapshot(earlier)
+        for extra in (["--force"], ["--resume"], ["--name", "fresh"]):
+            began = time.monotonic()
+            assert train_main(["--config", str(config), "--output-dir", str(tmp_path), *extra]) == 2
+            assert time.monotonic() - began < 30
+            error = capsys.readouterr().err
+            assert f"cannot reach the Ray cluster at {address!r}" in error and "ray start --head" in error
+            assert ("rllib.address" if source == "config" else "$RAY_ADDRESS") in error
+    assert _snapshot(earlier) == before
+    assert not (tmp_path / "fresh").exists()
+    assert not ray.is_initialized()

@@ -62,6 +62,55 @@ def ray_address(config: RunConfig) -> str | None:
     return config.rllib.address or os.environ.get("RAY_ADDRESS") or None
 
 
+#: Seconds :func:`check_ray_reachable` waits for the Ray head to accept a TCP connection. Ray's own connect
+#: retries an unreachable GCS for over 2 minutes before it gives up.
+CONNECT_TIMEOUT_S = 5.0
+#: The port of a ``ray://`` (Ray Client) address that names none, as Ray defaults it.
+RAY_CLIENT_PORT = 10001
+
+
+def check_ray_reachable(config: RunConfig, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Fail within ``timeout`` seconds if the cluster to join (:func:`ray_address`) accepts no TCP connection.
+
+    Checked before the run folder is touched, so an unreachable ``rllib.address``/``$RAY_ADDRESS`` loses and
+    creates nothing. No check with no address (a local Ray starts), for Ray's ``"local"`` and ``"auto"`` (no
+    host to probe) or for an address without a port (Ray rejects it itself at once). A port that accepts
+    connections but is no Ray head is left to ``ray.init``.
+
+    Raises:
+        training.train.RunError: naming the address, where it came from, the OS error, and what was expected.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    from ..train import RunError
+
+    address = ray_address(config)
+    if address is None or address in ("local", "auto"):
+        return
+    try:
+        parts = urlsplit(address if "://" in address else f"//{address}")
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is no number: Ray's own error names it
+        return
+    if port is None and parts.scheme == "ray":
+        port = RAY_CLIENT_PORT
+    if not host or port is None:
+        return
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as error:
+        source = "rllib.address in the config" if config.rllib.address else "$RAY_ADDRESS"
+        reason = "timed out" if isinstance(error, TimeoutError) else (error.strerror or str(error))
+        start = f"--ray-client-server-port={port}" if parts.scheme == "ray" else f"--port={port}"
+        raise RunError(
+            f"cannot reach the Ray cluster at {address!r} ({source}): {host}:{port} accepted no connection "
+            f"within {timeout:g} s ({reason}). Expected a running Ray head there: start one on that machine "
+            f"with 'ray start --head {start}', or unset {source} to train on a local Ray. Nothing was written."
+        ) from None
+
+
 def init_ray(config: RunConfig) -> bool:
     """Connect to (or start) Ray unless it is already up; returns whether this call started it."""
     import ray
@@ -315,7 +364,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
     """Run (or resume) ``training.generations`` RLlib iterations of ``config``; returns the run folder.
 
     Raises:
-        training.train.RunError: see :func:`training.train.prepare_run_folder`.
+        training.train.RunError: see :func:`training.train.prepare_run_folder`; or the cluster to join is
+            unreachable (:func:`check_ray_reachable`, before the run folder is touched).
     """
     import ray
     import torch
@@ -327,6 +377,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
 
     # The learner runs in this process; more torch threads than cores fight the env runners (4x slower updates).
     torch.set_num_threads(config.training.torch_threads)
+    if not ray.is_initialized():  # before the run folder is touched: an unreachable cluster loses nothing
+        check_ray_reachable(config)
     run, state = prepare_run_folder(config, resume, force)
     start, total = state["completed_generations"], config.training.generations
     if start >= total:
