@@ -506,6 +506,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.generations is not None:
             data["training"]["generations"] = args.generations
         config = config_from_dict(data, "command line")
+        if config.backend == "rllib" and argv is None:  # the command itself, not a call from Python
+            from .rllib.runner import pin_hash_seed
+
+            # Before anything is printed: the process re-executes itself here, and the new image runs all of
+            # main() again, so a notice printed earlier would appear twice.
+            pin_hash_seed()
         if args.resume and args.generations is None:
             # The run may have been extended with --generations: the --config file must not shrink it back.
             saved = _saved_generations(config)
@@ -523,10 +529,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         began = time.perf_counter()
         train_fn, evaluate_fn = train, evaluate_run
         if config.backend == "rllib":  # Ray RLlib (training/rllib/), imported only here
-            from .rllib.runner import pin_hash_seed
-
-            if argv is None:  # the command itself, not a call from Python
-                pin_hash_seed()
             from .rllib.runner import evaluate_rllib_run as evaluate_fn
             from .rllib.runner import train_rllib as train_fn
         run = train_fn(config, resume=args.resume, force=args.force)

@@ -50,9 +50,13 @@ def pin_hash_seed() -> None:
     the same config and seed train the same weights (the local Ray's processes inherit the variable; on a
     cluster, start the nodes with it, README "On a cluster"). ``os.execve`` keeps the process id, so
     signals and the terminal reach the new image. For ``traitors-train`` only: a Python caller keeps its own.
+    The new image runs the command from its start, so the caller prints nothing before this call (a notice
+    would appear twice).
     """
     if "PYTHONHASHSEED" in os.environ:
         return
+    sys.stdout.flush()  # what was printed so far would be lost with this image's buffers
+    sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, "PYTHONHASHSEED": "0"})
 
 
