@@ -65,6 +65,7 @@ RESUMABLE_CHANGES = {
     ("rllib", "num_env_runners"),
     ("rllib", "num_cpus"),
     ("rllib", "object_store_memory_mb"),
+    ("rllib", "keep_checkpoints"),  # what is kept on disk, not what is trained
 }
 PROGRESS_COLUMNS = (
     "generation",

@@ -13,7 +13,8 @@ Outputs in the run folder (as the SB3 backend, :mod:`training.storage`): ``confi
 ``state.json`` (completed iterations, per-iteration figures; written last, so ``--resume`` restarts
 from the last completed iteration); ``checkpoints/gen_001/`` (RLlib's algorithm checkpoint of
 iteration 1, ``Algorithm.save_to_path``; the team modules lie in
-``learner_group/learner/rl_module/{pirates,mutineers}``, agents by spec); ``generations.csv``
+``learner_group/learner/rl_module/{pirates,mutineers}``, agents by spec; once ``rllib.keep_checkpoints``
+newer iterations are saved, only these team modules stay, :func:`prune_checkpoints`); ``generations.csv``
 (one row per iteration); ``tensorboard/rllib/`` (TensorBoard scalars, one event file per iteration); ``winrates.png`` (training
 win rates against the heuristic per iteration); the final ``evaluation.{json,csv,md}``.
 """
@@ -38,6 +39,8 @@ from ..storage import RunFolder, atomic_write_text
 TEAMS = ("pirates", "mutineers")
 #: Paths of the team modules inside an algorithm checkpoint.
 MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
+#: What :func:`prune_checkpoints` leaves of an older iteration's checkpoint: its team modules.
+KEPT_WHEN_PRUNED = tuple(MODULE_DIR / team for team in TEAMS)
 
 
 # ---------------------------------------------------------------- Ray and the algorithm
@@ -244,6 +247,40 @@ def refresh_past_modules(algo, run: RunFolder, completed: int, config: RunConfig
     return chosen
 
 
+def prune_checkpoints(run: RunFolder, completed: int, keep: int | None) -> None:
+    """Reduce the checkpoints of all iterations but the newest ``keep`` of ``completed`` to their team modules
+    (:data:`KEPT_WHEN_PRUNED`); ``keep=None`` keeps everything. Idempotent, so a run killed while pruning is
+    pruned on its next iteration.
+
+    Why the team modules of every iteration, not every k-th full checkpoint: ``opponents.past`` draws uniformly
+    from every older iteration (as the SB3 backend's pool; the draw and so the trained weights stay the same
+    whatever is kept), and ``traitors-eval --generation`` and agents by spec read any ``gen_NNN`` folder; all of
+    them load only the two team modules. The rest (the optimizer state, the past and bot modules, the env
+    runner's and connectors' state: 67% of a checkpoint at ``net_arch: [128, 128]``, 75% with past modules)
+    only serves ``--resume``, which restores the newest iteration.
+    """
+    if keep is None:
+        return
+    for generation in range(max(completed - keep, 0)):
+        folder = run.generation_dir(generation)
+        if folder.is_dir():
+            _remove_all_but(folder, Path(), KEPT_WHEN_PRUNED)
+
+
+def _remove_all_but(folder: Path, relative: Path, kept: tuple[Path, ...]) -> None:
+    """Delete everything under ``folder`` (``relative`` to the checkpoint) that neither is nor holds a ``kept`` path."""
+    for child in folder.iterdir():
+        path = relative / child.name
+        if path in kept:
+            continue
+        if child.is_dir() and not child.is_symlink() and any(path in k.parents for k in kept):
+            _remove_all_but(child, path, kept)
+        elif child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
 # ---------------------------------------------------------------- figures of an iteration
 def iteration_record(result: dict, generation: int, seconds: float) -> dict:
     """The figures of one ``Algorithm.train()`` result kept in ``state.json`` and ``generations.csv``."""
@@ -427,6 +464,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             state["history"].append(record)
             state["completed_generations"] = generation + 1
             run.write_state(state)  # last: the iteration now counts as completed
+            # Only now: until state.json names this iteration, --resume restores the one before in full.
+            prune_checkpoints(run, generation + 1, config.rllib.keep_checkpoints)
             _write_generations_csv(run, state["history"])
             _plot_training_win_rates(state["history"], run.path / "winrates.png")
             rates = record["win_rates"]
