@@ -528,9 +528,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_the_traitors(config, resume=args.resume, force=args.force, evaluate=not args.no_eval)
         began = time.perf_counter()
-        train_fn, evaluate_fn = train, evaluate_run
+        train_fn = train
         if config.backend == "rllib":  # Ray RLlib (training/rllib/), imported only here
-            from .rllib.runner import evaluate_rllib_run as evaluate_fn
             from .rllib.runner import train_rllib as train_fn
         run = train_fn(config, resume=args.resume, force=args.force)
         trained = time.perf_counter() - began
@@ -545,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0
         print(f"training done in {trained:.0f} s; evaluating ({config.evaluation.games} games per cell)…", flush=True)
-        evaluate_fn(config, run)
+        evaluate_run(config, run)  # either backend's run
     except (ConfigError, RunError, PolicyLoadError) as error:
         print(f"traitors-train: error: {error}", file=sys.stderr)
         return 2

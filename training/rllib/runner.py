@@ -22,7 +22,6 @@ win rates against the heuristic per iteration); the final ``evaluation.{json,csv
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -353,6 +352,8 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..evaluate import save_figure
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     fig.suptitle("Training win rate per iteration (last 200 games of each matchup, RLlib backend)")
     gens = [h["generation"] for h in history]
@@ -368,11 +369,7 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend(loc="best")
     axes[0].set_ylabel("win rate")
-    fig.tight_layout()
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    tmp.replace(path)
+    save_figure(fig, path)
 
 
 # ---------------------------------------------------------------- the run
@@ -522,64 +519,18 @@ class RLlibModuleSpec:
         return PolicyAgent(load_module_policy(self.path), seed=seed, deterministic=self.deterministic)
 
 
-def evaluate_rllib_run(
-    config: RunConfig,
-    run: RunFolder,
-    generation: int | None = None,
-    games: int | None = None,
-    workers: int | None = None,
-    progress: bool | None = None,
-) -> dict:
-    """Evaluate an RLlib run's team modules through :func:`training.evaluate.evaluate_matrix`: every (trained,
-    heuristic, random) Pirates policy against every Mutineers policy. Arguments, files and the returned report
-    as :func:`training.evaluate.evaluate_run` (which calls this for ``backend: rllib``): ``evaluation.*`` for
-    the newest iteration with the config's games, else ``evaluation_gen<G>_games<N>.*``.
+def trained_module_specs(run: RunFolder, generation: int, deterministic: bool) -> tuple[dict[str, Path], dict]:
+    """The team modules of iteration ``generation`` (0-based) of an RLlib run, for
+    :func:`training.evaluate.evaluate_run` (which evaluates RLlib runs as SB3 runs, ``backend: rllib`` in the
+    report): ``({team: module folder}, {team: RLlibModuleSpec})``.
 
     Raises:
-        PolicyLoadError: if the run has no completed iteration or a module folder is missing.
+        PolicyLoadError: if a module folder is missing.
     """
-    from ..agents import AgentSpec, PolicyLoadError
-    from ..evaluate import cells_csv, evaluate_matrix, evaluation_stem, learning_checks, markdown_report
+    from ..agents import PolicyLoadError
 
-    completed = run.completed_generations()
-    if completed == 0:
-        raise PolicyLoadError(f"run {str(run.path)!r} has no completed iteration to evaluate (no checkpoint)")
-    generation = completed - 1 if generation is None else generation
-    games = config.evaluation.games if games is None else games
     modules = {team: run.generation_dir(generation) / MODULE_DIR / team for team in TEAMS}
     for path in modules.values():
         if not path.is_dir():
             raise PolicyLoadError(f"RLlib module {str(path)!r} does not exist; train first or pick another --generation")
-    det = config.evaluation.deterministic
-    specs = {
-        team: {"trained": RLlibModuleSpec(modules[team], det), "heuristic": AgentSpec("heuristic"), "random": AgentSpec("random")}
-        for team in TEAMS
-    }
-    cells = evaluate_matrix(
-        specs,
-        config.eval_player_counts,
-        games,
-        seed=config.seed + 1_000_003,  # the deals of the SB3 backend's evaluation
-        claims=config.env.claims,
-        workers=config.evaluation.workers if workers is None else workers,
-        progress=config.training.progress_bar if progress is None else progress,
-    )
-    checks = learning_checks(cells)
-    report = {
-        "run": config.name,
-        "backend": "rllib",
-        "generation": generation + 1,  # 1-based, as in state.json and the checkpoint folders
-        "checkpoints": {team: str(path) for team, path in modules.items()},
-        "games_per_cell": games,
-        "player_counts": config.eval_player_counts,
-        "deterministic": det,
-        "cells": [c.as_row() for c in cells],
-        "learning_checks": checks,
-    }
-    stem = evaluation_stem(config, completed, generation, games)
-    files = [run.path / f"{stem}.{ext}" for ext in ("json", "csv", "md")]
-    atomic_write_text(files[0], json.dumps(report, indent=2))
-    atomic_write_text(files[1], cells_csv(cells))
-    title = f"Evaluation of run {config.name!r} (RLlib), iteration {generation + 1}, {games} games per cell"
-    atomic_write_text(files[2], markdown_report(cells, checks, title))
-    return {**report, "files": [str(f) for f in files]}
+    return modules, {team: RLlibModuleSpec(path, deterministic) for team, path in modules.items()}
