@@ -299,6 +299,81 @@ def test_past_opponents_are_older_snapshots_of_each_team_never_trained(tmp_path,
         assert not all(np.array_equal(newest[k], older[k]) for k in older)  # the team itself trained on
 
 
+def _full_checkpoints(run) -> list[str]:
+    """The iteration folders that still hold RLlib's whole algorithm checkpoint (its top-level metadata file)."""
+    return sorted(p.parent.name for p in run.checkpoints.glob("gen_*/rllib_checkpoint.json"))
+
+
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_prune_checkpoints_keeps_the_newest_full_and_the_team_modules_of_every_older_iteration(tmp_path):
+    """``rllib.keep_checkpoints`` = 2 after 4 iterations: iterations 3 and 4 keep every file; 1 and 2 keep exactly
+    the files of their two team modules; pruning again (a run killed while pruning) changes nothing;
+    ``keep_checkpoints: null`` prunes nothing."""
+    from training.rllib.runner import MODULE_DIR, TEAMS, prune_checkpoints
+    from training.storage import RunFolder
+
+    run = RunFolder(tmp_path / "run")
+    layout = ["rllib_checkpoint.json", "algorithm_state.pkl", "env_runner/state.pkl", "learner_group/state.pkl",
+              "learner_group/learner/state.pkl", "learner_group/learner/rl_module/module_state.pkl"]
+    for module in (*TEAMS, "pirates_past", "mutineers_past", "heuristic"):
+        layout += [f"{MODULE_DIR}/{module}/{name}" for name in ("module_state.pkl", "class_and_ctor_args.pkl")]
+    for generation in range(4):
+        for name in layout:
+            path = run.generation_dir(generation) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"x")
+    prune_checkpoints(run, 4, None)
+    assert _full_checkpoints(run) == ["gen_001", "gen_002", "gen_003", "gen_004"]
+    for _ in range(2):
+        prune_checkpoints(run, 4, 2)
+        assert _full_checkpoints(run) == ["gen_003", "gen_004"]
+        assert all(_files(run.generation_dir(g)) == set(layout) for g in (2, 3))
+        team_files = {name for name in layout if name.startswith((f"{MODULE_DIR}/pirates/", f"{MODULE_DIR}/mutineers/"))}
+        assert len(team_files) == 4
+        assert all(_files(run.generation_dir(g)) == team_files for g in (0, 1))
+
+
+@pytest.mark.slow
+def test_keep_checkpoints_prunes_older_iterations_yet_past_loads_them_and_resume_works(tmp_path, local_ray):
+    """``rllib.keep_checkpoints: 1``, ``opponents.past`` only: after 4 iterations only iteration 4 keeps a full
+    checkpoint; the past modules of iterations 4 and 5 hold an older iteration's team module, which was pruned
+    when it was loaded (with one full checkpoint kept, every older iteration is); a --resume to 5 iterations
+    restores iteration 4; a pruned iteration is still an agent by spec and evaluates with
+    ``traitors-eval --generation``."""
+    from training.evaluate import evaluate_run
+    from training.rllib.runner import MODULE_DIR, TEAMS, train_rllib
+
+    data = rllib_config(tmp_path, keep_checkpoints=1).model_dump(mode="json")
+    data["env"]["player_counts"] = [3]
+    data["opponents"] = {"latest": 0.0, "past": 1.0, "heuristic": 0.2, "random": 0.0}
+    data["training"]["generations"] = 4
+    run = train_rllib(config_from_dict(data))
+    assert _full_checkpoints(run) == ["gen_004"]
+
+    def state(generation, module):
+        return pickle.loads((run.generation_dir(generation) / MODULE_DIR / module / "module_state.pkl").read_bytes())
+
+    def check_past(generation):  # the past modules the iteration (0-based) trained against
+        drawn = json.loads(run.state_path.read_text())["history"][generation]["past_snapshots"]
+        for team in TEAMS:
+            past, older = state(generation, f"{team}_past"), state(drawn[team] - 1, team)
+            assert int(past.pop("snapshot")) == drawn[team]
+            assert past.keys() == older.keys() and all(np.array_equal(past[k], older[k]) for k in older)
+
+    check_past(3)
+    data["training"]["generations"] = 5
+    run = train_rllib(config_from_dict(data), resume=True)
+    assert run.completed_generations() == 5 and _full_checkpoints(run) == ["gen_005"]
+    check_past(4)
+    label, agent = load_agent(str(run.generation_dir(0)), seed=0)
+    assert play_game(traitors_aboard_v0.raw_env(num_players=3), [agent] * 3, seed=1)["result"]["winner"] in ("Pirate", "Mutineer")
+    report = evaluate_run(config_from_dict(data), run, generation=0, games=1, workers=1, progress=False)
+    assert report["generation"] == 1 and report["checkpoints"]["pirates"].startswith(str(run.generation_dir(0)))
+
+
 # ---------------------------------------------------------------- a real two-node cluster
 @pytest.mark.slow
 def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path):
@@ -322,3 +397,48 @@ def test_two_node_cluster_on_loopback_samples_episodes_on_both_nodes(tmp_path):
             assert set(per_node) == nodes and all(count > 0 for count in per_node.values())
         finally:
             cluster.shutdown()
+
+
+# ---------------------------------------------------------------- an unreachable cluster
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("source", ["config", "environment"])
+def test_unreachable_ray_address_fails_fast_naming_it_and_loses_nothing(tmp_path, monkeypatch, capsys, source):
+    """``rllib.address`` (or ``$RAY_ADDRESS``) on a loopback port where no Ray head listens: ``traitors-train``
+    exits with status 2 within seconds (Ray itself retries for over 2 minutes), the error names the address,
+    where it came from and the expected ``ray start --head``; an earlier run folder stays as it was even under
+    --force, and no folder is created for a new run name."""
+    import socket
+    import time
+
+    from training.train import main as train_main
+
+    assert not ray.is_initialized()
+    with socket.socket() as closed:  # bound, never listening: connections to it are refused
+        closed.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{closed.getsockname()[1]}"
+        config = tmp_path / "cfg.yaml"
+        text = TINY.read_text()
+        if source == "config":
+            text = text.replace("rllib:\n", f"rllib:\n  address: {address!r}\n")
+        else:
+            monkeypatch.setenv("RAY_ADDRESS", address)
+        config.write_text(text)
+        earlier = tmp_path / "rllib_tiny"
+        (earlier / "checkpoints" / "gen_001").mkdir(parents=True)
+        (earlier / "config.yaml").write_text(TINY.read_text())
+        (earlier / "state.json").write_text('{"completed_generations": 1, "history": []}')
+        (earlier / "checkpoints" / "gen_001" / "weights").write_bytes(b"saved")
+        before = _snapshot(earlier)
+        for extra in (["--force"], ["--resume"], ["--name", "fresh"]):
+            began = time.monotonic()
+            assert train_main(["--config", str(config), "--output-dir", str(tmp_path), *extra]) == 2
+            assert time.monotonic() - began < 30
+            error = capsys.readouterr().err
+            assert f"cannot reach the Ray cluster at {address!r}" in error and "ray start --head" in error
+            assert ("rllib.address" if source == "config" else "$RAY_ADDRESS") in error
+    assert _snapshot(earlier) == before
+    assert not (tmp_path / "fresh").exists()
+    assert not ray.is_initialized()

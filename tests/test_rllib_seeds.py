@@ -124,3 +124,25 @@ def test_two_traitors_train_commands_train_the_same_weights(tmp_path):
     for generation in (0, 1):
         assert _same(_weights(runs[0], generation), _weights(runs[1], generation))
     assert _figures(runs[0]) == _figures(runs[1])
+
+
+def test_traitors_train_prints_a_notice_once_though_it_pins_the_hash_seed(tmp_path):
+    """``python -m training.train`` (the command, no PYTHONHASHSEED given) re-executes itself with the hash seed
+    pinned; a notice of the command (here: keeping the run's 3 generations over the config file's 2 on --resume)
+    appears once, not once per image. Unbuffered output, as on a terminal: a pipe's buffer would otherwise hide a
+    second copy. The saved run is complete, so no Ray starts."""
+    from training.config import dump_config
+
+    data = rllib_config(tmp_path).model_dump(mode="json")
+    data["training"]["generations"] = 3
+    run = RunFolder(tmp_path / data["name"])
+    run.path.mkdir()
+    run.config_path.write_text(dump_config(config_from_dict(data)))
+    run.write_state({"completed_generations": 3, "history": []})
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHASHSEED", "RAY_ADDRESS")}
+    env["PYTHONUNBUFFERED"] = "1"
+    args = [sys.executable, "-m", "training.train", "--config", str(TINY), "--output-dir", str(tmp_path)]
+    done = subprocess.run([*args, "--resume", "--no-eval"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("keeping training.generations = 3") == 1, done.stdout
+    assert done.stdout.count("nothing to train") == 1, done.stdout

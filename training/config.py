@@ -175,6 +175,10 @@ class RLlibSection(_Section):
     #: a local Ray only: CPUs it may use (``None`` = all) and its object store size
     num_cpus: int | None = Field(default=None, ge=1)
     object_store_memory_mb: int = Field(default=256, ge=80)
+    #: full algorithm checkpoints kept: the newest N iterations (``--resume`` needs the newest); older iterations
+    #: keep only their team modules (``opponents.past``, ``traitors-eval --generation`` and agents by spec need no
+    #: more). ``None`` = keep every full checkpoint
+    keep_checkpoints: int | None = Field(default=3, ge=1)
 
 
 class RunConfig(_Section):

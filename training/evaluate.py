@@ -337,6 +337,14 @@ def plot_generations(history: list[dict], path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend(loc="best")
     axes[0].set_ylabel("win rate")
+    save_figure(fig, path)
+
+
+def save_figure(fig, path: Path) -> None:
+    """Lay out, write and close a matplotlib figure as PNG at ``path`` (100 dpi; through a temporary file, so a
+    kill never leaves half an image behind the final name). Both backends' ``winrates.png``."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     tmp = path.with_name(path.stem + ".tmp.png")
     fig.savefig(tmp, dpi=100)
@@ -380,7 +388,9 @@ def evaluate_run(
     workers: int | None = None,
     progress: bool | None = None,
 ) -> dict:
-    """Evaluate a run's snapshots and write the report files (see the module doc).
+    """Evaluate a run's snapshots and write the report files (see the module doc). Either backend's run: of a
+    ``backend: rllib`` run the team modules of the iteration (:func:`training.rllib.runner.trained_module_specs`),
+    its report with ``"backend": "rllib"``; its ``winrates.png`` (training win rates) is left as it is.
 
     Args:
         generation: 0-based generation to evaluate; ``None`` = the newest completed one.
@@ -415,21 +425,20 @@ def evaluate_run(
     workers = config.evaluation.workers if workers is None else workers
     if workers < 1:
         raise EvaluationError(f"--workers {workers}: expected at least 1 worker process")
-    if config.backend == "rllib":  # an RLlib run (training/rllib/): the same cells, checks and files
-        from .rllib.runner import evaluate_rllib_run
-
-        return evaluate_rllib_run(config, run, generation, games, workers, progress)
-    snapshots = {team: run.checkpoint(generation, team) for team in ("pirates", "mutineers")}
-    for path in snapshots.values():
-        if not path.is_file():
-            raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist; train first or pick another --generation")
     det = config.evaluation.deterministic
+    rllib = config.backend == "rllib"
+    if rllib:  # an RLlib run (training/rllib/): its team modules; the same cells, checks and files
+        from .rllib.runner import trained_module_specs
+
+        snapshots, trained = trained_module_specs(run, generation, det)
+    else:
+        snapshots = {team: run.checkpoint(generation, team) for team in ("pirates", "mutineers")}
+        for path in snapshots.values():
+            if not path.is_file():
+                raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist; train first or pick another --generation")
+        trained = {team: AgentSpec("policy", str(path), det) for team, path in snapshots.items()}
     specs = {
-        team: {
-            "trained": AgentSpec("policy", str(snapshots[team]), det),
-            "heuristic": AgentSpec("heuristic"),
-            "random": AgentSpec("random"),
-        }
+        team: {"trained": trained[team], "heuristic": AgentSpec("heuristic"), "random": AgentSpec("random")}
         for team in ("pirates", "mutineers")
     }
     cells = evaluate_matrix(
@@ -445,6 +454,7 @@ def evaluate_run(
     checks = learning_checks(cells)
     report = {
         "run": config.name,
+        **({"backend": "rllib"} if rllib else {}),
         "generation": generation + 1,  # 1-based, as in state.json and the checkpoint folders
         "checkpoints": {team: str(path) for team, path in snapshots.items()},
         "games_per_cell": games,
@@ -458,8 +468,10 @@ def evaluate_run(
     files = [run.path / f"{stem}.{ext}" for ext in ("json", "csv", "md")]
     atomic_write_text(files[0], json.dumps(report, indent=2))
     atomic_write_text(files[1], cells_csv(cells))
-    title = f"Evaluation of run {config.name!r}, generation {generation + 1}, {games} games per cell"
+    step = " (RLlib), iteration" if rllib else ", generation"
+    title = f"Evaluation of run {config.name!r}{step} {generation + 1}, {games} games per cell"
     atomic_write_text(files[2], markdown_report(cells, checks, title))
+    # An RLlib run's history holds no vs_heuristic checks: its own winrates.png (training win rates) stays.
     if stem == "evaluation" and state and any(h.get("vs_heuristic") for h in state.get("history", ())):
         files.append(run.path / "winrates.png")
         plot_generations(state["history"], files[-1])

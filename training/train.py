@@ -65,6 +65,7 @@ RESUMABLE_CHANGES = {
     ("rllib", "num_env_runners"),
     ("rllib", "num_cpus"),
     ("rllib", "object_store_memory_mb"),
+    ("rllib", "keep_checkpoints"),  # what is kept on disk, not what is trained
 }
 PROGRESS_COLUMNS = (
     "generation",
@@ -506,6 +507,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.generations is not None:
             data["training"]["generations"] = args.generations
         config = config_from_dict(data, "command line")
+        if config.backend == "rllib" and argv is None:  # the command itself, not a call from Python
+            from .rllib.runner import pin_hash_seed
+
+            # Before anything is printed: the process re-executes itself here, and the new image runs all of
+            # main() again, so a notice printed earlier would appear twice.
+            pin_hash_seed()
         if args.resume and args.generations is None:
             # The run may have been extended with --generations: the --config file must not shrink it back.
             saved = _saved_generations(config)
@@ -521,13 +528,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_the_traitors(config, resume=args.resume, force=args.force, evaluate=not args.no_eval)
         began = time.perf_counter()
-        train_fn, evaluate_fn = train, evaluate_run
+        train_fn = train
         if config.backend == "rllib":  # Ray RLlib (training/rllib/), imported only here
-            from .rllib.runner import pin_hash_seed
-
-            if argv is None:  # the command itself, not a call from Python
-                pin_hash_seed()
-            from .rllib.runner import evaluate_rllib_run as evaluate_fn
             from .rllib.runner import train_rllib as train_fn
         run = train_fn(config, resume=args.resume, force=args.force)
         trained = time.perf_counter() - began
@@ -542,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0
         print(f"training done in {trained:.0f} s; evaluating ({config.evaluation.games} games per cell)…", flush=True)
-        evaluate_fn(config, run)
+        evaluate_run(config, run)  # either backend's run
     except (ConfigError, RunError, PolicyLoadError) as error:
         print(f"traitors-train: error: {error}", file=sys.stderr)
         return 2

@@ -13,7 +13,8 @@ Outputs in the run folder (as the SB3 backend, :mod:`training.storage`): ``confi
 ``state.json`` (completed iterations, per-iteration figures; written last, so ``--resume`` restarts
 from the last completed iteration); ``checkpoints/gen_001/`` (RLlib's algorithm checkpoint of
 iteration 1, ``Algorithm.save_to_path``; the team modules lie in
-``learner_group/learner/rl_module/{pirates,mutineers}``, agents by spec); ``generations.csv``
+``learner_group/learner/rl_module/{pirates,mutineers}``, agents by spec; once ``rllib.keep_checkpoints``
+newer iterations are saved, only these team modules stay, :func:`prune_checkpoints`); ``generations.csv``
 (one row per iteration); ``tensorboard/rllib/`` (TensorBoard scalars, one event file per iteration); ``winrates.png`` (training
 win rates against the heuristic per iteration); the final ``evaluation.{json,csv,md}``.
 """
@@ -21,7 +22,6 @@ win rates against the heuristic per iteration); the final ``evaluation.{json,csv
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -38,6 +38,8 @@ from ..storage import RunFolder, atomic_write_text
 TEAMS = ("pirates", "mutineers")
 #: Paths of the team modules inside an algorithm checkpoint.
 MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
+#: What :func:`prune_checkpoints` leaves of an older iteration's checkpoint: its team modules.
+KEPT_WHEN_PRUNED = tuple(MODULE_DIR / team for team in TEAMS)
 
 
 # ---------------------------------------------------------------- Ray and the algorithm
@@ -50,9 +52,13 @@ def pin_hash_seed() -> None:
     the same config and seed train the same weights (the local Ray's processes inherit the variable; on a
     cluster, start the nodes with it, README "On a cluster"). ``os.execve`` keeps the process id, so
     signals and the terminal reach the new image. For ``traitors-train`` only: a Python caller keeps its own.
+    The new image runs the command from its start, so the caller prints nothing before this call (a notice
+    would appear twice).
     """
     if "PYTHONHASHSEED" in os.environ:
         return
+    sys.stdout.flush()  # what was printed so far would be lost with this image's buffers
+    sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, "PYTHONHASHSEED": "0"})
 
 
@@ -60,6 +66,55 @@ def pin_hash_seed() -> None:
 def ray_address(config: RunConfig) -> str | None:
     """The cluster to join: ``rllib.address``, else ``$RAY_ADDRESS``, else ``None`` (start a local Ray)."""
     return config.rllib.address or os.environ.get("RAY_ADDRESS") or None
+
+
+#: Seconds :func:`check_ray_reachable` waits for the Ray head to accept a TCP connection. Ray's own connect
+#: retries an unreachable GCS for over 2 minutes before it gives up.
+CONNECT_TIMEOUT_S = 5.0
+#: The port of a ``ray://`` (Ray Client) address that names none, as Ray defaults it.
+RAY_CLIENT_PORT = 10001
+
+
+def check_ray_reachable(config: RunConfig, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Fail within ``timeout`` seconds if the cluster to join (:func:`ray_address`) accepts no TCP connection.
+
+    Checked before the run folder is touched, so an unreachable ``rllib.address``/``$RAY_ADDRESS`` loses and
+    creates nothing. No check with no address (a local Ray starts), for Ray's ``"local"`` and ``"auto"`` (no
+    host to probe) or for an address without a port (Ray rejects it itself at once). A port that accepts
+    connections but is no Ray head is left to ``ray.init``.
+
+    Raises:
+        training.train.RunError: naming the address, where it came from, the OS error, and what was expected.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    from ..train import RunError
+
+    address = ray_address(config)
+    if address is None or address in ("local", "auto"):
+        return
+    try:
+        parts = urlsplit(address if "://" in address else f"//{address}")
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is no number: Ray's own error names it
+        return
+    if port is None and parts.scheme == "ray":
+        port = RAY_CLIENT_PORT
+    if not host or port is None:
+        return
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as error:
+        source = "rllib.address in the config" if config.rllib.address else "$RAY_ADDRESS"
+        reason = "timed out" if isinstance(error, TimeoutError) else (error.strerror or str(error))
+        start = f"--ray-client-server-port={port}" if parts.scheme == "ray" else f"--port={port}"
+        raise RunError(
+            f"cannot reach the Ray cluster at {address!r} ({source}): {host}:{port} accepted no connection "
+            f"within {timeout:g} s ({reason}). Expected a running Ray head there: start one on that machine "
+            f"with 'ray start --head {start}', or unset {source} to train on a local Ray. Nothing was written."
+        ) from None
 
 
 def init_ray(config: RunConfig) -> bool:
@@ -191,6 +246,40 @@ def refresh_past_modules(algo, run: RunFolder, completed: int, config: RunConfig
     return chosen
 
 
+def prune_checkpoints(run: RunFolder, completed: int, keep: int | None) -> None:
+    """Reduce the checkpoints of all iterations but the newest ``keep`` of ``completed`` to their team modules
+    (:data:`KEPT_WHEN_PRUNED`); ``keep=None`` keeps everything. Idempotent, so a run killed while pruning is
+    pruned on its next iteration.
+
+    Why the team modules of every iteration, not every k-th full checkpoint: ``opponents.past`` draws uniformly
+    from every older iteration (as the SB3 backend's pool; the draw and so the trained weights stay the same
+    whatever is kept), and ``traitors-eval --generation`` and agents by spec read any ``gen_NNN`` folder; all of
+    them load only the two team modules. The rest (the optimizer state, the past and bot modules, the env
+    runner's and connectors' state: 67% of a checkpoint at ``net_arch: [128, 128]``, 75% with past modules)
+    only serves ``--resume``, which restores the newest iteration.
+    """
+    if keep is None:
+        return
+    for generation in range(max(completed - keep, 0)):
+        folder = run.generation_dir(generation)
+        if folder.is_dir():
+            _remove_all_but(folder, Path(), KEPT_WHEN_PRUNED)
+
+
+def _remove_all_but(folder: Path, relative: Path, kept: tuple[Path, ...]) -> None:
+    """Delete everything under ``folder`` (``relative`` to the checkpoint) that neither is nor holds a ``kept`` path."""
+    for child in folder.iterdir():
+        path = relative / child.name
+        if path in kept:
+            continue
+        if child.is_dir() and not child.is_symlink() and any(path in k.parents for k in kept):
+            _remove_all_but(child, path, kept)
+        elif child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
 # ---------------------------------------------------------------- figures of an iteration
 def iteration_record(result: dict, generation: int, seconds: float) -> dict:
     """The figures of one ``Algorithm.train()`` result kept in ``state.json`` and ``generations.csv``."""
@@ -263,6 +352,8 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..evaluate import save_figure
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     fig.suptitle("Training win rate per iteration (last 200 games of each matchup, RLlib backend)")
     gens = [h["generation"] for h in history]
@@ -278,11 +369,7 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend(loc="best")
     axes[0].set_ylabel("win rate")
-    fig.tight_layout()
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    tmp.replace(path)
+    save_figure(fig, path)
 
 
 # ---------------------------------------------------------------- the run
@@ -315,7 +402,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
     """Run (or resume) ``training.generations`` RLlib iterations of ``config``; returns the run folder.
 
     Raises:
-        training.train.RunError: see :func:`training.train.prepare_run_folder`.
+        training.train.RunError: see :func:`training.train.prepare_run_folder`; or the cluster to join is
+            unreachable (:func:`check_ray_reachable`, before the run folder is touched).
     """
     import ray
     import torch
@@ -327,6 +415,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
 
     # The learner runs in this process; more torch threads than cores fight the env runners (4x slower updates).
     torch.set_num_threads(config.training.torch_threads)
+    if not ray.is_initialized():  # before the run folder is touched: an unreachable cluster loses nothing
+        check_ray_reachable(config)
     run, state = prepare_run_folder(config, resume, force)
     start, total = state["completed_generations"], config.training.generations
     if start >= total:
@@ -371,6 +461,8 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             state["history"].append(record)
             state["completed_generations"] = generation + 1
             run.write_state(state)  # last: the iteration now counts as completed
+            # Only now: until state.json names this iteration, --resume restores the one before in full.
+            prune_checkpoints(run, generation + 1, config.rllib.keep_checkpoints)
             _write_generations_csv(run, state["history"])
             _plot_training_win_rates(state["history"], run.path / "winrates.png")
             rates = record["win_rates"]
@@ -427,64 +519,18 @@ class RLlibModuleSpec:
         return PolicyAgent(load_module_policy(self.path), seed=seed, deterministic=self.deterministic)
 
 
-def evaluate_rllib_run(
-    config: RunConfig,
-    run: RunFolder,
-    generation: int | None = None,
-    games: int | None = None,
-    workers: int | None = None,
-    progress: bool | None = None,
-) -> dict:
-    """Evaluate an RLlib run's team modules through :func:`training.evaluate.evaluate_matrix`: every (trained,
-    heuristic, random) Pirates policy against every Mutineers policy. Arguments, files and the returned report
-    as :func:`training.evaluate.evaluate_run` (which calls this for ``backend: rllib``): ``evaluation.*`` for
-    the newest iteration with the config's games, else ``evaluation_gen<G>_games<N>.*``.
+def trained_module_specs(run: RunFolder, generation: int, deterministic: bool) -> tuple[dict[str, Path], dict]:
+    """The team modules of iteration ``generation`` (0-based) of an RLlib run, for
+    :func:`training.evaluate.evaluate_run` (which evaluates RLlib runs as SB3 runs, ``backend: rllib`` in the
+    report): ``({team: module folder}, {team: RLlibModuleSpec})``.
 
     Raises:
-        PolicyLoadError: if the run has no completed iteration or a module folder is missing.
+        PolicyLoadError: if a module folder is missing.
     """
-    from ..agents import AgentSpec, PolicyLoadError
-    from ..evaluate import cells_csv, evaluate_matrix, evaluation_stem, learning_checks, markdown_report
+    from ..agents import PolicyLoadError
 
-    completed = run.completed_generations()
-    if completed == 0:
-        raise PolicyLoadError(f"run {str(run.path)!r} has no completed iteration to evaluate (no checkpoint)")
-    generation = completed - 1 if generation is None else generation
-    games = config.evaluation.games if games is None else games
     modules = {team: run.generation_dir(generation) / MODULE_DIR / team for team in TEAMS}
     for path in modules.values():
         if not path.is_dir():
             raise PolicyLoadError(f"RLlib module {str(path)!r} does not exist; train first or pick another --generation")
-    det = config.evaluation.deterministic
-    specs = {
-        team: {"trained": RLlibModuleSpec(modules[team], det), "heuristic": AgentSpec("heuristic"), "random": AgentSpec("random")}
-        for team in TEAMS
-    }
-    cells = evaluate_matrix(
-        specs,
-        config.eval_player_counts,
-        games,
-        seed=config.seed + 1_000_003,  # the deals of the SB3 backend's evaluation
-        claims=config.env.claims,
-        workers=config.evaluation.workers if workers is None else workers,
-        progress=config.training.progress_bar if progress is None else progress,
-    )
-    checks = learning_checks(cells)
-    report = {
-        "run": config.name,
-        "backend": "rllib",
-        "generation": generation + 1,  # 1-based, as in state.json and the checkpoint folders
-        "checkpoints": {team: str(path) for team, path in modules.items()},
-        "games_per_cell": games,
-        "player_counts": config.eval_player_counts,
-        "deterministic": det,
-        "cells": [c.as_row() for c in cells],
-        "learning_checks": checks,
-    }
-    stem = evaluation_stem(config, completed, generation, games)
-    files = [run.path / f"{stem}.{ext}" for ext in ("json", "csv", "md")]
-    atomic_write_text(files[0], json.dumps(report, indent=2))
-    atomic_write_text(files[1], cells_csv(cells))
-    title = f"Evaluation of run {config.name!r} (RLlib), iteration {generation + 1}, {games} games per cell"
-    atomic_write_text(files[2], markdown_report(cells, checks, title))
-    return {**report, "files": [str(f) for f in files]}
+    return modules, {team: RLlibModuleSpec(path, deterministic) for team, path in modules.items()}

@@ -1,6 +1,7 @@
 """Agents that play team modules trained with Ray RLlib (``backend: rllib``; needs the ``rllib`` extra).
 
-An RLlib run saves one algorithm checkpoint per iteration (``checkpoints/gen_001/``); the team
+An RLlib run saves one algorithm checkpoint per iteration (``checkpoints/gen_001/``; of older iterations only
+the team modules are kept, ``rllib.keep_checkpoints``); the team
 modules lie in ``learner_group/learner/rl_module/pirates`` and ``.../mutineers``
 (:class:`~traitors_env.agents.rllib_module.TeamPPOModule`). As agents by spec
 (:func:`traitors_env.agents.spec.load_agent`) a spec may name:
