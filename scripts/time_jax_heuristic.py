@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import importlib
 import re
 import time
 
@@ -58,6 +59,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--calls", type=int, default=10, help="calls per repeat")
     parser.add_argument("--hlo", help="write the optimized HLO here and print op counts")
+    parser.add_argument(
+        "--module",
+        action="append",
+        help="time heuristic_act of this module instead (repeatable: the modules take turns, for A/B runs under load)",
+    )
     args = parser.parse_args()
 
     observation, mask = positions(games=256, steps=40)
@@ -68,30 +74,36 @@ def main() -> None:
         batches.append((jnp.asarray(observation[rows]), jnp.asarray(mask[rows])))
     print(f"{len(observation)} positions collected; batch {args.batch}")
 
-    act = jax.jit(jax.vmap(jh.heuristic_act))
     memory = jh.init_memory(args.batch)
     keys = jax.random.split(jax.random.key(0), args.batch)
-    wall, cpu = time.perf_counter(), time.process_time()
-    compiled = act.lower(batches[0][0], batches[0][1], memory, keys).compile()
-    print(f"compile: {time.perf_counter() - wall:.1f} s wall, {time.process_time() - cpu:.1f} s CPU")
-    if args.hlo:
-        text = compiled.as_text()
-        with open(args.hlo, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        counts = hlo_counts(text)
-        print("HLO ops:", ", ".join(f"{k} {v}" for k, v in counts.most_common(25)))
-    jax.block_until_ready(compiled(*batches[0], memory, keys))
-    best_cpu = best_wall = float("inf")
-    for _ in range(args.repeats):
+    names = args.module or [jh.__name__]
+    compiled = {}
+    for name in names:
+        module = importlib.import_module(name)
+        act = jax.jit(jax.vmap(lambda o, m, memory, k, module=module: module.heuristic_act(o, m, module.Memory(*memory), k)))
         wall, cpu = time.perf_counter(), time.process_time()
-        for i in range(args.calls):
-            observation_b, mask_b = batches[i % len(batches)]
-            out = compiled(observation_b, mask_b, memory, keys)
-        jax.block_until_ready(out)
-        decisions = args.calls * args.batch
-        best_wall = min(best_wall, (time.perf_counter() - wall) / decisions * 1e6)
-        best_cpu = min(best_cpu, (time.process_time() - cpu) / decisions * 1e6)
-    print(f"heuristic_act: {best_cpu:.2f} µs CPU per decision, {best_wall:.2f} µs wall (best of {args.repeats})")
+        compiled[name] = act.lower(batches[0][0], batches[0][1], memory, keys).compile()
+        print(f"{name}: compile {time.perf_counter() - wall:.1f} s wall, {time.process_time() - cpu:.1f} s CPU")
+        if args.hlo:
+            text = compiled[name].as_text()
+            with open(args.hlo if len(names) == 1 else f"{args.hlo}.{name}", "w", encoding="utf-8") as handle:
+                handle.write(text)
+            counts = hlo_counts(text)
+            print("HLO ops:", ", ".join(f"{k} {v}" for k, v in counts.most_common(25)))
+        jax.block_until_ready(compiled[name](*batches[0], memory, keys))
+    best = {name: [float("inf"), float("inf")] for name in names}
+    for _ in range(args.repeats):
+        for name in names:
+            wall, cpu = time.perf_counter(), time.process_time()
+            for i in range(args.calls):
+                observation_b, mask_b = batches[i % len(batches)]
+                out = compiled[name](observation_b, mask_b, memory, keys)
+            jax.block_until_ready(out)
+            decisions = args.calls * args.batch
+            best[name][0] = min(best[name][0], (time.process_time() - cpu) / decisions * 1e6)
+            best[name][1] = min(best[name][1], (time.perf_counter() - wall) / decisions * 1e6)
+    for name, (cpu_us, wall_us) in best.items():
+        print(f"{name}: {cpu_us:.2f} µs CPU per decision, {wall_us:.2f} µs wall (best of {args.repeats})")
 
 
 if __name__ == "__main__":

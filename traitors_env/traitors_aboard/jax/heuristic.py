@@ -34,6 +34,7 @@ probabilities are all 0 and the action is 0; check the mask before using the act
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
@@ -45,6 +46,7 @@ from .. import actions as A
 from ..cards import HAND_SIZE, LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE
 from ..engine import Phase
 from ..observation import MAX_CHEST, OBS_SIZE
+from .engine import _once
 
 __all__ = ["Memory", "heuristic_act", "heuristic_probabilities", "init_memory"]
 
@@ -63,13 +65,19 @@ _LOOT_VALUES = np.array(LOOT_VALUES, dtype=np.float32)
 _MUTINEERS = np.array([SETUP_TABLE[n].mutineers for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)], dtype=np.int32)
 
 
-def _chest_decoder() -> np.ndarray:
-    """Per chest-card code (the Python agent's ``_CHEST_CODE``): announced, placer, known; −1 when unknown."""
-    size = int(max(_bot._CARD_OF_CODE)) + 1
-    table = np.full((size, 3), -1, dtype=np.int32)
-    for code, card in _bot._CARD_OF_CODE.items():
-        table[int(code)] = (card.announced, card.placer, card.known)
-    return table
+# The columns of a chest-card row that the Python agent's ``_CHEST_CODE`` folds into one code: announced
+# (one-hot, code 1–3), placer (one-hot, code 4·seat), true value (one-hot, code 64–192). Read here column by
+# column (one-hot products, no code table): the same fields, each kept as its one-hot too.
+_ANNOUNCED_COLUMNS = slice(1, 4)
+_PLACER_COLUMNS = slice(4, 4 + MAX_PLAYERS)
+_KNOWN_COLUMNS = slice(5 + MAX_PLAYERS, 8 + MAX_PLAYERS)
+assert list(_bot._CHEST_CODE[_ANNOUNCED_COLUMNS]) == [1, 2, 3]
+assert list(_bot._CHEST_CODE[_PLACER_COLUMNS]) == [4 * p for p in range(MAX_PLAYERS)]
+assert list(_bot._CHEST_CODE[_KNOWN_COLUMNS]) == [64, 128, 192]
+assert all(
+    (card.announced, card.placer, card.known) == ((c % 4) - 1, (c // 4) % 8 if c % 4 else -1, c // 64 - 1)
+    for c, card in ((int(code), card) for code, card in _bot._CARD_OF_CODE.items())
+)  # the decoding below is the Python agent's table
 
 
 def _index_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -86,7 +94,6 @@ def _index_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return hand, chest, order
 
 
-_CHEST_DECODER = _chest_decoder()
 _HAND_CLAIM, _CHEST_CLAIM, _ORDER = _index_tables()
 _PERMS = np.array(A.SPYGLASS_PERMUTATIONS, dtype=np.int32)
 _PIRATE_RETURNS = np.array(_H.PIRATE_RETURNS, dtype=np.int32)
@@ -167,6 +174,16 @@ def _last_hot(block: jax.Array) -> jax.Array:
     return jnp.where(hot.any(-1), width - 1 - jnp.argmax(hot[..., ::-1], axis=-1), -1)
 
 
+def _at(values, index: jax.Array) -> jax.Array:
+    """``values[clip(index, 0, len - 1)]`` for a small static ``values`` (a sequence or an array over its first
+    axis) and an index that may be −1 (callers mask those entries): a chain of selects, elementwise over
+    ``index``; no gather, no reduction (both slow on a CPU under ``vmap``)."""
+    out = values[0]
+    for i in range(1, len(values)):
+        out = jnp.where(index == i, values[i], out)
+    return out
+
+
 def _read(obs: jax.Array) -> _Table:
     idx = jnp.arange(_SEATS)
     n = jnp.argmax(obs[_bot._NUM_PLAYERS]) + MIN_PLAYERS
@@ -184,9 +201,20 @@ def _read(obs: jax.Array) -> _Table:
     vouched = jnp.where(seat, _last_hot(claims[:, _bot._C_VOUCH : _bot._C_HAND]), -1)
     width = _bot._CHEST_CODE.size
     chest = obs[_bot._CHEST_START : _bot._CHEST_START + MAX_CHEST * width].reshape(MAX_CHEST, width)
-    code = jnp.dot(chest, _bot._CHEST_CODE, precision=jax.lax.Precision.HIGHEST).astype(jnp.int32)  # small integers
-    decoded = jnp.asarray(_CHEST_DECODER)[jnp.clip(code, 0, _CHEST_DECODER.shape[0] - 1)]
     card = jnp.arange(MAX_CHEST) < k
+
+    def code(columns: slice) -> jax.Array:  # 1 + the hot column of a one-hot group, 0 if none (exact floats)
+        return sum(chest[:, c] * (i + 1) for i, c in enumerate(range(columns.start, columns.stop)))
+
+    announced, placer, known = code(_ANNOUNCED_COLUMNS), code(_PLACER_COLUMNS), code(_KNOWN_COLUMNS)
+    # A placer without an announcement is no code of the Python agent's table: nothing known of that card.
+    valid = card & ((announced > 0) | (placer <= 1))
+    attributed = valid & (announced > 0)
+    announced, placer, known = _once(  # small integers, −1 where none; computed once, read by many
+        jnp.where(attributed, announced - 1, -1).astype(jnp.int32),
+        jnp.where(attributed, jnp.maximum(placer - 1, 0), -1).astype(jnp.int32),
+        jnp.where(valid & (known > 0), known - 1, -1).astype(jnp.int32),
+    )
     return _Table(
         n=n,
         seat=seat,
@@ -204,21 +232,31 @@ def _read(obs: jax.Array) -> _Table:
         vouched=vouched,
         claims_spyglass=seat & (claims[:, _bot._C_HAND + SPYGLASS] > 0),
         card=card,
-        announced=jnp.where(card, decoded[:, 0], -1),
-        placer=jnp.where(card, decoded[:, 1], -1),
-        known=jnp.where(card, decoded[:, 2], -1),
+        announced=announced,
+        placer=placer,
+        known=known,
         summary=obs[_bot._CHEST_SUMMARY],
         spyglass_taken=jnp.argmax(obs[_bot._SG_TAKEN]),
         others=seat & (idx >= 1) & (revealed == 0),
     )
 
 
-def _at(values: jax.Array, index: jax.Array) -> jax.Array:
-    """``values[index]`` for an index that may be −1 (the caller masks those entries)."""
-    return jnp.asarray(values)[jnp.clip(index, 0, values.shape[0] - 1)]
-
-
 # ------------------------------------------------------------------ the Python agent's helpers
+def _cumsum(x: jax.Array) -> jax.Array:
+    """``jnp.cumsum`` over the last (small) axis as a triangular select-sum (a cumsum is a slow reduce-window on a
+    CPU); exact for integers."""
+    n = x.shape[-1]
+    lower = np.arange(n)[None, :] <= np.arange(n)[:, None]  # lower[i, j]: j <= i
+    return jnp.sum(jnp.where(lower, x[..., None, :], 0), axis=-1)
+
+
+def _sort3(a: jax.Array, b: jax.Array, c: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Three values in ascending order (a min/max network: no sort op)."""
+    low, high = jnp.minimum(a, b), jnp.maximum(a, b)
+    middle, top = jnp.minimum(high, c), jnp.maximum(high, c)
+    return jnp.minimum(low, middle), jnp.maximum(low, middle), top
+
+
 def _ties(seats: jax.Array, key: jax.Array) -> jax.Array:
     """``_pick``: the seats of ``seats`` with the highest key (ties), as 0/1 counts; all 0 if none."""
     best = jnp.max(jnp.where(seats, key, -jnp.inf))
@@ -300,10 +338,9 @@ def _card_values(t: _Table, prob: jax.Array) -> jax.Array:
 
 def _hand_claim(hand: jax.Array) -> jax.Array:
     """``hand_claim_action(_kinds(hand))``: the claim of a hand of counts (padded with +1s to three cards)."""
-    ends = jnp.cumsum(hand)
-    kinds = jnp.array([jnp.where(p < ends[-1], jnp.sum(ends <= p), PLUS) for p in range(HAND_SIZE)])
-    a, b, c = jnp.sort(kinds)
-    return jnp.asarray(_HAND_CLAIM)[a, b, c]
+    ends = _cumsum(hand)
+    kinds = [jnp.where(p < ends[-1], jnp.sum(ends <= p), PLUS) for p in range(HAND_SIZE)]
+    return jnp.asarray(_HAND_CLAIM)[_sort3(*kinds)]
 
 
 def _chest_claim(values: jax.Array, count: jax.Array) -> jax.Array:
@@ -492,7 +529,9 @@ def _spyglass_order(obs: jax.Array, pirate: jax.Array) -> _Choices:
     position = jnp.arange(_REMEMBERED)
     # Stable sort of the taken cards (lowest value on top for a Pirate); the others stay where they are.
     key = jnp.where(position < taken, jnp.where(pirate, values, -values), 10.0)
-    a, b, c = jnp.argsort(key, stable=True)
+    # The stable argsort of three keys from their ranks (earlier of equal keys first), no sort op.
+    rank = jnp.sum((key[None, :] < key[:, None]) | ((key[None, :] == key[:, None]) & (position < position[:, None])), 1)
+    a, b, c = (sum(jnp.where(rank[i] == r, i, 0) for i in range(_REMEMBERED)) for r in range(_REMEMBERED))
     return _choices([_choice(jnp.asarray(_ORDER)[a, b, c], True)])
 
 
@@ -574,8 +613,23 @@ def heuristic_probabilities(observation: jax.Array, action_mask: jax.Array, memo
 
 
 def _draw(ties: jax.Array, u: jax.Array) -> jax.Array:
-    """The alternative drawn with probability proportional to ``ties`` (counts) from a uniform ``u``."""
-    return jnp.argmax(jnp.cumsum(ties, axis=-1) > u * ties.sum(-1, keepdims=True), axis=-1)
+    """The alternative drawn with probability proportional to ``ties`` (counts) from a uniform ``u``: the first
+    whose cumulative count exceeds ``u`` × the total, i.e. the ``floor(u × total)``-th counted one (from 0)."""
+    return jnp.argmax(_cumsum(ties) > u * ties.sum(-1, keepdims=True), axis=-1)
+
+
+def _draw_legal(legal: jax.Array, u: jax.Array) -> jax.Array:
+    """``_draw(legal, u)`` for the 196 actions without their cumulative sum (a slow reduce-window on a CPU): which
+    block of 14 holds the ``floor(u × legal actions)``-th legal action, then where in it. Same action for the same
+    ``u`` (meaningless if none is legal)."""
+    side = math.isqrt(A.NUM_ACTIONS - 1) + 1
+    grid = jnp.zeros(side * side, jnp.int32).at[: A.NUM_ACTIONS].set(legal).reshape(side, side)
+    upto = _cumsum(grid.sum(1))  # legal actions in blocks 0 … i
+    pick = jnp.floor(u * upto[-1].astype(jnp.float32)).astype(jnp.int32)
+    which = jnp.minimum(jnp.sum(upto <= pick), side - 1)
+    before = jnp.sum(jnp.where(jnp.arange(side) < which, grid.sum(1), 0))
+    within = _cumsum(_at(grid, which))  # the block's row, cumulated
+    return which * side + jnp.minimum(jnp.sum(within <= pick - before), side - 1)
 
 
 def heuristic_act(
@@ -603,7 +657,7 @@ def heuristic_act(
     alternative = drawn[choices.draw]  # per slot
     slot_action = choices.action[jnp.arange(_SLOTS), alternative]
     playable = choices.present[jnp.arange(_SLOTS), alternative] & legal[slot_action]
-    fallback = _draw(legal.astype(jnp.int32), u[_DRAWS])
+    fallback = _draw_legal(legal, u[_DRAWS])
     chosen = jnp.where(playable.any(), slot_action[jnp.argmax(playable)], jnp.where(legal.any(), fallback, 0))
     # The Python agent sets its memory at a Pirate's main decision and spends it at the claim.
     main, claim = pirate & (phase == Phase.MAIN), pirate & (phase == Phase.CLAIM)
