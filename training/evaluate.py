@@ -126,6 +126,13 @@ def evaluate_matrix(
     return cells
 
 
+def _team_rate(cell: Cell, team: str) -> dict:
+    """``team``'s win rate in ``cell`` with its 95% Wilson interval and the number of games."""
+    wins = cell.pirate_wins if team == "pirates" else cell.games - cell.pirate_wins
+    low, high = wilson_interval(wins, cell.games)
+    return {"win_rate": wins / cell.games, "ci_low": low, "ci_high": high, "games": cell.games}
+
+
 def learning_checks(cells: list[Cell]) -> dict:
     """The acceptance checks, pooled over table sizes, for each team against heuristic opponents.
 
@@ -141,9 +148,7 @@ def learning_checks(cells: list[Cell]) -> dict:
             cell = pooled.get(key(policy))
             if cell is None:
                 continue
-            wins = cell.pirate_wins if team == "pirates" else cell.games - cell.pirate_wins
-            low, high = wilson_interval(wins, cell.games)
-            rates[policy] = {"win_rate": wins / cell.games, "ci_low": low, "ci_high": high, "games": cell.games}
+            rates[policy] = _team_rate(cell, team)
         entry = {"vs": "heuristic " + ("mutineers" if team == "pirates" else "pirates"), "win_rates": rates}
         if "trained" in rates:
             trained = rates["trained"]
@@ -185,9 +190,7 @@ def size_checks(cells: list[Cell], margin: float = SIZE_MARGIN) -> dict:
                 cell = by_key.get((n, policy, "heuristic") if team == "pirates" else (n, "heuristic", policy))
                 if cell is None:
                     break
-                wins = cell.pirate_wins if team == "pirates" else cell.games - cell.pirate_wins
-                low, high = wilson_interval(wins, cell.games)
-                rates[policy] = {"win_rate": wins / cell.games, "ci_low": low, "ci_high": high, "games": cell.games}
+                rates[policy] = _team_rate(cell, team)
             else:
                 difference = rates["trained"]["win_rate"] - rates["heuristic"]["win_rate"]
                 apart = rates["trained"]["ci_low"] > rates["heuristic"]["ci_high"]
