@@ -104,19 +104,13 @@ def _scan(engine, steps, batch, capacities=None):
     def run(team, probabilities):
         opponents = R.Opponents(probabilities, params, _stacked(params, 2), jnp.int32(2))
         slots = R.new_slots(engine, settings, jax.random.key(1), batch, opponents)
-        # Games dealt ahead: a slot whose two reserve games are used up deals anew (both paths run here).
-        reserve = R.deal_reserve(engine, settings, jax.random.key(3), batch)
 
-        def body(carry, key):
-            slots, reserve = carry
-            before = (jax.vmap(engine.roles)(slots.state), slots.state.current_player)
-            slots, reserve, rec = R.game_step(
-                engine, settings, model.apply, actor, params, team, opponents, slots, key, reserve
-            )
-            return (slots, reserve), (rec, before)
+        def body(slots, key):
+            before = (jax.vmap(engine.roles)(slots.state), slots.state.current_player, slots.empty)
+            slots, rec = R.game_step(engine, settings, model.apply, actor, params, team, opponents, slots, key)
+            return slots, (rec, before)
 
-        (_, reserve), out = jax.lax.scan(body, (slots, reserve), jax.random.split(jax.random.key(2 + team), steps))
-        return out + (reserve.used,)
+        return jax.lax.scan(body, slots, jax.random.split(jax.random.key(2 + team), steps))[1]
 
     return jax.jit(run)
 
@@ -124,16 +118,24 @@ def _scan(engine, steps, batch, capacities=None):
 def _replay_check(engine, team, kinds, steps=48, batch=16, capacities=None):
     """Roll out, then check each slot's transitions against the record of who acted."""
     scan = _scan(engine, steps, batch, capacities)
-    rec, (roles, seats), used = scan(jnp.int32(team), jnp.asarray(kinds, jnp.float32))
-    assert int(used.max()) > R.RESERVE  # some slot dealt beyond its reserve: both paths ran
-    roles, seats = np.asarray(roles), np.asarray(seats)
+    rec, (roles, seats, empty) = scan(jnp.int32(team), jnp.asarray(kinds, jnp.float32))
+    roles, seats, empty = np.asarray(roles), np.asarray(seats), np.asarray(empty)
     valid = np.asarray(rec["valid"])
+    # A slot whose game ended is empty — no decision, no transition, no game end — until a deal hands it a new
+    # game; a deal gives up to deal_size(16) = 8 empty slots a game once at least 4 are empty.
+    ended = np.asarray(rec["ended"])
+    assert empty.any() and not (valid & empty).any() and not (ended & empty).any()
+    assert (empty[:-1] & ~empty[1:]).any()  # deals came in the middle of the rollout
+    size = R.deal_size(batch)
+    for t in range(steps - 1):
+        after = empty[t].sum() + ended[t].sum()
+        assert empty[t + 1].sum() == (after - min(size, after) if after >= size // 2 else after)
     acting_team = np.take_along_axis(roles, seats[..., None], axis=-1)[..., 0]
     if capacities is None:
-        assert (valid == (acting_team == team)).all()  # exactly the learner seats' decisions are transitions
+        assert (valid == ((acting_team == team) & ~empty)).all()  # exactly the learner seats' decisions are transitions
     else:
         assert not (valid & (acting_team != team)).any()  # only the learner seats' decisions are transitions
-        waited = (acting_team == team) & ~valid  # the learner's games beyond its capacity wait a step
+        waited = (acting_team == team) & ~valid & ~empty  # the learner's games beyond its capacity wait a step
         assert waited.any() and valid.sum(axis=1).max() <= capacities[0]
     index = np.asarray(rec["learner"]["index"])
     for t in range(steps):  # the learner's sub-batch holds exactly its games of the step
@@ -191,24 +193,25 @@ def test_past_opponents_draw_their_snapshot_per_game_and_keep_it_all_game():
         slots = R.new_slots(engine, settings, jax.random.key(4), 32, opponents)
 
         def body(slots, key):
-            before = (slots.past, slots.state.legal_action_mask.astype(bool))
-            slots, _, rec = R.game_step(engine, settings, model.apply, actor, params, 0, opponents, slots, key)
+            before = (slots.past, slots.state.legal_action_mask.astype(bool), slots.empty)
+            slots, rec = R.game_step(engine, settings, model.apply, actor, params, 0, opponents, slots, key)
             return slots, (before, rec["action"], rec["valid"], rec["ended"])
 
         return jax.lax.scan(body, slots, jax.random.split(jax.random.key(5), 64))[1]
 
-    (drawn, mask), action, valid, ended = jax.device_get(run())
+    (drawn, mask, empty), action, valid, ended = jax.device_get(run())
     assert set(np.unique(drawn)) == {0, 1}  # both real snapshots are met, the repeat never
     lowest = mask.argmax(-1)
     highest = mask.shape[-1] - 1 - mask[..., ::-1].argmax(-1)
-    opponent = ~valid
+    opponent = ~valid & ~empty  # an empty slot (its game ended, no new one dealt yet) makes no decision
     assert opponent.sum() > 100
     expected = np.where(drawn == 0, lowest, highest)
     assert (action[opponent] == expected[opponent]).all()  # each game meets the snapshot it drew
-    # A game keeps its snapshot until it ends; the slot's next game draws again (both values follow some end).
-    same_game = ~ended[:-1]
+    # A game keeps its snapshot until it ends; the slot's next game draws again (both values follow some deal).
+    same_game = ~ended[:-1] & ~empty[:-1]
     assert (drawn[1:][same_game] == drawn[:-1][same_game]).all()
-    redrawn = drawn[1:][ended[:-1]] != drawn[:-1][ended[:-1]]
+    dealt = (ended[:-1] | empty[:-1]) & ~empty[1:]
+    redrawn = drawn[1:][dealt] != drawn[:-1][dealt]
     assert redrawn.any() and not redrawn.all()
 
 
@@ -263,6 +266,19 @@ def test_masked_distribution_never_picks_or_weighs_illegal_actions():
     assert float(entropy[0]) == pytest.approx(-(p * np.log(p)).sum(), abs=1e-6)
     draws = jax.random.categorical(jax.random.key(0), P.masked_logits(logits, mask), shape=(500, 1))
     assert set(np.unique(np.asarray(draws))) <= {1, 2}
+
+
+@pytest.mark.parametrize("net_arch, activation", [((16,), "tanh"), ((32, 8), "relu"), ((128, 128), "tanh")])
+def test_fused_apply_is_the_actor_critic_with_one_first_layer_matmul(net_arch, activation):
+    model = P.ActorCritic(net_arch, activation)
+    params = model.init(jax.random.key(0), jnp.zeros((1, 1228)))
+    params = jax.tree_util.tree_map(lambda x: x + 0.1 * jax.random.normal(jax.random.key(1), x.shape), params)
+    obs = jax.random.uniform(jax.random.key(2), (32, 1228)) * 4.0
+    logits, value = model.apply(params, obs)
+    fused_logits, fused_value = P.fused_apply(activation)(params, obs)
+    assert fused_logits.shape == (32, P.NUM_ACTIONS) and fused_value.shape == (32,)
+    np.testing.assert_allclose(fused_logits, logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(fused_value, value, rtol=1e-5, atol=1e-5)
 
 
 def test_compact_keeps_valid_rows_and_pads_with_zero_weight():

@@ -62,6 +62,38 @@ class ActorCritic(nn.Module):
         return self.actor(obs)
 
 
+def fused_apply(activation: str = "tanh"):
+    """``apply(params, obs) -> (logits, value)`` equal to ``ActorCritic.apply`` on the same ``params`` (same tree,
+    same math up to float rounding), but with the actor's and the critic's first layers computed as one matmul.
+
+    Why: on a CPU the first layer (1228 inputs) is most of the network's work in the rollout and in the update;
+    one ``(N, 1228) × (1228, 2·width)`` product reads the observations once and runs closer to the machine's
+    matmul rate than two narrow ones.
+    """
+    act = {"tanh": jnp.tanh, "relu": jax.nn.relu}[activation]
+
+    def dense(layer, x):
+        return x @ layer["kernel"] + layer["bias"]
+
+    def apply(params, obs):
+        nets = params["params"]
+        actor, critic = nets["actor"], nets["critic"]
+        width = actor["hidden_0"]["kernel"].shape[1]
+        kernel = jnp.concatenate([actor["hidden_0"]["kernel"], critic["hidden_0"]["kernel"]], axis=1)
+        bias = jnp.concatenate([actor["hidden_0"]["bias"], critic["hidden_0"]["bias"]])
+        first = act(obs @ kernel + bias)
+        outs = []
+        for net, x in ((actor, first[..., :width]), (critic, first[..., width:])):
+            layer = 1
+            while f"hidden_{layer}" in net:
+                x = act(dense(net[f"hidden_{layer}"], x))
+                layer += 1
+            outs.append(dense(net["out"], x))
+        return outs[0], outs[1][..., 0]
+
+    return apply
+
+
 def masked_logits(logits, mask):
     """``logits`` with illegal actions (``mask`` False/0) set to :data:`ILLEGAL_LOGIT`."""
     return jnp.where(mask.astype(bool), logits, ILLEGAL_LOGIT)

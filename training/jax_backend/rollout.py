@@ -5,8 +5,9 @@ roles (never shown to a policy) to see whose seat acts: a learner seat samples f
 learner's policy and that decision is a transition (``valid``); any other seat is played by
 the slot's opponent, drawn when the game was dealt by the configured weights — the other
 team's newest parameters (``latest``), an older snapshot (``past``), the JAX heuristic bot
-or the random bot — and is not a transition. A game that ends is dealt again in place
-(table size drawn per game, so one batch mixes sizes).
+or the random bot — and is not a transition. A game that ends leaves its slot empty until the next
+deal, which hands new games (table size drawn per game, so one batch mixes sizes) to a fixed number
+of empty slots at once (:func:`deal_size`); an empty slot makes no decision meanwhile.
 
 Each player is computed only on the games where it acts: those games are gathered into a
 sub-batch of a fixed size (:func:`capacities`), the player runs there and its moves are
@@ -77,6 +78,7 @@ class Slots(NamedTuple):
     learner_decisions: jnp.ndarray  # int32: learner decisions so far in the game
     last_learner_seat: jnp.ndarray  # int32: the seat of the learner's last decision
     decisions: jnp.ndarray  # int32: game decisions so far
+    empty: jnp.ndarray  # bool: the slot's game has ended and no new one has been dealt yet
 
 
 class Settings(NamedTuple):
@@ -92,6 +94,8 @@ class Settings(NamedTuple):
     #: games per step each player may act in, for (learner, latest, past, heuristic, random), see
     #: :func:`capacities`; ``None``: every player is computed on the whole batch (no game ever waits)
     capacities: tuple[int, ...] | None = None
+    #: games handed out per deal (see :func:`deal_size`); ``None``: :func:`deal_size` of the batch
+    deals: int | None = None
 
 
 #: the learner's share of game decisions per team (Pirates, Mutineers), measured on the real game with table
@@ -138,16 +142,15 @@ def capacities_of(settings: Settings, batch: int) -> tuple[int, ...]:
     return tuple(int(c) for c in caps)
 
 
-#: games dealt ahead per slot at the start of each rollout (dealing costs about two engine steps; dealing
-#: only at rollout starts instead of at every step keeps it out of the loop; a slot that runs out deals anew)
-RESERVE = 2
+def deal_size(batch: int) -> int:
+    """Games handed out per deal in a batch of ``batch`` slots: a sixteenth of the batch (at least 8, at most the
+    batch). A deal happens on a step that finds at least half that many slots empty.
 
-
-class Reserve(NamedTuple):
-    """Games dealt ahead: ``states`` with leading dimensions ``(RESERVE, B)``; ``used`` int32 ``(B,)`` per slot."""
-
-    states: Any
-    used: jnp.ndarray
+    Why: dealing a game (shuffle, hands, first observation) costs about four engine steps, so dealing the whole
+    batch whenever one slot needs a game, or dealing ahead for every slot, costs more than the game steps
+    themselves; dealing only what ended, a batch at a time, leaves a few percent of the slots idle for a step or two.
+    """
+    return min(batch, max(8, batch // 16))
 
 
 def _deal(engine: Engine, settings: Settings, key, batch: int):
@@ -167,7 +170,7 @@ def _slots_of(engine: Engine, state, key, opponents: Opponents) -> Slots:
     past = jax.random.randint(k_past, (batch,), 0, opponents.past_count).astype(jnp.int32)
     memory = jax.vmap(lambda _: engine.heuristic_memory())(jnp.arange(batch))
     zeros = jnp.zeros(batch, jnp.int32)
-    return Slots(state, kind, past, memory, zeros, zeros, zeros)
+    return Slots(state, kind, past, memory, zeros, zeros, zeros, jnp.zeros(batch, bool))
 
 
 def _new_games(engine: Engine, settings: Settings, key, batch: int, opponents: Opponents) -> Slots:
@@ -175,28 +178,17 @@ def _new_games(engine: Engine, settings: Settings, key, batch: int, opponents: O
     return _slots_of(engine, _deal(engine, settings, k_deal, batch), k_kind, opponents)
 
 
-def deal_reserve(engine: Engine, settings: Settings, key, batch: int) -> Reserve:
-    """:data:`RESERVE` games per slot, dealt in one batch."""
-    states = _deal(engine, settings, key, RESERVE * batch)
-    states = jax.tree_util.tree_map(lambda x: x.reshape((RESERVE, batch) + x.shape[1:]), states)
-    return Reserve(states, jnp.zeros(batch, jnp.int32))
+def _deal_empty(engine: Engine, settings: Settings, key, slots: Slots, opponents: Opponents) -> Slots:
+    """New games in up to ``settings.deals`` (:func:`deal_size`) empty slots, drawn uniformly when more are empty,
+    on a step that finds at least half that many empty; else ``slots`` unchanged."""
+    batch = slots.kind.shape[0]
+    size = min(batch, settings.deals or deal_size(batch))
+    k_pick, k_new = jax.random.split(key)
 
+    def deal(slots):
+        return _put(slots, _pick(k_pick, slots.empty, size), _new_games(engine, settings, k_new, size, opponents))
 
-def _next_games(engine: Engine, settings: Settings, key, ended, reserve: Reserve | None, opponents: Opponents):
-    """New games for the slots whose game ended: from the reserve while it lasts, else dealt now."""
-    k_deal, k_kind = jax.random.split(key)
-    if reserve is None:
-        return _new_games(engine, settings, key, ended.shape[0], opponents), None
-    batch = ended.shape[0]
-    index = jnp.minimum(reserve.used, RESERVE - 1)
-    taken = jax.tree_util.tree_map(lambda x: x[index, jnp.arange(batch)], reserve.states)
-    short = ended & (reserve.used >= RESERVE)
-    state = jax.lax.cond(
-        short.any(),
-        lambda: _where(short, _deal(engine, settings, k_deal, batch), taken),
-        lambda: taken,
-    )
-    return _slots_of(engine, state, k_kind, opponents), reserve._replace(used=reserve.used + ended)
+    return jax.lax.cond(slots.empty.sum() >= max(1, size // 2), deal, lambda slots: slots, slots)
 
 
 def new_slots(engine: Engine, settings: Settings, key, batch: int, opponents: Opponents) -> Slots:
@@ -245,10 +237,11 @@ def _sample(key, logits, mask):
 
 
 def game_step(
-    engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key, reserve=None
+    engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key
 ):
-    """One decision in every game slot that gets its player this step (see :class:`Settings` ``capacities``);
-    returns the new slots, the reserve (``None`` if none: every step deals) and the step's record (see
+    """One decision in every running game slot that gets its player this step (see :class:`Settings`
+    ``capacities``), then a deal if enough slots are empty (:func:`deal_size`); returns the new slots and the
+    step's record (see
     :func:`rollout`; ``record["learner"]`` holds the learner's sub-batch: ``index`` int32 ``(C,)`` its games,
     ``B`` for an unused row, and their ``obs``, ``mask``, ``action``, ``log_prob``, ``value``)."""
     batch = slots.kind.shape[0]
@@ -261,7 +254,8 @@ def game_step(
     mask = state.legal_action_mask.astype(bool)
     roles = jax.vmap(engine.roles)(state).astype(jnp.int32)
     rows = jnp.arange(batch)
-    is_learner = roles[rows, seat] == team
+    running = ~slots.empty
+    is_learner = (roles[rows, seat] == team) & running
     action = jnp.zeros(batch, jnp.int32)
     moved = jnp.zeros(batch, bool)
 
@@ -292,7 +286,7 @@ def game_step(
         (HEURISTIC, caps[3], k_bot),
         (RANDOM, caps[4], k_random),
     ):
-        acts = (~is_learner) & (slots.kind == kind)
+        acts = (~is_learner) & running & (slots.kind == kind)
         waiting.append((acts.sum() - capacity).clip(0))
         if capacity == 0:
             continue
@@ -331,9 +325,9 @@ def game_step(
         learner_decisions,
         jnp.where(valid, seat, slots.last_learner_seat),
         slots.decisions + moved,
+        slots.empty | ended,
     )
-    fresh, reserve = _next_games(engine, settings, k_deal, ended, reserve, opponents)
-    slots = _where(ended, fresh, played)
+    slots = _deal_empty(engine, settings, k_deal, played, opponents)
     finished = ended & (learner_decisions > 0)
     record = {
         "learner": learner,
@@ -345,13 +339,14 @@ def game_step(
         # per-step sums for the logs
         "decisions": moved.sum(),
         "waiting": jnp.stack(waiting),  # games that wait for (learner, latest, past, heuristic, random)
+        "empty": slots.empty.sum(),  # slots left without a game for the next step (no deal yet)
         "games": finished.sum(),
         "wins": (finished & (team_reward > 0)).sum(),
         "game_learner_decisions": jnp.where(finished, learner_decisions, 0).sum(),
         "game_decisions": jnp.where(finished, played.decisions, 0).sum(),
         "games_without_learner_decision": (ended & (learner_decisions == 0)).sum(),
     }
-    return slots, reserve, record
+    return slots, record
 
 
 def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key):
@@ -365,15 +360,10 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
     """
 
     def body(carry, step_key):
-        slots, reserve, record = game_step(
-            engine, settings, apply_fn, actor_fn, params, team, opponents, carry[0], step_key, carry[1]
-        )
-        return (slots, reserve), record
+        return game_step(engine, settings, apply_fn, actor_fn, params, team, opponents, carry, step_key)
 
     batch = slots.kind.shape[0]
-    k_reserve, key = jax.random.split(key)
-    reserve = deal_reserve(engine, settings, k_reserve, batch)
-    (slots, _), rec = jax.lax.scan(body, (slots, reserve), jax.random.split(key, settings.n_steps))
+    slots, rec = jax.lax.scan(body, slots, jax.random.split(key, settings.n_steps))
     # Bootstrap: the value, seen from the learner's last seat, of each game still running.
     last = jax.vmap(engine.observe)(slots.state, slots.last_learner_seat) / jnp.asarray(OBS_SCALE)
     _, bootstrap = apply_fn(params, last)
@@ -407,6 +397,7 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
     metrics["learner_decisions"] = rec["valid"].sum()
     for i, player in enumerate(PLAYERS):  # game-steps spent waiting for a player with no room left
         metrics[f"waiting_{player}"] = rec["waiting"][:, i].sum()
+    metrics["waiting_deal"] = rec["empty"].sum()  # slot-steps spent empty, waiting for a deal
     return slots, grid, valid, metrics
 
 

@@ -69,6 +69,7 @@ def compiled(
     from .rollout import new_slots, rollout
 
     model = ppo.ActorCritic(net_arch, activation)
+    apply = ppo.fused_apply(activation)  # model.apply with one first-layer matmul for actor and critic
     optimizer = ppo.make_optimizer(learning_rate, max_grad_norm)
 
     def actor(params, obs):
@@ -77,13 +78,13 @@ def compiled(
     def learn(params, opt_state, grid, valid, key, capacity: int):
         k_compact, k_update = jax.random.split(key)
         batch = ppo.compact(k_compact, grid, valid, capacity)
-        params, opt_state, stats = ppo.update(params, opt_state, optimizer, model.apply, batch, k_update, update_config)
+        params, opt_state, stats = ppo.update(params, opt_state, optimizer, apply, batch, k_update, update_config)
         stats["train/explained_variance"] = ppo.explained_variance(batch.value, batch.ret, batch.weight)
         return params, opt_state, stats
 
     def team_rollout(team_settings, team):
         def run(params, opponents, slots, key):
-            return rollout(engine, team_settings, model.apply, actor, params, team, opponents, slots, key)
+            return rollout(engine, team_settings, apply, actor, params, team, opponents, slots, key)
 
         return jax.jit(run, donate_argnums=(2,))
 
