@@ -316,6 +316,7 @@ def test_unknown_key_is_named(tmp_path):
         ("name: x\nenv:\n  player_counts: [2, 5]\n", "env"),
         ("name: x\ntraining:\n  vec_env: threads\n", "training.vec_env"),
         ("seed: 1\n", "name"),
+        ("name: x\nseed: -3\n", "seed"),
     ],
 )
 def test_wrong_type_or_value_is_named(tmp_path, text, key):
@@ -324,6 +325,15 @@ def test_wrong_type_or_value_is_named(tmp_path, text, key):
     with pytest.raises(ConfigError) as error:
         load_config(path)
     assert f"{path}: {key}" in str(error.value)
+
+
+def test_negative_seed_is_refused_before_the_run_folder_is_made(tmp_path):
+    """Review finding: ``--seed -1`` (or ``seed: -3``) crashed in numpy after making the run folder, which then
+    refused a corrected rerun under the same name."""
+    config = tmp_path / "tiny.yaml"
+    config.write_text(f"name: neg\noutput_dir: {tmp_path / 'runs'}\n")
+    assert train_main(["--config", str(config), "--seed", "-1", "--no-eval"]) == 2
+    assert not (tmp_path / "runs" / "neg").exists()
 
 
 def test_missing_config_file_is_a_clear_error(tmp_path):
