@@ -336,6 +336,25 @@ def test_negative_seed_is_refused_before_the_run_folder_is_made(tmp_path):
     assert not (tmp_path / "runs" / "neg").exists()
 
 
+@pytest.mark.parametrize("text", ["{garbage", "[]", '{"history": []}', '{"completed_generations": "2"}'])
+def test_corrupted_state_json_is_a_clear_error_and_keeps_the_run(tmp_path, capsys, text):
+    """Review finding: ``--resume`` on a run whose state.json is damaged ended in a JSONDecodeError traceback."""
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: hurt\noutput_dir: {tmp_path / 'runs'}\n")
+    run = tmp_path / "runs" / "hurt"
+    (run / "checkpoints" / "gen_001").mkdir(parents=True)
+    (run / "config.yaml").write_text(config.read_text())
+    (run / "checkpoints" / "gen_001" / "pirates.zip").write_bytes(b"kept")
+    (run / "state.json").write_text(text)
+    assert train_main(["--config", str(config), "--resume", "--no-eval"]) == 2
+    err = capsys.readouterr().err
+    assert "state.json" in err and "completed_generations" in err and "Traceback" not in err
+    assert eval_main(["--run", str(run)]) == 2
+    assert "state.json" in capsys.readouterr().err
+    assert (run / "state.json").read_text() == text  # nothing saved is touched
+    assert (run / "checkpoints" / "gen_001" / "pirates.zip").read_bytes() == b"kept"
+
+
 def test_missing_config_file_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "nope.yaml")
