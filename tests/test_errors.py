@@ -273,6 +273,20 @@ def test_raw_env_before_reset_says_so():
             call()
 
 
+@pytest.mark.parametrize("module", [traitors_aboard_v0, the_traitors_v0])
+def test_raw_env_step_after_every_agent_is_done_says_so(module):
+    """Review finding: a raw_env step once every agent had stepped None raised KeyError('player_k')."""
+    environment = module.raw_env(num_players=3)
+    environment.reset(seed=0)
+    for _agent in environment.agent_iter():
+        observation, _, termination, truncation, _ = environment.last()
+        environment.step(None if termination or truncation else int(np.flatnonzero(observation["action_mask"])[0]))
+    assert environment.agents == []
+    for action in (0, None):
+        with pytest.raises(RuntimeError, match=r"after the game ended.*reset\(\)"):
+            environment.step(action)
+
+
 def test_zero_dim_integer_array_is_an_action_but_floats_are_not():
     # SB3's predict() on one observation returns a 0-d integer array.
     environment = traitors_aboard_v0.raw_env(num_players=4)

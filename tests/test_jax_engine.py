@@ -254,6 +254,14 @@ def test_init_rejects_a_bad_table_size():
         TraitorsAboard(num_players=2)
 
 
+@pytest.mark.parametrize("first_player", [5, 9, -2, 1.0])
+def test_init_rejects_a_first_player_that_is_no_seat(first_player):
+    """Review finding: ``init(key, 5, first_player=9)`` dealt a game whose acting seat had no legal action (R01)."""
+    with pytest.raises(ValueError, match=f"first_player={first_player!r}"):
+        E.init(jax.random.PRNGKey(0), 5, True, first_player)
+    assert int(E.init(jax.random.PRNGKey(0), 5, True, 4).current_player) == 4
+
+
 # ---------------------------------------------------------------------- the pgx environment
 def test_pgx_env_mixed_sizes_rewards_and_finished_games():
     env = TraitorsAboard()

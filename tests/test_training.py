@@ -316,6 +316,7 @@ def test_unknown_key_is_named(tmp_path):
         ("name: x\nenv:\n  player_counts: [2, 5]\n", "env"),
         ("name: x\ntraining:\n  vec_env: threads\n", "training.vec_env"),
         ("seed: 1\n", "name"),
+        ("name: x\nseed: -3\n", "seed"),
     ],
 )
 def test_wrong_type_or_value_is_named(tmp_path, text, key):
@@ -324,6 +325,34 @@ def test_wrong_type_or_value_is_named(tmp_path, text, key):
     with pytest.raises(ConfigError) as error:
         load_config(path)
     assert f"{path}: {key}" in str(error.value)
+
+
+def test_negative_seed_is_refused_before_the_run_folder_is_made(tmp_path):
+    """Review finding: ``--seed -1`` (or ``seed: -3``) crashed in numpy after making the run folder, which then
+    refused a corrected rerun under the same name."""
+    config = tmp_path / "tiny.yaml"
+    config.write_text(f"name: neg\noutput_dir: {tmp_path / 'runs'}\n")
+    assert train_main(["--config", str(config), "--seed", "-1", "--no-eval"]) == 2
+    assert not (tmp_path / "runs" / "neg").exists()
+
+
+@pytest.mark.parametrize("text", ["{garbage", "[]", '{"history": []}', '{"completed_generations": "2"}'])
+def test_corrupted_state_json_is_a_clear_error_and_keeps_the_run(tmp_path, capsys, text):
+    """Review finding: ``--resume`` on a run whose state.json is damaged ended in a JSONDecodeError traceback."""
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: hurt\noutput_dir: {tmp_path / 'runs'}\n")
+    run = tmp_path / "runs" / "hurt"
+    (run / "checkpoints" / "gen_001").mkdir(parents=True)
+    (run / "config.yaml").write_text(config.read_text())
+    (run / "checkpoints" / "gen_001" / "pirates.zip").write_bytes(b"kept")
+    (run / "state.json").write_text(text)
+    assert train_main(["--config", str(config), "--resume", "--no-eval"]) == 2
+    err = capsys.readouterr().err
+    assert "state.json" in err and "completed_generations" in err and "Traceback" not in err
+    assert eval_main(["--run", str(run)]) == 2
+    assert "state.json" in capsys.readouterr().err
+    assert (run / "state.json").read_text() == text  # nothing saved is touched
+    assert (run / "checkpoints" / "gen_001" / "pirates.zip").read_bytes() == b"kept"
 
 
 def test_missing_config_file_is_a_clear_error(tmp_path):

@@ -185,7 +185,8 @@ class RunConfig(_Section):
     """One training run: ``name`` names the folder ``<output_dir>/<name>/``."""
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
-    seed: int = 0
+    #: non-negative: numpy's SeedSequence refuses a negative seed, which once failed after the run folder was made
+    seed: int = Field(default=0, ge=0)
     #: "sb3" (sb3-contrib MaskablePPO, alternating generations), "rllib" (Ray RLlib PPO, ``rllib`` section) or
     #: "jax" (training/jax_backend: the JAX engine and PPO in one jitted loop; needs the jax extra; there
     #: training.n_envs is the batch of games and ppo.n_steps the game decisions per game per rollout)

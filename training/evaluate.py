@@ -40,7 +40,7 @@ from traitors_env.evaluation.crossplay import game_seed, play_cells  # noqa: F40
 
 from .agents import AgentSpec, PolicyLoadError
 from .config import ConfigError, RunConfig, load_config
-from .storage import RunFolder, atomic_write_text
+from .storage import RunFolder, RunFolderError, atomic_write_text
 
 POLICIES = ("trained", "heuristic", "random")
 
@@ -538,7 +538,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         generation = None if args.generation is None else args.generation - 1
         report = evaluate_run(config, run, generation, games=args.games, workers=args.workers)
-    except (ConfigError, PolicyLoadError, EvaluationError) as error:
+    except (ConfigError, PolicyLoadError, EvaluationError, RunFolderError) as error:
         print(f"traitors-eval: error: {error}", file=sys.stderr)
         return 2
     files = [Path(f) for f in report["files"]]

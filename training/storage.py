@@ -21,10 +21,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from traitors_env.agents.run_folder import RunFolder
+from traitors_env.agents.run_folder import RunFolder, RunFolderError
 from traitors_env.files import atomic_write_text
 
-__all__ = ["RunFolder", "atomic_write_text", "save_model_atomic"]
+__all__ = ["RunFolder", "RunFolderError", "atomic_write_text", "save_model_atomic"]
 
 
 def save_model_atomic(model, path: Path) -> None:

@@ -49,7 +49,7 @@ from .resume import (
     interrupted_message,
     tensorboard_writer,
 )
-from .storage import RunFolder, atomic_write_text, save_model_atomic
+from .storage import RunFolder, RunFolderError, atomic_write_text, save_model_atomic
 from .team_env import TeamEnv
 
 TEAMS = ("pirates", "mutineers")
@@ -545,7 +545,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         print(f"training done in {trained:.0f} s; evaluating ({config.evaluation.games} games per cell)…", flush=True)
         evaluate_run(config, run)  # either backend's run
-    except (ConfigError, RunError, PolicyLoadError) as error:
+    except (ConfigError, RunError, PolicyLoadError, RunFolderError) as error:
         print(f"traitors-train: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

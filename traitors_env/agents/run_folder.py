@@ -11,7 +11,11 @@ from pathlib import Path
 
 from ..files import atomic_write_text
 
-__all__ = ["RunFolder"]
+__all__ = ["RunFolder", "RunFolderError"]
+
+
+class RunFolderError(ValueError):
+    """A run folder whose ``state.json`` cannot be read (the message names the file and what to do)."""
 
 
 class RunFolder:
@@ -47,10 +51,22 @@ class RunFolder:
 
         ``completed_generations`` is a count; each ``history`` entry's ``generation`` is 1-based, like the
         checkpoint folders and every log. A ``state.json`` written before (0-based history) is read 1-based.
+
+        Raises:
+            RunFolderError: if ``state.json`` is not a JSON object with an int ``completed_generations``.
         """
         if not self.state_path.is_file():
             return None
-        state = json.loads(self.state_path.read_text(encoding="utf-8"))
+        try:
+            state = json.loads(self.state_path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            state = error
+        if not isinstance(state, dict) or not isinstance(state.get("completed_generations"), int):
+            detail = f": {state}" if isinstance(state, Exception) else ""
+            raise RunFolderError(
+                f"{str(self.state_path)!r} is not a run state (expected a JSON object with an int "
+                f"'completed_generations'){detail}; restore it, or start the run over with --force (which deletes it)"
+            )
         history = state.get("history") or []
         if history and history[0].get("generation") == 0:  # the old 0-based numbering: generation 1 was 0
             for entry in history:

@@ -213,12 +213,15 @@ class CardGameAECEnv(AECEnv):
         """Apply ``action`` for ``agent_selection``; ``None`` for an agent that is done.
 
         Raises:
-            RuntimeError: before :meth:`reset`.
+            RuntimeError: before :meth:`reset`, and once every agent is done (the game is over and each has
+                stepped ``None``).
             ValueError: the engine's ``IllegalActionError``, naming the legal set, for an action that is not legal.
         """
         game = self.game
         if game is None:
             raise RuntimeError("step() was called before reset(); call reset() first")
+        if not self.agents:  # every agent has stepped None after the end: there is no agent_selection left
+            raise RuntimeError(f"step({action!r}) was called after the game ended and every agent was done; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

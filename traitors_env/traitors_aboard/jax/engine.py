@@ -152,9 +152,11 @@ def init(key: jax.Array, num_players, claims=True, first_player=-1) -> Game:
         A :class:`Game` at the first decision.
 
     Raises:
-        ValueError: for a concrete ``num_players`` outside 3–8 (a traced one is not checked).
+        ValueError: for a concrete ``num_players`` outside 3–8, or a concrete ``first_player`` that is neither
+            ``-1`` nor a seat ``0 … num_players-1`` (traced values are not checked).
     """
     check_num_players(num_players)
+    _check_first_player(first_player, num_players)
     n = jnp.asarray(num_players, jnp.int32)
     k_roles, k_deck, k_first = jax.random.split(key, 3)
     # Roles: Pirates then Mutineers, shuffled among the n seats (padding sorts last).
@@ -219,6 +221,21 @@ def check_num_players(num_players) -> None:
         raise ValueError(
             f"num_players={num_players!r} is not supported; Traitors Aboard is played by "
             f"{MIN_PLAYERS} to {MAX_PLAYERS} players (an int)"
+        )
+
+
+def _check_first_player(first_player, num_players) -> None:
+    """Raise ``ValueError`` for a concrete ``first_player`` that is not ``-1`` or a seat of the table (R01).
+
+    A seat outside the table once dealt a game whose acting seat had no legal action and never ended.
+    """
+    try:
+        first, n = np.asarray(first_player), np.asarray(num_players)
+    except jax.errors.TracerArrayConversionError:
+        return
+    if first.dtype.kind not in "iu" or first.shape != () or not (first == -1 or 0 <= first < n.min()):
+        raise ValueError(
+            f"first_player={first_player!r} is not supported; expected -1 (drawn, R01) or a seat 0–{int(n.min()) - 1}"
         )
 
 
