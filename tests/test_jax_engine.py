@@ -310,6 +310,17 @@ def test_pgx_env_illegal_action_ends_the_game_with_minus_one_for_its_player():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("action", [0.9, True, np.float32(1.0), jnp.asarray([0.0]), None])
+def test_float_bool_or_none_actions_are_refused_like_raw_env_refuses_them(action):
+    # int32 would silently turn 0.9 into action 0 (open the chest) and True into 1; raw_env refuses both.
+    state = init(jax.random.PRNGKey(0), 5)
+    with pytest.raises(TypeError, match="not an action index"):
+        step(state, action, jax.random.PRNGKey(1))
+    with pytest.raises(TypeError, match="not an action index"):
+        E.step(state._game, action, jax.random.PRNGKey(1))
+    assert int(step(state, np.int64(0), jax.random.PRNGKey(1)).current_player) >= 0  # numpy ints are indices
+
+
 def test_observe_matches_raw_env_at_the_start():
     """The same vector as ``observation.encode`` for every seat, straight after the deal."""
     game = E.init(jax.random.PRNGKey(9), 7)

@@ -281,6 +281,18 @@ def test_fused_apply_is_the_actor_critic_with_one_first_layer_matmul(net_arch, a
     np.testing.assert_allclose(fused_value, value, rtol=1e-5, atol=1e-5)
 
 
+def test_update_capacity_is_whole_minibatches_leaving_out_at_most_five_percent():
+    from training.jax_backend.train import update_capacity
+
+    assert update_capacity(8_200, 2048) == 8192  # 8 of 8,200 left out, where rounding up padded 2,040 rows
+    assert update_capacity(23_900, 2048) == 24_576  # 12 minibatches: 676 padding rows, none left out
+    assert update_capacity(7_000, 2048) == 8192  # 3 minibatches would leave out 12%: pad instead
+    assert update_capacity(100, 2048) == 2048  # at least one minibatch
+    for n in range(1000, 40_000, 337):
+        rows = update_capacity(n, 512)
+        assert rows % 512 == 0 and rows >= 0.95 * n and (rows < n + 512)
+
+
 def test_compact_keeps_valid_rows_and_pads_with_zero_weight():
     valid = jnp.asarray([[True, False], [False, True], [True, False]])
     grid = P.Batch(*(jnp.arange(6.0).reshape(3, 2) for _ in range(8)))

@@ -216,3 +216,17 @@ def test_an_old_zero_based_state_is_read_one_based_and_resumes(tmp_path, capsys)
     assert [h["generation"] for h in run.read_state()["history"]] == [1]
     assert train_main(["--config", str(config), "--resume", "--generations", "2", "--no-eval"]) == 0
     assert [h["generation"] for h in json.loads(run.state_path.read_text())["history"]] == [1, 2]
+
+
+def test_resume_from_a_damaged_checkpoint_names_the_file_and_changes_nothing(tmp_path, capsys):
+    config = write_config(tmp_path, training={**TINY["training"], "generations": 1})
+    assert train_main(["--config", str(config), "--no-eval"]) == 0
+    run = RunFolder(tmp_path / "runs" / "tiny")
+    damaged = run.checkpoint(0, "pirates")
+    damaged.write_bytes(damaged.read_bytes()[:100])  # a truncated zip
+    before = sorted((p.relative_to(run.path), p.stat().st_size) for p in run.path.rglob("*") if p.is_file())
+    assert train_main(["--config", str(config), "--resume", "--generations", "2", "--no-eval"]) == 2
+    err = capsys.readouterr().err
+    assert str(damaged) in err and "not a readable MaskablePPO zip" in err and "Traceback" not in err
+    after = sorted((p.relative_to(run.path), p.stat().st_size) for p in run.path.rglob("*") if p.is_file())
+    assert after == before  # nothing written, nothing deleted

@@ -25,6 +25,7 @@ from .storage import RunFolder
 
 __all__ = [
     "discard_incomplete_generations",
+    "load_checkpoint",
     "evaluate_command",
     "interrupted_message",
     "resume_command",
@@ -32,6 +33,28 @@ __all__ = [
 ]
 
 PROGRESS_CSV = "progress.csv"
+
+
+def load_checkpoint(path: Path, venv):
+    """The ``MaskablePPO`` model saved at ``path``, attached to ``venv``, to train on from a resumed generation.
+
+    Raises:
+        PolicyLoadError: if ``path`` is missing or is not a readable MaskablePPO zip (a truncated or damaged
+            file), naming the file; nothing in the run folder is changed.
+    """
+    from sb3_contrib import MaskablePPO
+
+    from traitors_env.agents.checkpoint import PolicyLoadError
+
+    if not Path(path).is_file():
+        raise PolicyLoadError(f"cannot resume: checkpoint {str(path)!r} is missing")
+    try:
+        return MaskablePPO.load(path, env=venv, device="cpu")
+    except Exception as error:  # zipfile.BadZipFile, EOFError, KeyError, pickle errors … from a damaged file
+        raise PolicyLoadError(
+            f"cannot resume: checkpoint {str(path)!r} is not a readable MaskablePPO zip ({type(error).__name__}: "
+            f"{error}); restore it, or start over with --force"
+        ) from None
 
 
 def _event_suffix(generation: int) -> str:

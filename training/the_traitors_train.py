@@ -189,11 +189,10 @@ def train_the_traitors(config: RunConfig, resume: bool = False, force: bool = Fa
         training.train.RunError: see :func:`training.train.prepare_run_folder`.
     """
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
     from tqdm.auto import tqdm
 
-    from .resume import discard_incomplete_generations, tensorboard_writer
+    from .resume import discard_incomplete_generations, load_checkpoint, tensorboard_writer
     from .train import _make_callback, _new_model, _progress_csv, derive_seed, prepare_run_folder
 
     torch.set_num_threads(config.training.torch_threads)
@@ -204,7 +203,7 @@ def train_the_traitors(config: RunConfig, resume: bool = False, force: bool = Fa
         return run
     venv = build_vec_env(config)
     if start > 0:
-        models = {role: MaskablePPO.load(run.checkpoint(start - 1, role), env=venv, device="cpu") for role in ROLES}
+        models = {role: load_checkpoint(run.checkpoint(start - 1, role), venv) for role in ROLES}
     else:
         models = {role: _new_model(config, venv, derive_seed(config.seed, 1, i)) for i, role in enumerate(ROLES)}
     games = config.evaluation.games_per_generation

@@ -47,6 +47,7 @@ from .resume import (
     discard_incomplete_generations,
     evaluate_command,
     interrupted_message,
+    load_checkpoint,
     tensorboard_writer,
 )
 from .storage import RunFolder, RunFolderError, atomic_write_text, save_model_atomic
@@ -316,7 +317,6 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
 
         return train_jax(config, resume=resume, force=force)
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
     from tqdm.auto import tqdm
 
@@ -342,10 +342,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     models = {}
     if start > 0:
         for team in TEAMS:
-            path = run.checkpoint(start - 1, team)
-            if not path.is_file():
-                raise PolicyLoadError(f"cannot resume: checkpoint {str(path)!r} is missing")
-            models[team] = MaskablePPO.load(path, env=venv, device="cpu")
+            models[team] = load_checkpoint(run.checkpoint(start - 1, team), venv)
     else:
         for index, team in enumerate(TEAMS):
             models[team] = _new_model(config, venv, derive_seed(config.seed, 1, index))

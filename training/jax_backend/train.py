@@ -97,6 +97,24 @@ def compiled(
     )
 
 
+#: at most this share of a rollout's transitions is left out of the update to keep it to whole minibatches
+UPDATE_DROP = 0.05
+
+
+def update_capacity(learner_decisions: int, minibatch: int) -> int:
+    """Rows of the PPO update's batch for a rollout of ``learner_decisions`` transitions: whole minibatches, the
+    fewest that leave out at most :data:`UPDATE_DROP` of the transitions (at least one minibatch).
+
+    Why: a padding row costs a gradient step's compute like a real one, so rounding up to whole minibatches
+    cost the Mutineers a quarter of their update (8,200 transitions in 10,240 rows); leaving out a random 0.1%
+    of them costs almost nothing.
+    """
+    whole = max(1, math.ceil(learner_decisions / minibatch))
+    if whole > 1 and (whole - 1) * minibatch >= (1 - UPDATE_DROP) * learner_decisions:
+        whole -= 1
+    return whole * minibatch
+
+
 class Trainer:
     """The compiled pieces of one config: network, optimizer, rollout and update (see :func:`compiled`).
 
@@ -152,15 +170,14 @@ class Trainer:
     def learn(self, team: str, params, opt_state, grid, valid, key, learner_decisions: int):
         """The PPO update over the rollout's learner transitions.
 
-        The update's batch has a fixed size per team (one compilation), set from the first rollout's
-        learner decisions plus 3% (rounded up to whole minibatches) and reset when a rollout falls
-        outside [85%, 101%] of it: padding rows weigh nothing (but cost a gradient step's compute);
-        a rollout with more transitions than the batch holds gives a random subset.
+        The update's batch has a fixed size per team (one compilation): :func:`update_capacity` of the first
+        rollout's learner decisions, reset when a rollout falls outside [85%, 105%] of it. Padding rows weigh
+        nothing (but cost a gradient step's compute); a rollout with more transitions than the batch holds
+        gives a uniform random subset.
         """
-        mb = self.config.ppo.batch_size
         capacity = self.capacity.get(team)
-        if capacity is None or not 0.85 * capacity <= learner_decisions <= 1.01 * capacity:
-            capacity = max(mb, math.ceil(1.03 * learner_decisions / mb) * mb)
+        if capacity is None or not 0.85 * capacity <= learner_decisions <= 1.05 * capacity:
+            capacity = update_capacity(learner_decisions, self.config.ppo.batch_size)
             self.capacity[team] = capacity
         return self._learn(params, opt_state, grid, valid, key, capacity=capacity)
 

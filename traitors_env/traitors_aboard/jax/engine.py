@@ -306,6 +306,25 @@ def legal_action_mask(g: Game) -> jax.Array:
 
 
 # ------------------------------------------------------------------ transition
+def action_index(action) -> jax.Array:
+    """``action`` as an int32 array, refusing what is no action index whatever its value: ``None``, and a float or
+    bool dtype (known when tracing, so this costs nothing in a compiled step). The value itself is not checked here
+    (it may be traced): :mod:`.env` ends the game on an illegal one.
+
+    Raises:
+        TypeError: for ``None`` or a non-integer dtype, naming it (the Python env refuses ``0.9`` and ``True`` too,
+            where ``int32`` would silently make them actions 0 and 1).
+    """
+    if action is None:
+        raise TypeError(f"action None is not an action index: expected an integer 0–{A.NUM_ACTIONS - 1}")
+    dtype = jnp.result_type(action)
+    if not jnp.issubdtype(dtype, jnp.integer):
+        raise TypeError(
+            f"action of dtype {dtype} is not an action index: expected an integer dtype, values 0–{A.NUM_ACTIONS - 1}"
+        )
+    return jnp.asarray(action, jnp.int32)
+
+
 def step(g: Game, action, key: jax.Array) -> Game:
     """Apply the current player's ``action`` (an index of :mod:`traitors_env.traitors_aboard.actions`).
 
@@ -313,7 +332,7 @@ def step(g: Game, action, key: jax.Array) -> Game:
     (:func:`legal_action_mask`); an illegal one gives an unspecified state (the pgx env, :mod:`.env`,
     ends the game instead). A finished game is returned unchanged.
     """
-    a = jnp.asarray(action, jnp.int32)
+    a = action_index(action)
     i8 = jnp.int8
     n = g.num_players.astype(jnp.int32)
     seat = g.current_player.astype(jnp.int32)

@@ -126,7 +126,7 @@ class TraitorsAboard(core.Env):
         assert isinstance(state, State)
         if key is None:
             raise ValueError("TraitorsAboard.step needs a key: the Spyglass shuffle (R07) is random")
-        action = jnp.asarray(action, jnp.int32)
+        action = engine.action_index(action)  # a float or bool action is refused, as raw_env refuses it
         over = state.terminated | state.truncated
         illegal = ~jnp.any(state.legal_action_mask & (jnp.arange(A.NUM_ACTIONS) == action)) & ~over
         stepped = engine.step(state._game, action, key)
