@@ -314,9 +314,9 @@ def test_pgx_env_illegal_action_ends_the_game_with_minus_one_for_its_player():
 def test_float_bool_or_none_actions_are_refused_like_raw_env_refuses_them(action):
     # int32 would silently turn 0.9 into action 0 (open the chest) and True into 1; raw_env refuses both.
     state = init(jax.random.PRNGKey(0), 5)
-    with pytest.raises(TypeError, match="not an action index"):
+    with pytest.raises(TypeError, match="not an index: action indices are"):
         step(state, action, jax.random.PRNGKey(1))
-    with pytest.raises(TypeError, match="not an action index"):
+    with pytest.raises(TypeError, match="not an index: action indices are"):
         E.step(state._game, action, jax.random.PRNGKey(1))
     assert int(step(state, np.int64(0), jax.random.PRNGKey(1)).current_player) >= 0  # numpy ints are indices
 

@@ -268,17 +268,32 @@ def test_masked_distribution_never_picks_or_weighs_illegal_actions():
     assert set(np.unique(np.asarray(draws))) <= {1, 2}
 
 
-@pytest.mark.parametrize("net_arch, activation", [((16,), "tanh"), ((32, 8), "relu"), ((128, 128), "tanh")])
-def test_fused_apply_is_the_actor_critic_with_one_first_layer_matmul(net_arch, activation):
+@pytest.mark.parametrize("net_arch, activation", [((), "tanh"), ((16,), "tanh"), ((32, 8), "relu"), ((128, 128), "tanh")])
+def test_actor_critic_is_two_separate_mlps_with_the_first_layers_in_one_matmul(net_arch, activation):
+    """The fused first layer changes neither the parameters nor the math: two NumPy MLPs on the same tree agree."""
     model = P.ActorCritic(net_arch, activation)
     params = model.init(jax.random.key(0), jnp.zeros((1, 1228)))
+    towers = params["params"]
+    names = [f"hidden_{i}" for i in range(len(net_arch))] + ["out"]
+    for tower, head in (("actor", P.NUM_ACTIONS), ("critic", 1)):  # the checkpoint's tree (jax_checkpoint)
+        assert list(towers[tower]) == names
+        assert [towers[tower][n]["kernel"].shape for n in names] == list(zip((1228, *net_arch), (*net_arch, head)))
     params = jax.tree_util.tree_map(lambda x: x + 0.1 * jax.random.normal(jax.random.key(1), x.shape), params)
-    obs = jax.random.uniform(jax.random.key(2), (32, 1228)) * 4.0
-    logits, value = model.apply(params, obs)
-    fused_logits, fused_value = P.fused_apply(activation)(params, obs)
-    assert fused_logits.shape == (32, P.NUM_ACTIONS) and fused_value.shape == (32,)
-    np.testing.assert_allclose(fused_logits, logits, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(fused_value, value, rtol=1e-5, atol=1e-5)
+    obs = np.asarray(jax.random.uniform(jax.random.key(2), (32, 1228)) * 4.0)
+    act = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}[activation]
+
+    def numpy_mlp(tower):
+        x = obs.astype(np.float64)
+        for n in names:
+            x = x @ np.asarray(tower[n]["kernel"], np.float64) + np.asarray(tower[n]["bias"], np.float64)
+            x = act(x) if n != "out" else x
+        return x
+
+    logits, value = model.apply(params, jnp.asarray(obs))
+    assert logits.shape == (32, P.NUM_ACTIONS) and value.shape == (32,)
+    np.testing.assert_allclose(logits, numpy_mlp(params["params"]["actor"]), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(value, numpy_mlp(params["params"]["critic"])[:, 0], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(model.apply(params, jnp.asarray(obs), method=P.ActorCritic.logits), logits, atol=1e-5)
 
 
 def test_update_capacity_is_whole_minibatches_leaving_out_at_most_five_percent():

@@ -259,9 +259,12 @@ def game_step(
     action = jnp.zeros(batch, jnp.int32)
     moved = jnp.zeros(batch, bool)
 
+    def network_input(index):  # the networks' scaled observation (the heuristic reads the raw one)
+        return _rows(raw, index) / jnp.asarray(OBS_SCALE)
+
     # The learner, on the games where it acts (its sub-batch is the rollout's transitions).
     index = _pick(k_pick[0], is_learner, caps[0])
-    obs = _rows(raw, index) / jnp.asarray(OBS_SCALE)
+    obs = network_input(index)
     sub_mask = _rows(mask, index)
     logits, value = apply_fn(params, obs)
     learner_action, log_prob = _sample(k_learner, logits, sub_mask)
@@ -301,9 +304,9 @@ def game_step(
         elif kind == RANDOM:
             chosen, _ = _sample(k_act, jnp.zeros(sub_mask.shape, jnp.float32), sub_mask)
         elif kind == LATEST:
-            chosen, _ = _sample(k_act, actor_fn(opponents.latest, _rows(raw, index) / jnp.asarray(OBS_SCALE)), sub_mask)
+            chosen, _ = _sample(k_act, actor_fn(opponents.latest, network_input(index)), sub_mask)
         else:  # every pooled snapshot on the sub-batch; each game takes the one it drew
-            obs = _rows(raw, index) / jnp.asarray(OBS_SCALE)
+            obs = network_input(index)
             every = jax.vmap(actor_fn, in_axes=(0, None))(opponents.past, obs)  # (P, capacity, actions)
             drawn = _rows(slots.past, index)
             chosen, _ = _sample(k_act, every[drawn, jnp.arange(capacity)], sub_mask)

@@ -23,6 +23,7 @@ import math
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +70,7 @@ def compiled(
     from .rollout import new_slots, rollout
 
     model = ppo.ActorCritic(net_arch, activation)
-    apply = ppo.fused_apply(activation)  # model.apply with one first-layer matmul for actor and critic
+    apply = model.apply
     optimizer = ppo.make_optimizer(learning_rate, max_grad_norm)
 
     def actor(params, obs):
@@ -181,6 +182,41 @@ class Trainer:
             self.capacity[team] = capacity
         return self._learn(params, opt_state, grid, valid, key, capacity=capacity)
 
+    def opponents(self, params, snapshots: list, seed: int):
+        """The :class:`~.rollout.Opponents` of a team's turn: the configured weights, the other team's newest
+        snapshot (``params`` itself while there is none) and the ``past`` pool (every older snapshot, or a seeded
+        sample of :data:`~.rollout.PAST_POOL`, fixed for the turn: each game draws its own)."""
+        import jax
+        import jax.numpy as jnp
+
+        from .rollout import Opponents, opponent_probabilities, past_pool
+
+        probabilities = opponent_probabilities(self.config.opponents.weights(), len(snapshots))
+        latest = snapshots[-1] if snapshots else params
+        pool, count = past_pool(snapshots[:-1], self.past_pool, np.random.default_rng(derive_seed(seed, 5)))
+        if not count:  # past cannot be drawn (probability 0); the pool still needs its static shape
+            pool, count = [latest] * self.past_pool, 1
+        past = jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves), *pool)
+        return Opponents(jnp.asarray(probabilities), latest, past, jnp.int32(count))
+
+    def warm_up(self, team_index: int, params, opt_state) -> None:
+        """Compile team ``TEAMS[team_index]``'s rollout and update by running each once on throwaway inputs.
+
+        Why: each team's loop is its own XLA program (tens of seconds to compile, on one core). :func:`train`
+        runs this for the Mutineers in a thread while the Pirates' first iteration compiles, so the two
+        compilations share the wall time. Nothing of it reaches training: the results are dropped, and the
+        update's batch size is still chosen by the first real rollout (:meth:`learn`); where that choice differs
+        from this one's, the update compiles once more.
+        """
+        import jax
+
+        opponents = self.opponents(params, [], 0)
+        key = jax.random.key(0)
+        slots = self.new_slots(key, opponents)
+        _, grid, valid, metrics = self.rollouts[team_index](params, opponents, slots, key)
+        capacity = update_capacity(int(metrics["learner_decisions"]), self.config.ppo.batch_size)
+        jax.block_until_ready(self._learn(params, opt_state, grid, valid, key, capacity=capacity))
+
     # ------------------------------------------------------------ one team's training
     def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration):
         """Train team ``TEAMS[team_index]`` for at least ``steps`` learner decisions against ``snapshots`` (the
@@ -191,21 +227,9 @@ class Trainer:
             ``(params, opt_state, summary)`` with ``summary`` = learner steps, seconds, wins and games.
         """
         import jax
-        import jax.numpy as jnp
 
-        from .rollout import Opponents, opponent_probabilities, past_pool
-
-        config = self.config
         team = TEAMS[team_index]
-        probabilities = opponent_probabilities(config.opponents.weights(), len(snapshots))
-        latest = snapshots[-1] if snapshots else params
-        # Every older snapshot (or a seeded sample of PAST_POOL), fixed for the team's turn: each game draws its own.
-        pool, count = past_pool(snapshots[:-1], self.past_pool, np.random.default_rng(derive_seed(seed, 5)))
-        if not count:  # past cannot be drawn (probability 0); the pool still needs its static shape
-            pool, count = [latest] * self.past_pool, 1
-        past = jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves), *pool)
-        opponents = Opponents(jnp.asarray(probabilities), latest, past, jnp.int32(count))
-
+        opponents = self.opponents(params, snapshots, seed)
         key = jax.random.key(seed)
         key, deal = jax.random.split(key)
         slots = self.new_slots(deal, opponents)
@@ -346,6 +370,11 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                 entry["snapshots"].append(params)
             entry.update(params=params, opt_state=opt_state, timesteps=steps)
 
+    # The Mutineers' loop compiles in a thread while the Pirates' compiles and trains (see Trainer.warm_up).
+    warming = ThreadPoolExecutor(1, thread_name_prefix="warm-up")
+    warm = warming.submit(trainer.warm_up, 1, teams["mutineers"]["params"], teams["mutineers"]["opt_state"])
+    warming.shutdown(wait=False)
+
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
         state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
 
@@ -370,6 +399,8 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                 team_start = time.perf_counter()
                 counted = {"steps": 0}
                 steps = config.training.steps_for(team)
+                if index == 1:
+                    warm.result()  # its compilation done (or its error raised here)
 
                 def on_iteration(
                     metrics,

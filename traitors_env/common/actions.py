@@ -20,3 +20,9 @@ def not_an_index(action: object, num_actions: int) -> str:
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         return f"action {action!r} (not an index in 0–{num_actions - 1})"
     return f"action {action!r} (a {type(action).__name__}, not an index: action indices are ints 0–{num_actions - 1})"
+
+
+def not_an_index_dtype(dtype: object, num_actions: int) -> str:
+    """The words for an array action whose dtype is no index dtype (float or bool), for a ``TypeError`` of the JAX
+    engine, which sees the dtype but not the (traced) value."""
+    return f"action of dtype {dtype} (not an index: action indices are integers 0–{num_actions - 1})"

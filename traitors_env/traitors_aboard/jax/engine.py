@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...common.actions import not_an_index, not_an_index_dtype
 from .. import actions as A
 from ..cards import (
     HAND_SIZE,
@@ -316,12 +317,10 @@ def action_index(action) -> jax.Array:
             where ``int32`` would silently make them actions 0 and 1).
     """
     if action is None:
-        raise TypeError(f"action None is not an action index: expected an integer 0–{A.NUM_ACTIONS - 1}")
+        raise TypeError(not_an_index(action, A.NUM_ACTIONS))
     dtype = jnp.result_type(action)
     if not jnp.issubdtype(dtype, jnp.integer):
-        raise TypeError(
-            f"action of dtype {dtype} is not an action index: expected an integer dtype, values 0–{A.NUM_ACTIONS - 1}"
-        )
+        raise TypeError(not_an_index_dtype(dtype, A.NUM_ACTIONS))
     return jnp.asarray(action, jnp.int32)
 
 
@@ -331,8 +330,16 @@ def step(g: Game, action, key: jax.Array) -> Game:
     ``key`` is used only for R07's Spyglass shuffle. The action must be legal
     (:func:`legal_action_mask`); an illegal one gives an unspecified state (the pgx env, :mod:`.env`,
     ends the game instead). A finished game is returned unchanged.
+
+    Raises:
+        TypeError: ``action`` is ``None`` or of a float or bool dtype (:func:`action_index`).
     """
-    a = action_index(action)
+    return step_index(g, action_index(action), key)
+
+
+def step_index(g: Game, a: jax.Array, key: jax.Array) -> Game:
+    """:func:`step` for an action already made an ``int32`` index by :func:`action_index` (the pgx env checks it
+    once, before its own legality test)."""
     i8 = jnp.int8
     n = g.num_players.astype(jnp.int32)
     seat = g.current_player.astype(jnp.int32)

@@ -129,7 +129,7 @@ class TraitorsAboard(core.Env):
         action = engine.action_index(action)  # a float or bool action is refused, as raw_env refuses it
         over = state.terminated | state.truncated
         illegal = ~jnp.any(state.legal_action_mask & (jnp.arange(A.NUM_ACTIONS) == action)) & ~over
-        stepped = engine.step(state._game, action, key)
+        stepped = engine.step_index(state._game, action, key)
         keep = illegal | over  # a game ended by an illegal action stays as it was
         game = jax.tree_util.tree_map(lambda before, after: jnp.where(keep, before, after), state._game, stepped)
         seats = jnp.arange(MAX_PLAYERS)
