@@ -495,6 +495,27 @@ def test_traitors_bench_training_hands_over_and_writes_json_under_training(tmp_p
     assert "learner decisions/s" in capsys.readouterr().out
 
 
+def test_each_team_deals_its_own_table_size_weights_in_the_compiled_loop(tmp_path):
+    """``env.mutineers_player_count_weights`` reaches the Mutineers' deals (the first and those mid-rollout); the
+    Pirates keep ``env.player_count_weights``."""
+    from training.jax_backend.train import Trainer
+
+    config = tiny_jax_config(
+        tmp_path, env={"player_counts": [3, 5, 8], "mutineers_player_count_weights": [0.0, 0.0, 1.0]}
+    )
+    trainer = Trainer(config, standin_engine())
+    params, _ = trainer.init_params(0)
+    for team, expected in ((1, {8}), (0, {3, 5, 8})):
+        opponents = trainer.opponents(params, [], 0)
+        slots = trainer.new_slots[team](jax.random.key(team), opponents)
+        sizes = set(np.asarray(slots.state.num_players).tolist())
+        for step in range(3):  # games end and new ones are dealt during the rollouts
+            slots, _, _, metrics = trainer.rollouts[team](params, opponents, slots, jax.random.key(10 + step))
+            sizes |= set(np.asarray(slots.state.num_players).tolist())
+        assert int(metrics["games"]) > 0
+        assert sizes == expected
+
+
 def test_mutineers_steps_gives_the_mutineers_their_own_budget():
     from training.config import TrainingSection
 

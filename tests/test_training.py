@@ -327,6 +327,51 @@ def test_wrong_type_or_value_is_named(tmp_path, text, key):
     assert f"{path}: {key}" in str(error.value)
 
 
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [1.0]}}, "has 1 entries; expected one per"),
+        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [0, 0]}}, "must be >= 0 with a positive"),
+        ({"backend": "rllib", "env": {"player_counts": [3, 8], "mutineers_player_count_weights": [1, 2]}}, "backend sb3"),
+    ],
+)
+def test_bad_mutineers_player_count_weights_are_named(data, message):
+    with pytest.raises(ConfigError, match=f"mutineers_player_count_weights.*{message}"):
+        config_from_dict({"name": "x", **data})
+
+
+def test_the_mutineers_train_at_their_own_table_size_weights(tmp_path):
+    """``env.mutineers_player_count_weights`` weighs the Mutineers' training games; the Pirates keep
+    ``env.player_count_weights``. Here each team is given one table size and plays only that one."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.train import configure_team
+
+    config = config_from_dict(
+        {
+            "name": "w",
+            "env": {
+                "player_counts": [3, 5, 8],
+                "player_count_weights": [0, 1, 0],
+                "mutineers_player_count_weights": [0, 0, 1],
+            },
+        }
+    )
+    assert config.env.count_weights_for("pirates") == [0, 1, 0]
+    assert config.env.count_weights_for("mutineers") == [0, 0, 1]
+    venv = DummyVecEnv([lambda: TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[3, 5, 8])])
+    for team, size in (("mutineers", 8), ("pirates", 5)):
+        configure_team(venv, config, team, [], seed=1)
+        env = venv.envs[0]
+        sizes = set()
+        for seed in range(12):
+            env.reset(seed=seed)
+            sizes.add(env.unwrapped._env.game.num_players)
+        assert sizes == {size}
+    with pytest.raises(ValueError, match="one weight >= 0 per player count"):
+        venv.envs[0].configure(player_count_weights=[1.0])
+
+
 def test_negative_seed_is_refused_before_the_run_folder_is_made(tmp_path):
     """Review finding: ``--seed -1`` (or ``seed: -3``) crashed in numpy after making the run folder, which then
     refused a corrected rerun under the same name."""

@@ -48,6 +48,9 @@ class EnvSection(_Section):
     player_counts: list[int] = Field(default_factory=lambda: list(range(MIN_PLAYERS, MAX_PLAYERS + 1)), min_length=1)
     #: relative weights of ``player_counts``; ``None`` = uniform
     player_count_weights: list[float] | None = None
+    #: the Mutineers' own weights, if not ``player_count_weights`` (the backends that train the teams in turn: sb3,
+    #: jax). Why: the Mutineers can lag the heuristic at one table size long after they pass it at the others
+    mutineers_player_count_weights: list[float] | None = None
     #: the claim step after each turn (R14)
     claims: bool = True
 
@@ -57,15 +60,23 @@ class EnvSection(_Section):
         for n in self.player_counts:
             if not MIN_PLAYERS <= n <= largest:
                 raise ValueError(f"player_counts holds {n}; {self.name} has table sizes {MIN_PLAYERS}–{largest}")
-        if self.player_count_weights is not None:
-            if len(self.player_count_weights) != len(self.player_counts):
+        for name in ("player_count_weights", "mutineers_player_count_weights"):
+            weights = getattr(self, name)
+            if weights is None:
+                continue
+            if len(weights) != len(self.player_counts):
                 raise ValueError(
-                    f"player_count_weights has {len(self.player_count_weights)} entries; "
-                    f"expected one per player count ({len(self.player_counts)})"
+                    f"{name} has {len(weights)} entries; expected one per player count ({len(self.player_counts)})"
                 )
-            if any(w < 0 for w in self.player_count_weights) or sum(self.player_count_weights) <= 0:
-                raise ValueError("player_count_weights must be >= 0 with a positive sum")
+            if any(w < 0 for w in weights) or sum(weights) <= 0:
+                raise ValueError(f"{name} must be >= 0 with a positive sum, got {weights}")
         return self
+
+    def count_weights_for(self, team: str) -> list[float] | None:
+        """The table-size weights of ``team``'s training games ("pirates" or "mutineers"); ``None`` = uniform."""
+        if team == "mutineers" and self.mutineers_player_count_weights is not None:
+            return self.mutineers_player_count_weights
+        return self.player_count_weights
 
 
 class OpponentsSection(_Section):
@@ -205,6 +216,13 @@ class RunConfig(_Section):
             raise ValueError(
                 f"backend: {self.backend} trains traitors_aboard_v0 only; env.name is {self.env.name!r} "
                 "(the_traitors_v0 trains with backend: sb3)"
+            )
+        if self.env.mutineers_player_count_weights is not None and (
+            self.backend == "rllib" or self.env.name != "traitors_aboard_v0"
+        ):
+            raise ValueError(
+                "env.mutineers_player_count_weights is for traitors_aboard_v0 with backend sb3 or jax, which train "
+                f"the teams in turn; this config has backend {self.backend!r} and env {self.env.name!r}"
             )
         if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
             raise ValueError(

@@ -99,15 +99,7 @@ class TeamEnv(gymnasium.Env):
         self.player_counts = [int(n) for n in player_counts]
         if not self.player_counts:
             raise ValueError("player_counts is empty; give at least one table size in 3–8")
-        if player_count_weights is None:
-            self._count_probabilities = np.full(len(self.player_counts), 1.0 / len(self.player_counts))
-        else:
-            weights = np.asarray(player_count_weights, dtype=np.float64)
-            if weights.shape != (len(self.player_counts),) or (weights < 0).any() or weights.sum() <= 0:
-                raise ValueError(
-                    f"player_count_weights={list(player_count_weights)!r} must be one weight >= 0 per player count"
-                )
-            self._count_probabilities = weights / weights.sum()
+        self._count_probabilities = self._probabilities(player_count_weights)
         # One raw_env per table size, reused across games (raw_env validates the count).
         self._envs = {n: traitors_aboard_v0.raw_env(num_players=n, claims=claims) for n in self.player_counts}
         self._env: traitors_aboard_v0.raw_env | None = None
@@ -121,11 +113,32 @@ class TeamEnv(gymnasium.Env):
         assert OBS_SCALE.shape == (OBS_SIZE,)
 
     # ------------------------------------------------------------ configuration
-    def configure(self, role: Role | str | None = None, opponents: OpponentPool | None = None) -> None:
-        """Change the learner's team and/or the opponent pool; takes effect at the next :meth:`reset`.
+    def _probabilities(self, player_count_weights: Sequence[float] | None) -> np.ndarray:
+        if player_count_weights is None:
+            return np.full(len(self.player_counts), 1.0 / len(self.player_counts))
+        weights = np.asarray(player_count_weights, dtype=np.float64)
+        if weights.shape != (len(self.player_counts),) or (weights < 0).any() or weights.sum() <= 0:
+            raise ValueError(
+                f"player_count_weights={list(player_count_weights)!r} must be one weight >= 0 per player count"
+            )
+        return weights / weights.sum()
+
+    def configure(
+        self,
+        role: Role | str | None = None,
+        opponents: OpponentPool | None = None,
+        player_count_weights: Sequence[float] | None = None,
+    ) -> None:
+        """Change the learner's team, the opponent pool and/or the table sizes' weights (one per
+        ``player_counts``); takes effect at the next :meth:`reset`.
 
         Meant for ``VecEnv.env_method("configure", …)`` between generations.
+
+        Raises:
+            ValueError: ``player_count_weights`` is not one weight >= 0 per player count with a positive sum.
         """
+        if player_count_weights is not None:
+            self._count_probabilities = self._probabilities(player_count_weights)
         if role is not None:
             self.role = parse_role(role)
         if opponents is not None:

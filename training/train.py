@@ -128,7 +128,7 @@ def configure_team(venv, config: RunConfig, team: str, snapshots: Sequence[str],
     """Point every environment at ``team`` as learner with its own seeded opponent pool over ``snapshots``."""
     for rank in range(venv.num_envs):
         pool = OpponentPool(config.opponents.weights(), snapshots, seed=derive_seed(seed, rank))
-        venv.env_method("configure", team, pool, indices=[rank])
+        venv.env_method("configure", team, pool, config.env.count_weights_for(team), indices=[rank])
 
 
 # ---------------------------------------------------------------- logging

@@ -59,9 +59,9 @@ def compiled(
     """The jitted functions of one configuration, built once per process (tests and resumed runs reuse them).
 
     Returns:
-        ``(model, optimizer, new_slots, rollouts, learn)``: ``new_slots(key, opponents)``,
+        ``(model, optimizer, new_slots, rollouts, learn)``: ``new_slots[team](key, opponents)``,
         ``rollouts[team](params, opponents, slots, key)`` (:func:`.rollout.rollout`; ``settings`` holds one
-        :class:`~.rollout.Settings` per team, whose player capacities differ) and
+        :class:`~.rollout.Settings` per team, whose player capacities and table-size weights differ) and
         ``learn(params, opt_state, grid, valid, key, capacity=…)`` (compact + :func:`.ppo.update`).
     """
     import jax
@@ -92,7 +92,7 @@ def compiled(
     return (
         model,
         optimizer,
-        jax.jit(lambda key, opponents: new_slots(engine, settings[0], key, batch, opponents)),
+        tuple(jax.jit(lambda key, opponents, s=s: new_slots(engine, s, key, batch, opponents)) for s in settings),
         tuple(team_rollout(team_settings, team) for team, team_settings in enumerate(settings)),
         jax.jit(learn, static_argnames="capacity"),
     )
@@ -132,15 +132,18 @@ class Trainer:
         self.engine = engine
         p = config.ppo
         counts = tuple(config.env.player_counts)
-        weights = np.asarray(config.env.player_count_weights or [1.0] * len(counts), dtype=np.float64)
-        probabilities = tuple(float(w) for w in weights / weights.sum())
+
+        def probabilities(team: str) -> tuple[float, ...]:
+            weights = np.asarray(config.env.count_weights_for(team) or [1.0] * len(counts), dtype=np.float64)
+            return tuple(float(w) for w in weights / weights.sum())
+
         self.batch = config.training.n_envs
         # Each player is computed only on the games where it acts (see rollout.capacities), sized for the
         # configured opponent mix once both teams have snapshots.
         steady = opponent_probabilities(config.opponents.weights(), 2)
         settings = tuple(
             Settings(
-                counts, probabilities, p.n_steps, p.gamma, p.gae_lambda, True, capacities(self.batch, team, steady)
+                counts, probabilities(TEAMS[team]), p.n_steps, p.gamma, p.gae_lambda, True, capacities(self.batch, team, steady)
             )
             for team in range(len(TEAMS))
         )
@@ -212,7 +215,7 @@ class Trainer:
 
         opponents = self.opponents(params, [], 0)
         key = jax.random.key(0)
-        slots = self.new_slots(key, opponents)
+        slots = self.new_slots[team_index](key, opponents)
         _, grid, valid, metrics = self.rollouts[team_index](params, opponents, slots, key)
         capacity = update_capacity(int(metrics["learner_decisions"]), self.config.ppo.batch_size)
         jax.block_until_ready(self._learn(params, opt_state, grid, valid, key, capacity=capacity))
@@ -232,7 +235,7 @@ class Trainer:
         opponents = self.opponents(params, snapshots, seed)
         key = jax.random.key(seed)
         key, deal = jax.random.split(key)
-        slots = self.new_slots(deal, opponents)
+        slots = self.new_slots[team_index](deal, opponents)
         rollout = self.rollouts[team_index]
         collected = 0
         wins = games = 0
