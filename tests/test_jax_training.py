@@ -468,6 +468,21 @@ def test_training_benchmark_measures_both_backends_and_both_teams(tmp_path):
     assert "JAX / SB3" in report and "GFLOP/s" in report
 
 
+def test_the_benchmark_runs_the_jax_backend_with_the_sb3_configs_network_epochs_and_opponents(tmp_path):
+    from training.bench import comparable_jax_config
+    from training.config import config_from_dict
+
+    sb3 = config_from_dict(
+        {"name": "s", "opponents": {"latest": 0.5, "past": 0.1, "heuristic": 0.3, "random": 0.1},
+         "ppo": {"net_arch": [32, 16], "activation": "relu", "n_epochs": 5}}
+    )
+    jax_config = tiny_jax_config(tmp_path, ppo={"n_epochs": 2, "batch_size": 128})
+    bench = comparable_jax_config(sb3, jax_config)
+    assert (bench.ppo.net_arch, bench.ppo.activation, bench.ppo.n_epochs) == ([32, 16], "relu", 5)
+    assert bench.opponents == sb3.opponents
+    assert (bench.ppo.batch_size, bench.training.n_envs) == (128, jax_config.training.n_envs)  # its own layout
+
+
 def test_learner_flops_count_the_dense_layers_of_actor_and_critic():
     from training.bench import learner_flops
 

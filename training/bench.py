@@ -6,8 +6,8 @@ In one run, for each team, trains for ``--seconds`` (default 60) with
 - the JAX backend on ``configs/jax_quick.yaml`` (:mod:`training.jax_backend`), timed after its
   compilation (one warm-up iteration, reported as ``compile_s``),
 
-both with the quick config's network and opponent mix: the other team's latest and past
-snapshots (two untrained snapshots, so every kind of the mix is drawn), the heuristic and the
+both with the quick config's network, epochs and opponent mix (:func:`comparable_jax_config`): the
+other team's latest and past snapshots (two untrained snapshots, so every kind of the mix is drawn), the heuristic and the
 random bot. A learner decision is one transition (one step of the learner's team; see
 :mod:`training.team_env`). Reports learner decisions/s, game decisions/s (opponents' too) and
 the JAX/SB3 ratio per team, and learner decisions per CPU-second of the process (all its threads; less
@@ -224,6 +224,17 @@ def ceiling(result: dict, jax_config: RunConfig) -> dict:
     return out
 
 
+def comparable_jax_config(sb3_config: RunConfig, jax_config: RunConfig) -> RunConfig:
+    """``jax_config`` with the SB3 config's opponent mix, network and passes over each transition
+    (``ppo.net_arch``, ``ppo.activation``, ``ppo.n_epochs``), whatever the JAX config trains with: the two
+    backends then do the same work per learner decision. The JAX config keeps its batch of games, rollout
+    length and minibatch size (how it lays that work out)."""
+    ppo = jax_config.ppo.model_copy(
+        update={k: getattr(sb3_config.ppo, k) for k in ("net_arch", "activation", "n_epochs")}
+    )
+    return jax_config.model_copy(update={"opponents": sb3_config.opponents, "ppo": ppo})
+
+
 def run_training_benchmark(
     sb3_config: RunConfig, jax_config: RunConfig, seconds: float, backends=("sb3", "jax"), progress=None, engine=None
 ) -> dict:
@@ -245,9 +256,8 @@ def run_training_benchmark(
                 progress(f"training benchmark: {backend} {team}, {seconds:g} s …")
             if backend == "sb3":
                 entry[backend] = bench_sb3(sb3_config, team, seconds)
-            else:  # the SB3 config's opponent mix, whatever the JAX config trains against
-                entry[backend] = bench_jax(jax_config.model_copy(update={"opponents": sb3_config.opponents}), team,
-                                           seconds, engine)
+            else:
+                entry[backend] = bench_jax(comparable_jax_config(sb3_config, jax_config), team, seconds, engine)
         if "sb3" in entry and "jax" in entry:
             entry["jax_over_sb3"] = round(
                 entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], 2
@@ -256,7 +266,7 @@ def run_training_benchmark(
     if "jax" in backends:
         if progress:
             progress("training benchmark: the dense-math ceiling …")
-        result["ceiling"] = ceiling(result, jax_config)
+        result["ceiling"] = ceiling(result, comparable_jax_config(sb3_config, jax_config))
     result["machine"]["load_average_after"] = _load()
     return result
 
