@@ -134,7 +134,7 @@ class Trainer:
         counts = tuple(config.env.player_counts)
 
         def probabilities(team: str) -> tuple[float, ...]:
-            weights = np.asarray(config.env.count_weights_for(team) or [1.0] * len(counts), dtype=np.float64)
+            weights = np.asarray(config.env.count_weights_for(team), dtype=np.float64)
             return tuple(float(w) for w in weights / weights.sum())
 
         self.batch = config.training.n_envs
