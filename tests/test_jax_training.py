@@ -437,6 +437,34 @@ def test_warm_up_compiles_the_mutineers_turn_and_changes_no_checkpoint(tmp_path,
         assert warmed.checkpoint(0, team).read_bytes() == cold.checkpoint(0, team).read_bytes(), team
 
 
+def test_a_stopped_warm_up_compiles_and_runs_nothing_more(tmp_path):
+    """Review finding: Python joins the warm-up thread at exit, so a run stopped (Ctrl-C, an error) during the
+    Pirates' first turn waited for the Mutineers' whole warm-up; ``stop`` ends it before its next step."""
+    import threading
+
+    from training.jax_backend.train import Trainer
+
+    trainer = Trainer(tiny_jax_config(tmp_path), standin_engine())
+    params, opt_state = trainer.init_params(0)
+    calls = []
+    stop = threading.Event()
+
+    def deal(key, opponents):
+        calls.append("deal")
+        stop.set()  # the run stops while the warm-up deals
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the warm-up went on after stop was set")
+
+    trainer.new_slots = (refuse, deal)
+    trainer.rollouts = (refuse, refuse)
+    trainer._learn = refuse
+    trainer.warm_up(1, params, opt_state, stop)
+    assert calls == ["deal"]
+    trainer.warm_up(1, params, opt_state, stop)  # already set: not even the deal
+    assert calls == ["deal"]
+
+
 @pytest.mark.slow  # about a minute: its own compilation and a dozen PPO iterations
 def test_jax_backend_learns_the_standin_game():
     """A few PPO iterations on the stand-in (where even actions score) raise the learner's training win rate."""
