@@ -121,7 +121,8 @@ class Trainer:
     """The compiled pieces of one config: network, optimizer, rollout and update (see :func:`compiled`).
 
     Args:
-        config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts``).
+        config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts`` and each team's
+            table-size weights, :meth:`~training.config.EnvSection.count_weights_for`).
         engine: the game (:func:`~training.jax_backend.engine.traitors_engine` by default).
     """
 
