@@ -417,6 +417,54 @@ def test_tiny_jax_run_trains_two_generations_resumes_and_plays_by_spec(tmp_path)
     assert json.loads((again.path / "state.json").read_text())["completed_generations"] == 1
 
 
+def test_warm_up_compiles_the_mutineers_turn_and_changes_no_checkpoint(tmp_path, monkeypatch):
+    """``Trainer.warm_up`` (run by ``train`` in a thread) compiles the very programs the Mutineers' turn then runs
+    (each jitted function of the run holds one compilation), and a run without it writes the same bytes."""
+    from training.jax_backend.train import Trainer, train
+
+    engine = standin_engine()
+    changes = {"evaluation": {"games_per_generation": 0}}  # compiled() shared with the other tiny runs: cheaper
+    trainer = Trainer(tiny_jax_config(tmp_path, **changes), engine)  # the run's own jitted functions (cached)
+    functions = (*trainer.rollouts, *trainer.new_slots)
+    before = [f._cache_size() for f in functions]
+    warmed = train(tiny_jax_config(tmp_path / "warmed", **changes), engine=engine)
+    # a warm-up on other argument types would leave two entries (its own and the turn's), at least when run first
+    assert all(f._cache_size() - n <= 1 for f, n in zip(functions, before)), (before, functions)
+
+    monkeypatch.setattr(Trainer, "warm_up", lambda self, *args: None)
+    cold = train(tiny_jax_config(tmp_path / "cold", **changes), engine=engine)
+    for team in ("pirates", "mutineers"):
+        assert warmed.checkpoint(0, team).read_bytes() == cold.checkpoint(0, team).read_bytes(), team
+
+
+def test_a_stopped_warm_up_compiles_and_runs_nothing_more(tmp_path):
+    """Review finding: Python joins the warm-up thread at exit, so a run stopped (Ctrl-C, an error) during the
+    Pirates' first turn waited for the Mutineers' whole warm-up; ``stop`` ends it before its next step."""
+    import threading
+
+    from training.jax_backend.train import Trainer
+
+    trainer = Trainer(tiny_jax_config(tmp_path), standin_engine())
+    params, opt_state = trainer.init_params(0)
+    calls = []
+    stop = threading.Event()
+
+    def deal(key, opponents):
+        calls.append("deal")
+        stop.set()  # the run stops while the warm-up deals
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the warm-up went on after stop was set")
+
+    trainer.new_slots = (refuse, deal)
+    trainer.rollouts = (refuse, refuse)
+    trainer._learn = refuse
+    trainer.warm_up(1, params, opt_state, stop)
+    assert calls == ["deal"]
+    trainer.warm_up(1, params, opt_state, stop)  # already set: not even the deal
+    assert calls == ["deal"]
+
+
 @pytest.mark.slow  # about a minute: its own compilation and a dozen PPO iterations
 def test_jax_backend_learns_the_standin_game():
     """A few PPO iterations on the stand-in (where even actions score) raise the learner's training win rate."""

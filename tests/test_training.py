@@ -333,11 +333,43 @@ def test_wrong_type_or_value_is_named(tmp_path, text, key):
         ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [1.0]}}, "has 1 entries; expected one per"),
         ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [0, 0]}}, "must be >= 0 with a positive"),
         ({"backend": "rllib", "env": {"player_counts": [3, 8], "mutineers_player_count_weights": [1, 2]}}, "backend sb3"),
+        # review finding: a NaN passed "w < 0" and "sum <= 0", an inf made every probability NaN
+        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [float("nan"), 1]}}, "all finite; got"),
+        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [float("inf"), 1]}}, "all finite; got"),
     ],
 )
 def test_bad_mutineers_player_count_weights_are_named(data, message):
     with pytest.raises(ConfigError, match=f"mutineers_player_count_weights.*{message}"):
         config_from_dict({"name": "x", **data})
+
+
+@pytest.mark.parametrize("weights", [[float("nan"), 1.0, 1.0], [float("inf"), 1.0, 1.0], [1.0, 1.0], [0, 0, 0]])
+def test_team_env_refuses_bad_table_size_weights_naming_them(weights):
+    with pytest.raises(ValueError, match=r"player_count_weights=\[.*must be one weight >= 0 per player count \[3, 5, 8\]"):
+        TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[3, 5, 8], player_count_weights=weights)
+
+
+def test_the_pirates_get_uniform_table_sizes_back_after_the_mutineers_turn():
+    """Review finding: with ``player_count_weights`` unset (uniform), ``configure_team`` passed ``None`` for the
+    Pirates, which ``TeamEnv.configure`` reads as "unchanged": from generation 2 on the Pirates trained at the
+    Mutineers' table sizes."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.train import configure_team
+
+    config = config_from_dict(
+        {"name": "w", "env": {"player_counts": [3, 5, 8], "mutineers_player_count_weights": [0, 0, 1]}}
+    )
+    assert config.env.count_weights_for("pirates") == [1.0, 1.0, 1.0]
+    venv = DummyVecEnv([lambda: TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[3, 5, 8])])
+    for team, expected in (("pirates", {3, 5, 8}), ("mutineers", {8}), ("pirates", {3, 5, 8})):
+        configure_team(venv, config, team, [], seed=1)
+        env = venv.envs[0]
+        sizes = set()
+        for seed in range(30):
+            env.reset(seed=seed)
+            sizes.add(env.unwrapped._env.game.num_players)
+        assert sizes == expected, team
 
 
 def test_the_mutineers_train_at_their_own_table_size_weights(tmp_path):

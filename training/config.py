@@ -12,6 +12,7 @@ See ``configs/quick.yaml`` for every key with a comment.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -66,17 +67,23 @@ class EnvSection(_Section):
                 continue
             if len(weights) != len(self.player_counts):
                 raise ValueError(
-                    f"{name} has {len(weights)} entries; expected one per player count ({len(self.player_counts)})"
+                    f"{name} has {len(weights)} entries; expected one per player count "
+                    f"({len(self.player_counts)}: {self.player_counts}), got {weights}"
                 )
-            if any(w < 0 for w in weights) or sum(weights) <= 0:
-                raise ValueError(f"{name} must be >= 0 with a positive sum, got {weights}")
+            # isfinite: a NaN passes "w < 0" and an inf makes the probabilities NaN
+            if not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:
+                raise ValueError(f"{name} must be >= 0 with a positive sum, all finite; got {weights}")
         return self
 
-    def count_weights_for(self, team: str) -> list[float] | None:
-        """The table-size weights of ``team``'s training games ("pirates" or "mutineers"); ``None`` = uniform."""
+    def count_weights_for(self, team: str) -> list[float]:
+        """The table-size weights of ``team``'s training games ("pirates" or "mutineers"), one per
+        ``player_counts``: always a list (uniform spelled out), so that a caller that reconfigures an environment
+        from one team to the other never reads ``None`` as "keep the other team's weights"."""
         if team == "mutineers" and self.mutineers_player_count_weights is not None:
-            return self.mutineers_player_count_weights
-        return self.player_count_weights
+            return list(self.mutineers_player_count_weights)
+        if self.player_count_weights is not None:
+            return list(self.player_count_weights)
+        return [1.0] * len(self.player_counts)
 
 
 class OpponentsSection(_Section):

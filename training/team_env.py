@@ -117,9 +117,12 @@ class TeamEnv(gymnasium.Env):
         if player_count_weights is None:
             return np.full(len(self.player_counts), 1.0 / len(self.player_counts))
         weights = np.asarray(player_count_weights, dtype=np.float64)
-        if weights.shape != (len(self.player_counts),) or (weights < 0).any() or weights.sum() <= 0:
+        # isfinite: a NaN passes "< 0" and an inf makes the probabilities NaN
+        well_formed = weights.shape == (len(self.player_counts),) and (np.isfinite(weights) & (weights >= 0)).all()
+        if not well_formed or weights.sum() <= 0:
             raise ValueError(
-                f"player_count_weights={list(player_count_weights)!r} must be one weight >= 0 per player count"
+                f"player_count_weights={list(player_count_weights)!r} must be one weight >= 0 per player count "
+                f"{self.player_counts}, all finite, with a positive sum"
             )
         return weights / weights.sum()
 

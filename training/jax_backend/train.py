@@ -22,6 +22,7 @@ import functools
 import math
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -120,7 +121,8 @@ class Trainer:
     """The compiled pieces of one config: network, optimizer, rollout and update (see :func:`compiled`).
 
     Args:
-        config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts``).
+        config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts`` and each team's
+            table-size weights, :meth:`~training.config.EnvSection.count_weights_for`).
         engine: the game (:func:`~training.jax_backend.engine.traitors_engine` by default).
     """
 
@@ -134,7 +136,7 @@ class Trainer:
         counts = tuple(config.env.player_counts)
 
         def probabilities(team: str) -> tuple[float, ...]:
-            weights = np.asarray(config.env.count_weights_for(team) or [1.0] * len(counts), dtype=np.float64)
+            weights = np.asarray(config.env.count_weights_for(team), dtype=np.float64)
             return tuple(float(w) for w in weights / weights.sum())
 
         self.batch = config.training.n_envs
@@ -202,7 +204,7 @@ class Trainer:
         past = jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves), *pool)
         return Opponents(jnp.asarray(probabilities), latest, past, jnp.int32(count))
 
-    def warm_up(self, team_index: int, params, opt_state) -> None:
+    def warm_up(self, team_index: int, params, opt_state, stop: threading.Event | None = None) -> None:
         """Compile team ``TEAMS[team_index]``'s rollout and update by running each once on throwaway inputs.
 
         Why: each team's loop is its own XLA program (tens of seconds to compile, on one core). :func:`train`
@@ -210,14 +212,27 @@ class Trainer:
         compilations share the wall time. Nothing of it reaches training: the results are dropped, and the
         update's batch size is still chosen by the first real rollout (:meth:`learn`); where that choice differs
         from this one's, the update compiles once more.
+
+        ``stop``, once set, ends it before its next step (deal, rollout, update): a compilation cannot be
+        interrupted, and the interpreter waits for this thread when it exits, so a run stopped by Ctrl-C or an
+        error waits for the current step only.
         """
         import jax
 
+        def stopped() -> bool:
+            return stop is not None and stop.is_set()
+
+        if stopped():
+            return
         opponents = self.opponents(params, [], 0)
         key = jax.random.key(0)
         slots = self.new_slots[team_index](key, opponents)
+        if stopped():
+            return
         _, grid, valid, metrics = self.rollouts[team_index](params, opponents, slots, key)
         capacity = update_capacity(int(metrics["learner_decisions"]), self.config.ppo.batch_size)
+        if stopped():
+            return
         jax.block_until_ready(self._learn(params, opt_state, grid, valid, key, capacity=capacity))
 
     # ------------------------------------------------------------ one team's training
@@ -374,12 +389,18 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
             entry.update(params=params, opt_state=opt_state, timesteps=steps)
 
     # The Mutineers' loop compiles in a thread while the Pirates' compiles and trains (see Trainer.warm_up).
+    # Set when train() leaves (done, error, Ctrl-C): the exit then waits for the warm-up's current step only.
+    stop = threading.Event()
     warming = ThreadPoolExecutor(1, thread_name_prefix="warm-up")
-    warm = warming.submit(trainer.warm_up, 1, teams["mutineers"]["params"], teams["mutineers"]["opt_state"])
+    warm = warming.submit(trainer.warm_up, 1, teams["mutineers"]["params"], teams["mutineers"]["opt_state"], stop)
     warming.shutdown(wait=False)
 
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
-        state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
+        try:
+            state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
+        except BaseException:
+            stop.set()
+            raise
 
     bar = tqdm(
         total=(total_generations - start) * sum(config.training.steps_for(t) for t in TEAMS),
@@ -478,6 +499,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
 
                 plot_generations(state["history"], run.path / "winrates.png")
     finally:
+        stop.set()
         bar.close()
         logs.close()
     return run
