@@ -349,13 +349,25 @@ def test_team_env_refuses_bad_table_size_weights_naming_them(weights):
         TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[3, 5, 8], player_count_weights=weights)
 
 
+def _table_sizes_dealt(venv, config, team: str, resets: int) -> set[int]:
+    """The table sizes of ``resets`` games dealt to ``team`` after the SB3 backend's ``configure_team``."""
+    from training.train import configure_team
+
+    configure_team(venv, config, team, [], seed=1)
+    env = venv.envs[0]
+    sizes = set()
+    for seed in range(resets):
+        env.reset(seed=seed)
+        sizes.add(env.unwrapped._env.game.num_players)
+    return sizes
+
+
 def test_the_pirates_get_uniform_table_sizes_back_after_the_mutineers_turn():
     """Review finding: with ``player_count_weights`` unset (uniform), ``configure_team`` passed ``None`` for the
     Pirates, which ``TeamEnv.configure`` reads as "unchanged": from generation 2 on the Pirates trained at the
     Mutineers' table sizes."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.train import configure_team
 
     config = config_from_dict(
         {"name": "w", "env": {"player_counts": [3, 5, 8], "mutineers_player_count_weights": [0, 0, 1]}}
@@ -363,13 +375,7 @@ def test_the_pirates_get_uniform_table_sizes_back_after_the_mutineers_turn():
     assert config.env.count_weights_for("pirates") == [1.0, 1.0, 1.0]
     venv = DummyVecEnv([lambda: TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[3, 5, 8])])
     for team, expected in (("pirates", {3, 5, 8}), ("mutineers", {8}), ("pirates", {3, 5, 8})):
-        configure_team(venv, config, team, [], seed=1)
-        env = venv.envs[0]
-        sizes = set()
-        for seed in range(30):
-            env.reset(seed=seed)
-            sizes.add(env.unwrapped._env.game.num_players)
-        assert sizes == expected, team
+        assert _table_sizes_dealt(venv, config, team, 30) == expected, team
 
 
 def test_the_mutineers_train_at_their_own_table_size_weights(tmp_path):
@@ -377,7 +383,6 @@ def test_the_mutineers_train_at_their_own_table_size_weights(tmp_path):
     ``env.player_count_weights``. Here each team is given one table size and plays only that one."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.train import configure_team
 
     config = config_from_dict(
         {
@@ -393,13 +398,7 @@ def test_the_mutineers_train_at_their_own_table_size_weights(tmp_path):
     assert config.env.count_weights_for("mutineers") == [0, 0, 1]
     venv = DummyVecEnv([lambda: TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[3, 5, 8])])
     for team, size in (("mutineers", 8), ("pirates", 5)):
-        configure_team(venv, config, team, [], seed=1)
-        env = venv.envs[0]
-        sizes = set()
-        for seed in range(12):
-            env.reset(seed=seed)
-            sizes.add(env.unwrapped._env.game.num_players)
-        assert sizes == {size}
+        assert _table_sizes_dealt(venv, config, team, 12) == {size}
     with pytest.raises(ValueError, match="one weight >= 0 per player count"):
         venv.envs[0].configure(player_count_weights=[1.0])
 
