@@ -262,6 +262,17 @@ def test_init_rejects_a_first_player_that_is_no_seat(first_player):
     assert int(E.init(jax.random.PRNGKey(0), 5, True, 4).current_player) == 4
 
 
+@pytest.mark.parametrize(("player", "error"), [(5, ValueError), (100, ValueError), (-1, ValueError), (1.0, TypeError)])
+def test_observe_refuses_a_seat_that_is_not_at_the_table(player, error):
+    """Review finding: ``observe(state, 100)`` returned an observation for a seat that does not exist; the Python
+    env raises for an agent that is not at the table. Under ``jit`` the seat is traced and not checked."""
+    state = init(jax.random.PRNGKey(0), 5)
+    with pytest.raises(error, match=f"player={player!r}"):
+        observe(state, player)
+    assert observe(state, 4).shape == (OBS_SIZE,)
+    jax.jit(observe)(state, 4)  # traced: not checked, still compiles
+
+
 # ---------------------------------------------------------------------- the pgx environment
 def test_pgx_env_mixed_sizes_rewards_and_finished_games():
     env = TraitorsAboard()

@@ -465,6 +465,23 @@ def test_a_stopped_warm_up_compiles_and_runs_nothing_more(tmp_path):
     assert calls == ["deal"]
 
 
+def test_a_minibatch_larger_than_the_rollout_is_warned_once_per_team(tmp_path):
+    """Review finding: with ``ppo.batch_size`` above a rollout's learner decisions each update was one mostly
+    padded minibatch, silently."""
+    import warnings
+
+    from training.jax_backend.train import Trainer
+
+    trainer = Trainer(tiny_jax_config(tmp_path, ppo={"batch_size": 4096}), standin_engine())
+    trainer._learn = lambda *args, capacity: capacity
+    with pytest.warns(UserWarning, match=r"ppo.batch_size=4096 is more than the 100 pirates decisions of a rollout"):
+        assert trainer.learn("pirates", None, None, None, None, None, 100) == 4096
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trainer.learn("pirates", None, None, None, None, None, 40)  # once per team
+        trainer.learn("mutineers", None, None, None, None, None, 8000)  # within one minibatch's reach: no warning
+
+
 @pytest.mark.slow  # about a minute: its own compilation and a dozen PPO iterations
 def test_jax_backend_learns_the_standin_game():
     """A few PPO iterations on the stand-in (where even actions score) raise the learner's training win rate."""

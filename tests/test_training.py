@@ -327,15 +327,21 @@ def test_wrong_type_or_value_is_named(tmp_path, text, key):
     assert f"{path}: {key}" in str(error.value)
 
 
+def test_every_table_size_out_of_range_is_named():
+    """Review finding: ``player_counts: [2, 9]`` named only 2."""
+    with pytest.raises(ConfigError, match="player_counts holds 2, 9; traitors_aboard_v0 has table sizes 3–8"):
+        config_from_dict({"name": "x", "env": {"player_counts": [2, 5, 9]}})
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [1.0]}}, "has 1 entries; expected one per"),
-        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [0, 0]}}, "must be >= 0 with a positive"),
+        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [1.0]}}, r"got 1 for 2 table sizes"),
+        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [0, 0]}}, "with a positive sum"),
         ({"backend": "rllib", "env": {"player_counts": [3, 8], "mutineers_player_count_weights": [1, 2]}}, "backend sb3"),
         # review finding: a NaN passed "w < 0" and "sum <= 0", an inf made every probability NaN
-        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [float("nan"), 1]}}, "all finite; got"),
-        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [float("inf"), 1]}}, "all finite; got"),
+        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [float("nan"), 1]}}, "all finite"),
+        ({"env": {"player_counts": [3, 8], "mutineers_player_count_weights": [float("inf"), 1]}}, "all finite"),
     ],
 )
 def test_bad_mutineers_player_count_weights_are_named(data, message):
@@ -343,10 +349,58 @@ def test_bad_mutineers_player_count_weights_are_named(data, message):
         config_from_dict({"name": "x", **data})
 
 
-@pytest.mark.parametrize("weights", [[float("nan"), 1.0, 1.0], [float("inf"), 1.0, 1.0], [1.0, 1.0], [0, 0, 0]])
-def test_team_env_refuses_bad_table_size_weights_naming_them(weights):
-    with pytest.raises(ValueError, match=r"player_count_weights=\[.*must be one weight >= 0 per player count \[3, 5, 8\]"):
-        TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[3, 5, 8], player_count_weights=weights)
+def _role_env(weights):
+    from training.the_traitors_team_env import RoleEnv, RolePool
+
+    return RoleEnv("traitor", RolePool({"random": 1.0}, seed=0), player_counts=[3, 5, 6], player_count_weights=weights)
+
+
+def _game_master_env(weights):
+    pytest.importorskip("ray.rllib")
+    pytest.importorskip("PIL")
+    from training.rllib.env import GameMasterEnv
+
+    return GameMasterEnv({"player_counts": [3, 5, 8], "player_count_weights": weights})
+
+
+def _run_config(weights):
+    return config_from_dict({"name": "w", "env": {"player_counts": [3, 5, 8], "player_count_weights": weights}})
+
+
+# Every place that draws a table size refuses the same weights (one check, training/table_sizes.py); the RLlib env
+# accepted NaN before it shared the check.
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda w: TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[3, 5, 8], player_count_weights=w),
+        _role_env,
+        _game_master_env,
+        _run_config,
+    ],
+    ids=["TeamEnv", "RoleEnv", "GameMasterEnv", "RunConfig"],
+)
+@pytest.mark.parametrize(
+    ("weights", "why"),
+    [
+        ([float("nan"), 1.0, 1.0], "all finite"),
+        ([float("inf"), 1.0, 1.0], "all finite"),
+        ([-1.0, 1.0, 1.0], "all finite"),
+        ([0, 0, 0], "with a positive sum"),
+        ([1.0, 1.0], "got 2 for 3 table sizes"),
+    ],
+)
+def test_every_table_size_draw_refuses_bad_weights_naming_them(make, weights, why):
+    with pytest.raises(ValueError, match=rf"player_count_weights=\[.*must be one weight >= 0 per player count \[3, \d, \d\].*{why}"):
+        make(weights)
+
+
+def test_table_size_probabilities_are_the_weights_normalised():
+    from training.table_sizes import table_size_probabilities
+
+    np.testing.assert_allclose(table_size_probabilities([1, 3, 0], [3, 5, 8]), [0.25, 0.75, 0.0])
+    np.testing.assert_allclose(table_size_probabilities(None, [3, 5, 8, 4]), [0.25] * 4)
+    with pytest.raises(ValueError, match="player_counts is empty"):
+        table_size_probabilities(None, [])
 
 
 def _table_sizes_dealt(venv, config, team: str, resets: int) -> set[int]:

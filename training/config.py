@@ -12,7 +12,6 @@ See ``configs/quick.yaml`` for every key with a comment.
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +20,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from traitors_env.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+
+from .table_sizes import table_size_probabilities
 
 TEAMS = ("pirates", "mutineers")
 OPPONENT_KINDS = ("latest", "past", "heuristic", "random")
@@ -58,21 +59,12 @@ class EnvSection(_Section):
     @model_validator(mode="after")
     def _check(self) -> EnvSection:
         largest = ENV_MAX_PLAYERS[self.name]
-        for n in self.player_counts:
-            if not MIN_PLAYERS <= n <= largest:
-                raise ValueError(f"player_counts holds {n}; {self.name} has table sizes {MIN_PLAYERS}–{largest}")
+        bad = [n for n in self.player_counts if not MIN_PLAYERS <= n <= largest]
+        if bad:
+            held = ", ".join(map(str, bad))
+            raise ValueError(f"player_counts holds {held}; {self.name} has table sizes {MIN_PLAYERS}–{largest}")
         for name in ("player_count_weights", "mutineers_player_count_weights"):
-            weights = getattr(self, name)
-            if weights is None:
-                continue
-            if len(weights) != len(self.player_counts):
-                raise ValueError(
-                    f"{name} has {len(weights)} entries; expected one per player count "
-                    f"({len(self.player_counts)}: {self.player_counts}), got {weights}"
-                )
-            # isfinite: a NaN passes "w < 0" and an inf makes the probabilities NaN
-            if not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:
-                raise ValueError(f"{name} must be >= 0 with a positive sum, all finite; got {weights}")
+            table_size_probabilities(getattr(self, name), self.player_counts, name)
         return self
 
     def count_weights_for(self, team: str) -> list[float]:

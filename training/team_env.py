@@ -49,6 +49,7 @@ from traitors_env.traitors_aboard.cards import ROLE_NAMES, Role
 from traitors_env.traitors_aboard.observation import OBS_SIZE, encode
 
 from .agents import OBS_SCALE, OpponentPool, scale_observation
+from .table_sizes import table_size_probabilities
 
 
 class IllegalOpponentActionError(ValueError):
@@ -99,7 +100,7 @@ class TeamEnv(gymnasium.Env):
         self.player_counts = [int(n) for n in player_counts]
         if not self.player_counts:
             raise ValueError("player_counts is empty; give at least one table size in 3–8")
-        self._count_probabilities = self._probabilities(player_count_weights)
+        self._count_probabilities = table_size_probabilities(player_count_weights, self.player_counts)
         # One raw_env per table size, reused across games (raw_env validates the count).
         self._envs = {n: traitors_aboard_v0.raw_env(num_players=n, claims=claims) for n in self.player_counts}
         self._env: traitors_aboard_v0.raw_env | None = None
@@ -113,19 +114,6 @@ class TeamEnv(gymnasium.Env):
         assert OBS_SCALE.shape == (OBS_SIZE,)
 
     # ------------------------------------------------------------ configuration
-    def _probabilities(self, player_count_weights: Sequence[float] | None) -> np.ndarray:
-        if player_count_weights is None:
-            return np.full(len(self.player_counts), 1.0 / len(self.player_counts))
-        weights = np.asarray(player_count_weights, dtype=np.float64)
-        # isfinite: a NaN passes "< 0" and an inf makes the probabilities NaN
-        well_formed = weights.shape == (len(self.player_counts),) and (np.isfinite(weights) & (weights >= 0)).all()
-        if not well_formed or weights.sum() <= 0:
-            raise ValueError(
-                f"player_count_weights={list(player_count_weights)!r} must be one weight >= 0 per player count "
-                f"{self.player_counts}, all finite, with a positive sum"
-            )
-        return weights / weights.sum()
-
     def configure(
         self,
         role: Role | str | None = None,
@@ -141,7 +129,7 @@ class TeamEnv(gymnasium.Env):
             ValueError: ``player_count_weights`` is not one weight >= 0 per player count with a positive sum.
         """
         if player_count_weights is not None:
-            self._count_probabilities = self._probabilities(player_count_weights)
+            self._count_probabilities = table_size_probabilities(player_count_weights, self.player_counts)
         if role is not None:
             self.role = parse_role(role)
         if opponents is not None:

@@ -50,6 +50,7 @@ from traitors_env.the_traitors.engine import GameConfig, GameState
 from traitors_env.the_traitors.observation import OBS_SIZE, encode
 
 from .agents import OPPONENT_KINDS, drawable_kinds
+from .table_sizes import table_size_probabilities
 
 
 class IllegalOpponentActionError(ValueError):
@@ -141,14 +142,7 @@ class RoleEnv(gymnasium.Env):
             raise ValueError(
                 f"player_counts={list(player_counts)!r}; expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}"
             )
-        weights = (
-            np.ones(len(self.player_counts))
-            if player_count_weights is None
-            else np.asarray(player_count_weights, float)
-        )
-        if weights.shape != (len(self.player_counts),) or (weights < 0).any() or weights.sum() <= 0:
-            raise ValueError(f"player_count_weights={player_count_weights!r} must be one weight >= 0 per player count")
-        self._count_probabilities = weights / weights.sum()
+        self._count_probabilities = table_size_probabilities(player_count_weights, self.player_counts)
         self._configs = {n: GameConfig(num_players=n, claims=claims) for n in self.player_counts}
         self.game: GameState | None = None
         self.seat = 0

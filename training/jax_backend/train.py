@@ -24,6 +24,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -31,6 +32,7 @@ import numpy as np
 
 from ..config import RunConfig
 from ..storage import RunFolder
+from ..table_sizes import table_size_probabilities
 from ..train import (
     PROGRESS_COLUMNS,
     TEAMS,
@@ -136,8 +138,7 @@ class Trainer:
         counts = tuple(config.env.player_counts)
 
         def probabilities(team: str) -> tuple[float, ...]:
-            weights = np.asarray(config.env.count_weights_for(team), dtype=np.float64)
-            return tuple(float(w) for w in weights / weights.sum())
+            return tuple(float(w) for w in table_size_probabilities(config.env.count_weights_for(team), counts))
 
         self.batch = config.training.n_envs
         # Each player is computed only on the games where it acts (see rollout.capacities), sized for the
@@ -183,7 +184,16 @@ class Trainer:
         """
         capacity = self.capacity.get(team)
         if capacity is None or not 0.85 * capacity <= learner_decisions <= 1.05 * capacity:
-            capacity = update_capacity(learner_decisions, self.config.ppo.batch_size)
+            batch_size = self.config.ppo.batch_size
+            if learner_decisions < batch_size and team not in self.capacity:
+                warnings.warn(
+                    f"ppo.batch_size={batch_size} is more than the {learner_decisions} {team} decisions of a rollout "
+                    f"(n_steps x n_envs = {self.config.ppo.n_steps * self.batch} game decisions, the team's share of "
+                    "them): each update is one minibatch, mostly padding; lower ppo.batch_size or raise "
+                    "ppo.n_steps or training.n_envs",
+                    stacklevel=2,
+                )
+            capacity = update_capacity(learner_decisions, batch_size)
             self.capacity[team] = capacity
         return self._learn(params, opt_state, grid, valid, key, capacity=capacity)
 
@@ -217,22 +227,22 @@ class Trainer:
         interrupted, and the interpreter waits for this thread when it exits, so a run stopped by Ctrl-C or an
         error waits for the current step only.
         """
+        for _ in self._warm_up_steps(team_index, params, opt_state):
+            if stop is not None and stop.is_set():
+                return
+
+    def _warm_up_steps(self, team_index: int, params, opt_state):
+        """:meth:`warm_up`'s steps (deal, rollout, update), yielding before each so that a stop is seen between."""
         import jax
 
-        def stopped() -> bool:
-            return stop is not None and stop.is_set()
-
-        if stopped():
-            return
+        yield
         opponents = self.opponents(params, [], 0)
         key = jax.random.key(0)
         slots = self.new_slots[team_index](key, opponents)
-        if stopped():
-            return
+        yield
         _, grid, valid, metrics = self.rollouts[team_index](params, opponents, slots, key)
         capacity = update_capacity(int(metrics["learner_decisions"]), self.config.ppo.batch_size)
-        if stopped():
-            return
+        yield
         jax.block_until_ready(self._learn(params, opt_state, grid, valid, key, capacity=capacity))
 
     # ------------------------------------------------------------ one team's training

@@ -50,6 +50,8 @@ from traitors_env.traitors_aboard import actions as A
 from traitors_env.traitors_aboard.cards import MAX_PLAYERS, ROLE_NAMES, Role
 from traitors_env.traitors_aboard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
 
+from ..table_sizes import table_size_probabilities
+
 TEAMS = ("pirates", "mutineers")
 TEAM_OF_ROLE = {role: ROLE_NAMES[role].lower() + "s" for role in (Role.PIRATE, Role.MUTINEER)}
 
@@ -113,10 +115,7 @@ class GameMasterEnv(MultiAgentEnv):
         weights = config.get("player_count_weights")
         if not self.player_counts:
             raise ValueError("player_counts is empty; give at least one table size in 3–8")
-        weights = np.ones(len(self.player_counts)) if weights is None else np.asarray(weights, dtype=np.float64)
-        if weights.shape != (len(self.player_counts),) or (weights < 0).any() or weights.sum() <= 0:
-            raise ValueError(f"player_count_weights={weights.tolist()} must be one weight >= 0 per player count")
-        self._probabilities = weights / weights.sum()
+        self._probabilities = table_size_probabilities(weights, self.player_counts)
         claims = bool(config.get("claims", True))
         self._envs = {n: traitors_aboard_v0.raw_env(num_players=n, claims=claims) for n in self.player_counts}
         #: RLlib's env runner index (its EnvContext; 0 for a plain dict), mixed into every seed

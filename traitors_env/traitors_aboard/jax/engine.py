@@ -240,6 +240,20 @@ def _check_first_player(first_player, num_players) -> None:
         )
 
 
+def check_seat(seat, num_players) -> None:
+    """Raise ``ValueError`` for a concrete ``seat`` that is not a seat ``0 … num_players-1`` of a concrete table
+    (either may be batched; traced values pass unchecked: under ``jit`` a seat outside the table observes nothing).
+    """
+    try:
+        seats, n = np.asarray(seat), np.asarray(num_players)
+    except jax.errors.TracerArrayConversionError:
+        return
+    if seats.dtype.kind not in "iu":
+        raise TypeError(f"player={seat!r} is not a seat index; expected an int 0–{int(n.min()) - 1}")
+    if not ((seats >= 0) & (seats < n)).all():
+        raise ValueError(f"player={seat!r} is not a seat of the table; expected 0–{int(n.min()) - 1}")
+
+
 # ------------------------------------------------------------------ queries
 def target(g: Game) -> jax.Array:
     """The chest target of the table (rulebook "End of the Game"), int32 ()."""

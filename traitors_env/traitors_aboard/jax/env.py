@@ -94,7 +94,13 @@ def step(state: State, action, key: jax.Array) -> State:
 
 
 def observe(state: State, player) -> jax.Array:
-    """The observation of seat ``player``, float32 ``(1228,)``: what ``raw_env().observe`` gives that seat."""
+    """The observation of seat ``player``, float32 ``(1228,)``: what ``raw_env().observe`` gives that seat.
+
+    Raises:
+        ValueError: for a concrete ``player`` that is not a seat of the table (0 … num_players-1).
+        TypeError: for a ``player`` that is not an integer.
+    """
+    engine.check_seat(player, state._game.num_players)
     return observe_game(state._game, player)
 
 
@@ -164,7 +170,7 @@ class TraitorsAboard(core.Env):
 
     def _observe(self, state: core.State, player_id: jax.Array) -> jax.Array:
         assert isinstance(state, State)
-        return observe_game(state._game, player_id)
+        return observe(state, player_id)
 
     def _step_with_illegal_action(self, state: core.State, loser: jax.Array) -> State:
         """An illegal action ends the game: −1 to the player who took it, 0 to every other seat."""

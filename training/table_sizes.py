@@ -1,0 +1,56 @@
+"""The table sizes of training games: relative weights checked and turned into probabilities.
+
+One check for every place that draws a table size per game (the run config, :class:`~training.team_env.TeamEnv`,
+the role env of the_traitors_v0, the RLlib env and the JAX backend), so that they accept and refuse the same weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["table_size_probabilities"]
+
+
+def table_size_probabilities(
+    weights: Sequence[float] | None, player_counts: Sequence[int], name: str = "player_count_weights"
+) -> np.ndarray:
+    """The probability of drawing each of ``player_counts`` for a game.
+
+    Args:
+        weights: one relative weight per entry of ``player_counts``, each finite and >= 0, with a positive sum;
+            ``None`` = uniform.
+        player_counts: the table sizes the weights belong to (only their number is used here).
+        name: the setting's name, for the error message.
+
+    Returns:
+        float64 array of shape ``(len(player_counts),)`` summing to 1.
+
+    Raises:
+        ValueError: ``player_counts`` is empty, or ``weights`` has the wrong length, a negative, NaN or infinite
+            entry, or sums to 0; the message names the setting, the weights and the table sizes.
+    """
+    counts = [int(n) for n in player_counts]
+    if not counts:
+        raise ValueError("player_counts is empty; give at least one table size")
+    if weights is None:
+        return np.full(len(counts), 1.0 / len(counts))
+    try:
+        array = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.shape != (len(counts),):
+        got = "" if array is None or array.ndim != 1 else f": got {array.shape[0]} for {len(counts)} table sizes"
+        raise ValueError(f"{name}={_shown(weights)} must be one weight >= 0 per player count {counts}{got}")
+    # isfinite: a NaN passes "< 0" and an inf makes the probabilities NaN
+    if not (np.isfinite(array) & (array >= 0)).all() or array.sum() <= 0:
+        raise ValueError(
+            f"{name}={_shown(weights)} must be one weight >= 0 per player count {counts}, all finite, "
+            "with a positive sum"
+        )
+    return array / array.sum()
+
+
+def _shown(weights: object) -> str:
+    return repr(list(weights)) if isinstance(weights, (list, tuple, np.ndarray)) else repr(weights)
