@@ -43,14 +43,22 @@ def table_size_probabilities(
     if array is None or array.shape != (len(counts),):
         got = "" if array is None or array.ndim != 1 else f": got {array.shape[0]} for {len(counts)} table sizes"
         raise ValueError(f"{name}={_shown(weights)} must be one weight >= 0 per player count {counts}{got}")
+    with np.errstate(over="ignore"):
+        total = array.sum()
     # isfinite: a NaN passes "< 0" and an inf makes the probabilities NaN
-    if not (np.isfinite(array) & (array >= 0)).all() or array.sum() <= 0:
+    if not (np.isfinite(array) & (array >= 0)).all() or total <= 0:
         raise ValueError(
             f"{name}={_shown(weights)} must be one weight >= 0 per player count {counts}, all finite, "
             "with a positive sum"
         )
-    return array / array.sum()
+    if not np.isfinite(total):  # finite weights near the float64 maximum sum to inf (probabilities 0)
+        array = array / array.max()  # only then: the probabilities of every other input stay bit for bit
+        total = array.sum()
+    return array / total
 
 
 def _shown(weights: object) -> str:
-    return repr(list(weights)) if isinstance(weights, (list, tuple, np.ndarray)) else repr(weights)
+    # numpy values as plain ones (list() of a 0-d array raises; numpy 2 shows np.float64(...))
+    if isinstance(weights, (np.ndarray, np.generic)):
+        return repr(weights.tolist())
+    return repr(list(weights)) if isinstance(weights, (list, tuple)) else repr(weights)
