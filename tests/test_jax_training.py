@@ -480,6 +480,13 @@ def test_a_minibatch_larger_than_the_rollout_is_warned_once_per_team(tmp_path):
         warnings.simplefilter("error")
         trainer.learn("pirates", None, None, None, None, None, 40)  # once per team
         trainer.learn("mutineers", None, None, None, None, None, 8000)  # within one minibatch's reach: no warning
+    # per team, not once per trainer: the Mutineers' own short first rollout is warned after the Pirates' was
+    other = Trainer(tiny_jax_config(tmp_path, ppo={"batch_size": 4096}), standin_engine())
+    other._learn = lambda *args, capacity: capacity
+    with pytest.warns(UserWarning, match="pirates decisions"):
+        other.learn("pirates", None, None, None, None, None, 100)
+    with pytest.warns(UserWarning, match=r"ppo.batch_size=4096 is more than the 300 mutineers decisions"):
+        other.learn("mutineers", None, None, None, None, None, 300)
 
 
 @pytest.mark.slow  # about a minute: its own compilation and a dozen PPO iterations

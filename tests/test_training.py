@@ -403,6 +403,47 @@ def test_table_size_probabilities_are_the_weights_normalised():
         table_size_probabilities(None, [])
 
 
+def test_table_size_weights_near_the_float64_maximum_still_give_probabilities():
+    """Review finding: ``[1e308, 1e308]`` are finite weights >= 0 with a positive sum, but their sum overflowed to
+    inf and every probability came out 0 (a draw then fails far from the setting)."""
+    from training.table_sizes import table_size_probabilities
+
+    np.testing.assert_allclose(table_size_probabilities([1e308, 1e308, 0], [3, 5, 8]), [0.5, 0.5, 0.0])
+    np.testing.assert_allclose(table_size_probabilities([1.7e308, 1e-300], [3, 5]), [1.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    ("weights", "shown"),
+    [
+        (np.array(1.0), "player_count_weights=1.0 "),
+        (np.array([[1.0], [2.0]]), r"player_count_weights=\[\[1.0\], \[2.0\]\] "),
+    ],
+)
+def test_table_size_weights_given_as_a_wrong_shaped_array_are_named(weights, shown):
+    """Review finding: a 0-d array raised ``TypeError: iteration over a 0-d array`` while its error was being
+    written, and an array's entries were shown as ``np.float64(...)`` / ``array(...)``."""
+    from training.table_sizes import table_size_probabilities
+
+    with pytest.raises(ValueError, match=shown + r"must be one weight >= 0 per player count \[3, 5\]"):
+        table_size_probabilities(weights, [3, 5])
+
+
+@pytest.mark.parametrize(
+    ("weights", "got"),
+    [([True, False, True], "bool"), (["1", "2", "3"], "str"), ([None, 1, 1], "NoneType, int"), ([1j, 1, 1], "complex")],
+)
+def test_table_size_weights_that_are_not_numbers_are_refused_as_the_run_config_refuses_them(weights, got):
+    """Review finding: the run config (strict) refuses ``[true, false, true]`` and ``["1", "2", "3"]``, but TeamEnv,
+    RoleEnv and the RLlib env turned them into weights through ``float()`` (a bool as a table-size weight)."""
+    from training.table_sizes import table_size_probabilities
+
+    with pytest.raises(ValueError, match=rf"per player count \[3, 5, 8\]: got {got} entries, expected ints or floats"):
+        table_size_probabilities(weights, [3, 5, 8])
+    with pytest.raises(ConfigError, match="player_count_weights"):
+        _run_config(weights)
+    np.testing.assert_allclose(table_size_probabilities(np.array([1, 3], np.int8), [3, 5]), [0.25, 0.75])
+
+
 def _table_sizes_dealt(venv, config, team: str, resets: int) -> set[int]:
     """The table sizes of ``resets`` games dealt to ``team`` after the SB3 backend's ``configure_team``."""
     from training.train import configure_team

@@ -181,6 +181,10 @@ class Trainer:
         rollout's learner decisions, reset when a rollout falls outside [85%, 105%] of it. Padding rows weigh
         nothing (but cost a gradient step's compute); a rollout with more transitions than the batch holds
         gives a uniform random subset.
+
+        Warns:
+            UserWarning: once per team, when its first rollout has fewer learner decisions than
+                ``ppo.batch_size`` (each update is then one mostly padded minibatch).
         """
         capacity = self.capacity.get(team)
         if capacity is None or not 0.85 * capacity <= learner_decisions <= 1.05 * capacity:

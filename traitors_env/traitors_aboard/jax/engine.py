@@ -242,7 +242,8 @@ def _check_first_player(first_player, num_players) -> None:
 
 def check_seat(seat, num_players) -> None:
     """Raise ``ValueError`` for a concrete ``seat`` that is not a seat ``0 … num_players-1`` of a concrete table
-    (either may be batched; traced values pass unchecked: under ``jit`` a seat outside the table observes nothing).
+    (either may be batched; traced values pass unchecked: under ``jit`` a seat outside the table observes nothing),
+    ``TypeError`` for a concrete ``seat`` that is not an integer (a bool or float included).
     """
     try:
         seats, n = np.asarray(seat), np.asarray(num_players)

@@ -96,6 +96,9 @@ def step(state: State, action, key: jax.Array) -> State:
 def observe(state: State, player) -> jax.Array:
     """The observation of seat ``player``, float32 ``(1228,)``: what ``raw_env().observe`` gives that seat.
 
+    ``player`` is an integer seat ``0 … num_players-1`` (a Python or numpy int, or an int array of shape ``()``);
+    a traced one (under ``jit`` / ``vmap``) is not checked.
+
     Raises:
         ValueError: for a concrete ``player`` that is not a seat of the table (0 … num_players-1).
         TypeError: for a ``player`` that is not an integer.
