@@ -22,7 +22,7 @@ from ..cards import MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS
 from ..engine import NUM_PHASES
 from ..observation import CHEST_FEATURES, CLAIM_FEATURES, DRAW_KNOWN_SLOTS, LAYOUT, MAX_CHEST, OBS_SIZE, SEAT_FEATURES
 from .engine import GAME_OVER, SPYGLASS_ORDER, _loot_value, target
-from .state import Game
+from .state import CHEST_FIELDS, COUNTS, DRAW_FIELDS, Game, unpack, unpack_counts
 
 _SEATS = jnp.arange(MAX_PLAYERS)
 _SLOTS = jnp.arange(MAX_CHEST)
@@ -79,7 +79,9 @@ def observe(g: Game, seat) -> jax.Array:
     blocks["chest_size"] = g.chest_size.astype(_I8)[None]
     blocks["spyglass_taken"] = _one_hot(g.spyglass_taken, 4, acting)
     seen = g.spyglass_seen[:, None]
-    top_kinds = g.chest_kind[:3]
+    chest = g.chest  # packed rows (CHEST_FIELDS), read field by field below
+    kinds = unpack(chest, CHEST_FIELDS["kind"])
+    top_kinds = kinds[:3]
     seen_kind = jnp.sum(jnp.where(seen == jnp.arange(3), top_kinds, 0), 1)
     viewing = acting & (g.phase == SPYGLASS_ORDER)
     blocks["spyglass_view"] = (
@@ -127,18 +129,19 @@ def observe(g: Game, seat) -> jax.Array:
 
     # Chest cards from the top (row 0 is the top card).
     in_chest = _SLOTS < g.chest_size
-    scrambled = g.chest_scrambled & in_chest
-    attributable = ~g.chest_scrambled & in_chest
-    announced = g.chest_announced.astype(jnp.int32)
-    placer_rel = _wrap(g.chest_placer.astype(jnp.int32) - seat + n, n)
-    known = (jnp.bitwise_and(g.chest_known, bit) > 0) & in_chest
+    is_scrambled = unpack(chest, CHEST_FIELDS["scrambled"], jnp.bool_)
+    scrambled = is_scrambled & in_chest
+    attributable = ~is_scrambled & in_chest
+    announced = unpack(chest, CHEST_FIELDS["announced"])
+    placer_rel = _wrap(unpack(chest, CHEST_FIELDS["placer"]) - seat + n, n)
+    known = (jnp.bitwise_and(unpack(chest, CHEST_FIELDS["known"]), bit.astype(jnp.int32)) > 0) & in_chest
     chest_rows = jnp.concatenate(
         [
             in_chest[:, None].astype(_I8),
             ((announced[:, None] == jnp.arange(3)) & attributable[:, None]).astype(_I8),
             ((placer_rel[:, None] == _SEATS) & attributable[:, None]).astype(_I8),
             scrambled[:, None].astype(_I8),
-            ((g.chest_kind[:, None] == jnp.arange(3)) & known[:, None]).astype(_I8),
+            ((kinds[:, None] == jnp.arange(3)) & known[:, None]).astype(_I8),
         ],
         axis=1,
     )
@@ -146,9 +149,10 @@ def observe(g: Game, seat) -> jax.Array:
     blocks["chest_cards"] = chest_rows
 
     # R07: the public multiset of the scrambled cards' announcements, known while every group's is.
-    bottoms = g.chest_bottom & in_chest
-    all_known = ~jnp.any(bottoms & ~g.group_known)
-    totals = jnp.sum(jnp.where(bottoms[:, None], g.group_counts, 0), 0).astype(_I8)
+    bottoms = unpack(chest, CHEST_FIELDS["bottom"], jnp.bool_) & in_chest
+    all_known = ~jnp.any(bottoms & ~unpack(chest, CHEST_FIELDS["group_known"], jnp.bool_))
+    # Counts are added as packed 12-bit numbers: the scrambled cards number at most 9, so no count carries.
+    totals = unpack_counts(jnp.sum(jnp.where(bottoms, unpack(chest, COUNTS), 0))).astype(_I8)
     attributed_sum = jnp.sum(jnp.where(attributable, _loot_value(announced), 0))
     blocks["chest_summary"] = jnp.concatenate(
         [
@@ -160,9 +164,11 @@ def observe(g: Game, seat) -> jax.Array:
     )
 
     # R09: draw-pile cards I returned, while still on top.
-    mine = (jnp.arange(DRAW_KNOWN_SLOTS) < g.draw_size) & (jnp.bitwise_and(g.draw_known[:DRAW_KNOWN_SLOTS], bit) > 0)
+    pile = g.draw_pile[:DRAW_KNOWN_SLOTS]
+    known_by = unpack(pile, DRAW_FIELDS["known"])
+    mine = (jnp.arange(DRAW_KNOWN_SLOTS) < g.draw_size) & (jnp.bitwise_and(known_by, bit.astype(jnp.int32)) > 0)
     blocks["draw_pile_known"] = (
-        (g.draw[:DRAW_KNOWN_SLOTS, None] == jnp.arange(NUM_CARD_KINDS)) & mine[:, None]
+        (unpack(pile, DRAW_FIELDS["kind"])[:, None] == jnp.arange(NUM_CARD_KINDS)) & mine[:, None]
     ).astype(_I8)
 
     for name, block in blocks.items():

@@ -16,6 +16,15 @@ rows (cards leave the chest only from the top). ``chest_scrambled`` marks the ro
 announcements in ``group_counts`` (counts of +1, 0, −2) and whether the public still knows it in
 ``group_known`` (the reference's ``ScrambledGroup.counts`` being ``None``). The group data moves
 with the cards when the chest shifts.
+
+Packed rows: a chest row's eight fields are bit fields of one ``int32`` (``Game.chest``, laid out
+by :data:`CHEST_FIELDS`) and a draw-pile row's two of one ``int16`` (``Game.draw_pile``,
+:data:`DRAW_FIELDS`), so a card put on or taken off a stack moves one array, not eight: under
+``vmap`` on a CPU the cost of a step is about the number of array elements it rewrites, not their
+width. The fields are read as properties of the old names (``chest_kind`` …, ``draw``,
+``draw_known``), with the old dtypes. A group's counts are at most 9 (3 Spyglass cards of at most 3
+cards each, rulebook "Contents", R07), so each fits 4 bits and sums of counts over rows never carry
+into the next count.
 """
 
 from __future__ import annotations
@@ -33,6 +42,82 @@ NO_SEAT = -1
 NO_WINNER = -1
 
 
+@dataclasses.dataclass(frozen=True)
+class BitField:
+    """A field of a packed row: ``width`` bits from bit ``shift``."""
+
+    shift: int
+    width: int
+
+    @property
+    def mask(self) -> int:
+        """The field's bits in place."""
+        return ((1 << self.width) - 1) << self.shift
+
+
+def _layout(widths: dict[str, int]) -> dict[str, BitField]:
+    fields, shift = {}, 0
+    for name, width in widths.items():
+        fields[name] = BitField(shift, width)
+        shift += width
+    assert shift <= 31, shift
+    return fields
+
+
+#: A chest row (``Game.chest``, int32): the card, who placed it and what they announced, the seats that
+#: know it (bitmask), its Spyglass group flags and, on a group's lowest row, the group's counts of
+#: announced +1, 0 and −2 (4 bits each, so the three read as one 12-bit number ``counts``).
+CHEST_FIELDS = _layout(
+    {
+        "kind": 2,
+        "placer": 3,
+        "announced": 2,
+        "known": 8,
+        "scrambled": 1,
+        "bottom": 1,
+        "group_known": 1,
+        "count_plus": 4,
+        "count_zero": 4,
+        "count_minus": 4,
+    }
+)
+COUNT_FIELDS = ("count_plus", "count_zero", "count_minus")  # indexed like announced values (0 → +1 …)
+COUNTS = BitField(CHEST_FIELDS["count_plus"].shift, 12)
+COUNT_BITS = 4
+#: A draw-pile row (``Game.draw_pile``, int16): the card and the seats that know it (R09).
+DRAW_FIELDS = _layout({"kind": 3, "known": 8})
+
+
+def unpack(rows: jax.Array, field: BitField, dtype=jnp.int32) -> jax.Array:
+    """The ``field`` of packed ``rows`` (any shape), as ``dtype``."""
+    return ((rows.astype(jnp.int32) >> field.shift) & ((1 << field.width) - 1)).astype(dtype)
+
+
+def pack(fields: dict[str, BitField], dtype, **values) -> jax.Array:
+    """Rows holding ``values`` (field name → array, broadcast together; unnamed fields are 0), as ``dtype``.
+
+    Raises:
+        KeyError: for a name that is not one of ``fields``.
+    """
+    total = jnp.int32(0)
+    for name, value in values.items():
+        field = fields[name]
+        total = total | ((jnp.asarray(value).astype(jnp.int32) & ((1 << field.width) - 1)) << field.shift)
+    return total.astype(dtype)
+
+
+def pack_counts(counts) -> jax.Array:
+    """A group's counts (int, ``(..., 3)``: +1, 0, −2) as the 12-bit number of :data:`COUNTS`, int32."""
+    counts = jnp.asarray(counts).astype(jnp.int32)
+    return sum(counts[..., i] << (COUNT_BITS * i) for i in range(3))
+
+
+def unpack_counts(counts) -> jax.Array:
+    """The inverse of :func:`pack_counts`: int32 ``(..., 3)``."""
+    counts = jnp.asarray(counts).astype(jnp.int32)
+    return jnp.stack([(counts >> (COUNT_BITS * i)) & ((1 << COUNT_BITS) - 1) for i in range(3)], -1)
+
+
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class Game:
@@ -44,11 +129,14 @@ class Game:
     - ``num_players`` int8 (): 3–8. ``claims`` bool (): the claim step (R14).
     - ``roles`` int8 (S,): 0 Pirate, 1 Mutineer (padding seats 0).
     - ``hands`` int8 (S, K): cards of each kind held.
-    - ``draw`` int8 (D,), ``draw_known`` uint8 (D,), ``draw_size`` int8 (): the draw pile top
-      first; ``draw_known`` a bitmask of the seats that know the card (R09 returns).
-    - ``chest_kind``/``chest_placer``/``chest_announced`` int8 (C,), ``chest_known`` uint8 (C,)
-      (bitmask of seats that know the card at its position), ``chest_scrambled``/``chest_bottom``
-      bool (C,), ``group_counts`` int8 (C, 3), ``group_known`` bool (C,), ``chest_size`` int8 ().
+    - ``draw_pile`` int16 (D,), ``draw_size`` int8 (): the draw pile top first, each row packed
+      (:data:`DRAW_FIELDS`) and read as ``draw`` int8 (D,) (the cards) and ``draw_known`` uint8 (D,)
+      (a bitmask of the seats that know the card, R09 returns).
+    - ``chest`` int32 (C,), ``chest_size`` int8 (): the chest top first, each row packed
+      (:data:`CHEST_FIELDS`) and read as ``chest_kind``/``chest_placer``/``chest_announced`` int8
+      (C,), ``chest_known`` uint8 (C,) (bitmask of seats that know the card at its position),
+      ``chest_scrambled``/``chest_bottom`` bool (C,), ``group_counts`` int8 (C, 3), ``group_known``
+      bool (C,).
     - ``discard`` int8 (K,): cards of each kind in the discard pile.
     - ``planks`` int8 (S,), ``aboard`` bool (S,), ``revealed`` bool (S,).
     - ``current_player`` int8 (), ``phase`` int8 () (:class:`~traitors_env.traitors_aboard.engine.Phase`),
@@ -69,17 +157,9 @@ class Game:
     claims: jax.Array
     roles: jax.Array
     hands: jax.Array
-    draw: jax.Array
-    draw_known: jax.Array
+    draw_pile: jax.Array
     draw_size: jax.Array
-    chest_kind: jax.Array
-    chest_placer: jax.Array
-    chest_announced: jax.Array
-    chest_known: jax.Array
-    chest_scrambled: jax.Array
-    chest_bottom: jax.Array
-    group_counts: jax.Array
-    group_known: jax.Array
+    chest: jax.Array
     chest_size: jax.Array
     discard: jax.Array
     planks: jax.Array
@@ -106,6 +186,57 @@ class Game:
         """A copy with ``changes`` applied (the state is immutable)."""
         return dataclasses.replace(self, **changes)
 
+    @classmethod
+    def of(cls, **fields) -> Game:
+        """A game from every field, the packed rows given as their fields under the names of the properties
+        below (``draw``, ``draw_known``, ``chest_kind`` … ``group_known``; ``group_counts`` of shape ``(C, 3)``).
+
+        Raises:
+            TypeError: for a missing or unknown field.
+        """
+        draw = pack(DRAW_FIELDS, jnp.int16, kind=fields.pop("draw"), known=fields.pop("draw_known"))
+        chest = pack(
+            CHEST_FIELDS,
+            jnp.int32,
+            **{
+                name: fields.pop(f"chest_{name}")
+                for name in ("kind", "placer", "announced", "known", "scrambled", "bottom")
+            },
+            group_known=fields.pop("group_known"),
+        ) | (pack_counts(fields.pop("group_counts")) << COUNTS.shift)
+        return cls(draw_pile=draw, chest=chest, **fields)
+
+    # The fields of the packed rows, with the dtypes of the unpacked state.
+    @property
+    def draw(self) -> jax.Array:
+        """int8 (D,): the draw pile's cards (kinds), top first."""
+        return unpack(self.draw_pile, DRAW_FIELDS["kind"], jnp.int8)
+
+    @property
+    def draw_known(self) -> jax.Array:
+        """uint8 (D,): per draw-pile card, the bitmask of seats that know it (R09)."""
+        return unpack(self.draw_pile, DRAW_FIELDS["known"], jnp.uint8)
+
+    def _chest(self, name: str, dtype) -> jax.Array:
+        return unpack(self.chest, CHEST_FIELDS[name], dtype)
+
+    chest_kind = property(lambda self: self._chest("kind", jnp.int8), doc="int8 (C,): the chest's loot kinds.")
+    chest_placer = property(lambda self: self._chest("placer", jnp.int8), doc="int8 (C,): who placed each card.")
+    chest_announced = property(
+        lambda self: self._chest("announced", jnp.int8), doc="int8 (C,): each card's announced value index."
+    )
+    chest_known = property(lambda self: self._chest("known", jnp.uint8), doc="uint8 (C,): seats knowing each card.")
+    chest_scrambled = property(lambda self: self._chest("scrambled", jnp.bool_), doc="bool (C,): in a group (R07).")
+    chest_bottom = property(lambda self: self._chest("bottom", jnp.bool_), doc="bool (C,): a group's lowest row.")
+    group_known = property(
+        lambda self: self._chest("group_known", jnp.bool_), doc="bool (C,): the public knows the group's counts."
+    )
+
+    @property
+    def group_counts(self) -> jax.Array:
+        """int8 (C, 3): on a group's lowest row, its announced +1, 0, −2 counts (R07)."""
+        return unpack_counts(unpack(self.chest, COUNTS)).astype(jnp.int8)
+
 
 def empty_game() -> Game:
     """A zeroed game of the right shapes and dtypes (filled by ``engine.init``)."""
@@ -117,17 +248,9 @@ def empty_game() -> Game:
         claims=jnp.bool_(True),
         roles=seats,
         hands=jnp.zeros((MAX_PLAYERS, NUM_CARD_KINDS), i8),
-        draw=jnp.zeros(MAX_DECK, i8),
-        draw_known=jnp.zeros(MAX_DECK, jnp.uint8),
+        draw_pile=jnp.zeros(MAX_DECK, jnp.int16),
         draw_size=jnp.int8(0),
-        chest_kind=jnp.zeros(MAX_CHEST, i8),
-        chest_placer=jnp.zeros(MAX_CHEST, i8),
-        chest_announced=jnp.zeros(MAX_CHEST, i8),
-        chest_known=jnp.zeros(MAX_CHEST, jnp.uint8),
-        chest_scrambled=jnp.zeros(MAX_CHEST, jnp.bool_),
-        chest_bottom=jnp.zeros(MAX_CHEST, jnp.bool_),
-        group_counts=jnp.zeros((MAX_CHEST, 3), i8),
-        group_known=jnp.zeros(MAX_CHEST, jnp.bool_),
+        chest=jnp.zeros(MAX_CHEST, jnp.int32),
         chest_size=jnp.int8(0),
         discard=jnp.zeros(NUM_CARD_KINDS, i8),
         planks=seats,
