@@ -55,6 +55,17 @@ def _rotate(rotation, values):
     return jnp.sum(jnp.where(hit, values.astype(_I8)[None], 0), 1, dtype=_I8)
 
 
+def _targeted_by_relative_seat(targeted, seat, n):
+    """``targeted`` (int8 (8, 8, 2): [player, target, card], absolute seats) with both seats made relative (row
+    ``r`` is seat ``(seat + r) % n``, rows ``n …`` are 0): one gather of the 64 (player, target) pairs, measured
+    2× faster under ``vmap`` on a CPU than rotating each axis with a one-hot (8, 8) rotation (:func:`_rotate`)."""
+    rows = _wrap(seat + _SEATS, n)
+    pairs = (rows[:, None] * MAX_PLAYERS + rows[None, :]).reshape(-1)
+    out = targeted.reshape(MAX_PLAYERS * MAX_PLAYERS, 2)[pairs].reshape(targeted.shape)
+    present = _SEATS < n
+    return jnp.where((present[:, None] & present[None, :])[:, :, None], out, 0)
+
+
 def observe(g: Game, seat) -> jax.Array:
     """The observation of ``seat``, ``float32`` of shape ``(OBS_SIZE,)`` (1228), equal to the reference
     ``observation.encode`` of the same position. ``seat`` must be a seat of the table (not checked
@@ -66,7 +77,6 @@ def observe(g: Game, seat) -> jax.Array:
     me = _SEATS == seat
     # Seats relative to the observer: row r is absolute seat (seat + r) % n; rows n… are absent.
     present = _SEATS < n
-    rotation = (_wrap(seat + _SEATS[:, None], n) == _SEATS) & present[:, None]  # [relative, absolute]
 
     blocks: dict[str, jax.Array] = {}
     blocks["role"] = _one_hot(jnp.sum(jnp.where(me, g.roles, 0)), 2)
@@ -121,11 +131,12 @@ def observe(g: Game, seat) -> jax.Array:
         axis=1,
     )
     assert claim_rows.shape[1] == CLAIM_FEATURES
-    # One rotation for both tables: [relative seat, features].
+    # One reordering for both tables: [relative seat, features].
+    rotation = (_wrap(seat + _SEATS[:, None], n) == _SEATS) & present[:, None]  # [relative, absolute]
     rotated = _rotate(rotation, jnp.concatenate([seat_rows, claim_rows], axis=1))
     blocks["seats"] = rotated[:, : len(SEAT_FEATURES)]
     blocks["claims"] = rotated[:, len(SEAT_FEATURES) :]
-    blocks["targeted"] = _rotate(rotation, jnp.moveaxis(_rotate(rotation, jnp.moveaxis(g.targeted, 1, 0)), 0, 1))
+    blocks["targeted"] = _targeted_by_relative_seat(g.targeted.astype(_I8), seat, n)
 
     # Chest cards from the top (row 0 is the top card).
     in_chest = _SLOTS < g.chest_size
