@@ -99,6 +99,34 @@ def test_random_games_replay_equal_in_reference_engine(batch):
     assert all(count > 0 for count in coverage.values()), coverage
 
 
+def _group_sizes(scrambled, bottom, in_chest):
+    """Per chest row (…, C): on a group's lowest row, the number of cards in the group (a run of scrambled
+    rows ending there, R07); 0 elsewhere."""
+    sizes = np.zeros(bottom.shape, np.int64)
+    run = np.zeros(bottom.shape[:-1], np.int64)
+    for row in range(bottom.shape[-1]):
+        run = np.where(scrambled[..., row] & in_chest[..., row], run + 1, 0)
+        sizes[..., row] = np.where(bottom[..., row] & in_chest[..., row], run, 0)
+        run = np.where(bottom[..., row], 0, run)
+    return sizes
+
+
+def test_group_counts_are_the_announcements_of_the_group_and_fit_their_bits(batch):
+    """R07: a group the public follows counts one announcement per card in it; with 3 Spyglass cards in the
+    deck (rulebook "Contents") the chest holds at most 9 scrambled cards, so a count, even summed over the
+    groups, stays below 16 (the 4-bit fields of ``state.CHEST_FIELDS``, added whole)."""
+    games = batch["games"]
+    in_chest = np.arange(games.chest_bottom.shape[-1]) < games.chest_size[..., None]
+    sizes = _group_sizes(games.chest_scrambled, games.chest_bottom, in_chest)
+    counts = games.group_counts.astype(np.int64)
+    followed = games.chest_bottom & games.group_known & in_chest
+    np.testing.assert_array_equal(np.where(followed, counts.sum(-1), 0), np.where(followed, sizes, 0))
+    assert not np.any(counts[in_chest & ~followed]), "counts on a chest row that is no followed group's lowest"
+    assert int(sizes.max()) >= 5, "no group merged by a second Spyglass: the check above was idle"
+    scrambled = (games.chest_scrambled & in_chest).sum(-1)
+    assert int(scrambled.max()) <= 9 and int(counts.sum(-2).max()) <= 9, (scrambled.max(), counts.sum(-2).max())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 def test_random_games_replay_equal_in_reference_engine_slow(seed):
