@@ -10,6 +10,8 @@ seat-relative ``targeted`` table against a plain rotation for every seat and tab
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -133,3 +135,16 @@ def test_targeted_relative_to_every_seat_of_every_table_size_in_one_mixed_batch(
     expected = np.stack([_relative(t, s, k) for t, (k, s) in zip(targeted, cases)])
     assert got.dtype == jnp.int8
     np.testing.assert_array_equal(got, expected)
+
+
+def test_deals_are_those_of_the_unpacked_engine():
+    """Same key, same deal (rulebook "Setup"): 192 deals (32 per table size) pinned from the engine before
+    the rows were packed (d27e780), whose seeded training results the README reports. A new JAX whose
+    PRNG draws other bits would fail here too: then the README's figures no longer reproduce either."""
+    sizes = np.repeat(np.arange(3, 9), 32)
+    keys = jax.random.split(jax.random.PRNGKey(2026), len(sizes))
+    g = jax.jit(jax.vmap(lambda k, n: E.init(k, n)))(keys, jnp.asarray(sizes))
+    parts = [np.asarray(x).astype(np.int64) for x in (g.roles, g.hands, g.draw, g.draw_size, g.current_player)]
+    assert np.asarray(g.draw[0, :12]).tolist() == [0, 0, 2, 3, 2, 0, 0, 3, 0, 3, 2, 1]
+    digest = hashlib.sha256(b"".join(p.tobytes() for p in parts)).hexdigest()
+    assert digest == "11b3a96a0a4a57e4b20536df67de2266aea6cf6834f23d520dd7441ae6812853"
