@@ -121,7 +121,8 @@ def test_group_counts_are_the_announcements_of_the_group_and_fit_their_bits(batc
     counts = games.group_counts.astype(np.int64)
     followed = games.chest_bottom & games.group_known & in_chest
     np.testing.assert_array_equal(np.where(followed, counts.sum(-1), 0), np.where(followed, sizes, 0))
-    assert not np.any(counts[in_chest & ~followed]), "counts on a chest row that is no followed group's lowest"
+    lost = games.chest_bottom & ~games.group_known & in_chest  # other rows' counts are never read
+    assert not np.any(counts[lost]), "counts kept for a group the public lost track of"
     assert int(sizes.max()) >= 5, "no group merged by a second Spyglass: the check above was idle"
     scrambled = (games.chest_scrambled & in_chest).sum(-1)
     assert int(scrambled.max()) <= 9 and int(counts.sum(-2).max()) <= 9, (scrambled.max(), counts.sum(-2).max())
@@ -185,6 +186,24 @@ def test_r07_r08_spyglass_groups_cut_and_lost_match_reference(announced, seed):
         *(A.SPYGLASS, "first", A.CLAIM_NONE),  # seat 0: what is left
     ]
     _play_script(state, script, seed)
+
+
+def test_r07_three_spyglasses_grow_one_followed_group_to_seven_cards():
+    """R07: each Spyglass takes 2 new loot cards and cuts the mixed group below, whose rest joins: 3, 5, then 7
+    cards, announced +1 six times (the largest count a game reaches; ``state.CHEST_FIELDS`` gives each 4 bits).
+    Every decision compared with the reference, every seat's observation (the public multiset included)."""
+    state = position(
+        4,
+        hands={0: (SG, PLUS, PLUS), 1: (PLUS, PLUS, ZERO), 2: (SG, PLUS, PLUS), 3: (SG, PLUS, ZERO)},
+        chest=[(PLUS if v == 0 else ZERO, 1, v) for v in (0, 1, 0, 0, 1, 0)],  # the top 3: +1, 0, +1 either way
+        draw_pile=(PL,) * 8,
+    )
+    loot = ("first", A.CLAIM_NONE)  # a +1 announced +1
+    spyglass = (A.SPYGLASS, "first", A.CLAIM_NONE)
+    game, _ = _play_script(state, [*spyglass, *loot, *loot, *spyglass, *loot, *loot, *spyglass])
+    bottom = np.flatnonzero(np.asarray(game.chest_bottom))
+    assert bottom.tolist() == [6] and bool(game.group_known[6]), bottom
+    assert np.asarray(game.group_counts[6]).tolist() == [6, 1, 0]
 
 
 def test_r09_r06_catch_returns_and_a_short_pile_match_reference():
