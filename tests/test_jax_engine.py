@@ -116,15 +116,16 @@ def test_group_counts_are_the_announcements_of_the_group_and_fit_their_bits(batc
     deck (rulebook "Contents") the chest holds at most 9 scrambled cards, so a count, even summed over the
     groups, stays below 16 (the 4-bit fields of ``state.CHEST_FIELDS``, added whole)."""
     games = batch["games"]
-    in_chest = np.arange(games.chest_bottom.shape[-1]) < games.chest_size[..., None]
-    sizes = _group_sizes(games.chest_scrambled, games.chest_bottom, in_chest)
-    counts = games.group_counts.astype(np.int64)
-    followed = games.chest_bottom & games.group_known & in_chest
+    scrambled, bottom, known = (np.asarray(x) for x in (games.chest_scrambled, games.chest_bottom, games.group_known))
+    in_chest = np.arange(bottom.shape[-1]) < games.chest_size[..., None]
+    sizes = _group_sizes(scrambled, bottom, in_chest)
+    counts = np.asarray(games.group_counts).astype(np.int64)
+    followed = bottom & known & in_chest
     np.testing.assert_array_equal(np.where(followed, counts.sum(-1), 0), np.where(followed, sizes, 0))
-    lost = games.chest_bottom & ~games.group_known & in_chest  # other rows' counts are never read
+    lost = bottom & ~known & in_chest  # other rows' counts are never read
     assert not np.any(counts[lost]), "counts kept for a group the public lost track of"
     assert int(sizes.max()) >= 5, "no group merged by a second Spyglass: the check above was idle"
-    scrambled = (games.chest_scrambled & in_chest).sum(-1)
+    scrambled = (scrambled & in_chest).sum(-1)
     assert int(scrambled.max()) <= 9 and int(counts.sum(-2).max()) <= 9, (scrambled.max(), counts.sum(-2).max())
 
 
