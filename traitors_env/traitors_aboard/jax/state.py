@@ -21,10 +21,12 @@ Packed rows: a chest row's eight fields are bit fields of one ``int32`` (``Game.
 by :data:`CHEST_FIELDS`) and a draw-pile row's two of one ``int32`` (``Game.draw_pile``,
 :data:`DRAW_FIELDS`), so a card put on or taken off a stack moves one array, not eight: under
 ``vmap`` on a CPU the cost of a step is about the number of array elements it rewrites, not their
-width (an ``int32`` row even shifts twice as fast as an ``int16`` one, measured). The fields are read as properties of the old names (``chest_kind`` …, ``draw``,
-``draw_known``), with the old dtypes. A group's counts are at most 9 (3 Spyglass cards of at most 3
-cards each, rulebook "Contents", R07), so each fits 4 bits and sums of counts over rows never carry
-into the next count.
+width (an ``int32`` row even shifts twice as fast as an ``int16`` one, measured). The fields are
+read as properties of the old names (``chest_kind`` …, ``draw``, ``draw_known``), with the old
+dtypes; :meth:`Game.of` builds a game from them. A group's counts (0 while the public has lost
+track of it) add up to the cards of the group (R07), and the chest holds at most 9 scrambled cards: each Spyglass scrambles at most 3 (R07),
+there are 3 in the deck (rulebook "Contents") and a played card never comes back. So each count
+fits 4 bits, and a sum of counts over groups never carries into the next count.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import dataclasses
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..cards import MAX_PLAYERS, NUM_CARD_KINDS
 from ..observation import MAX_CHEST
@@ -118,6 +121,29 @@ def unpack_counts(counts) -> jax.Array:
     return jnp.stack([(counts >> (COUNT_BITS * i)) & ((1 << COUNT_BITS) - 1) for i in range(3)], -1)
 
 
+#: The unpacked inputs of :meth:`Game.of` and the bit field each is packed into.
+_PACKED_INPUTS = {
+    "draw": DRAW_FIELDS["kind"],
+    "draw_known": DRAW_FIELDS["known"],
+    **{f"chest_{name}": CHEST_FIELDS[name] for name in ("kind", "placer", "announced", "known", "scrambled", "bottom")},
+    "group_known": CHEST_FIELDS["group_known"],
+    "group_counts": BitField(0, COUNT_BITS),  # each of the three
+}
+
+
+def _check_fits(name: str, value, width: int) -> None:
+    """Raise ValueError if the concrete ``value`` has an entry outside ``0 … 2**width - 1`` (traced: not checked)."""
+    if isinstance(value, jax.core.Tracer):
+        return
+    values = np.asarray(value).astype(np.int64)
+    bad = (values < 0) | (values >= 1 << width)
+    if np.any(bad):
+        raise ValueError(
+            f"Game.of: {name} holds {values[bad][0]} at {tuple(int(i) for i in np.argwhere(bad)[0])}, "
+            f"which does not fit its {width}-bit field (0 … {(1 << width) - 1})"
+        )
+
+
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class Game:
@@ -189,11 +215,19 @@ class Game:
     @classmethod
     def of(cls, **fields) -> Game:
         """A game from every field, the packed rows given as their fields under the names of the properties
-        below (``draw``, ``draw_known``, ``chest_kind`` … ``group_known``; ``group_counts`` of shape ``(C, 3)``).
+        below (``draw``, ``draw_known``, ``chest_kind`` … ``group_known``; ``group_counts`` of shape ``(C, 3)``),
+        any batch shape in front. Works under ``jit``/``vmap``; values known outside a trace are checked.
 
         Raises:
             TypeError: for a missing or unknown field.
+            ValueError: for a (concrete) value that does not fit its bit field (:data:`CHEST_FIELDS`,
+                :data:`DRAW_FIELDS`; a count 0–15), which packing would otherwise silently wrap.
         """
+        missing = [name for name in _PACKED_INPUTS if name not in fields]
+        if missing:
+            raise TypeError(f"Game.of: missing field(s) {missing}")
+        for name, field in _PACKED_INPUTS.items():
+            _check_fits(name, fields[name], field.width)
         draw = pack(DRAW_FIELDS, jnp.int32, kind=fields.pop("draw"), known=fields.pop("draw_known"))
         chest = pack(
             CHEST_FIELDS,
