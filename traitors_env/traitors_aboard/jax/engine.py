@@ -9,8 +9,9 @@ Why the code looks as it does: under ``vmap`` both sides of every branch run, so
 per-action branches. It decodes the action into flags once, then applies each kind of change
 (cards leaving the hand, the chest, the draws, the turn passing …) a single time, each selected by
 those flags with ``jnp.where``. It indexes nothing by a per-game value either (a gather, slow under
-``vmap`` on a CPU; the counter of a ``fori_loop`` is the same for every game): the stacks are stored top first so rules touch fixed rows (:mod:`.state`), and a
-seat's row or a table entry is a one-hot sum. Tests replay games of this engine in the reference
+``vmap`` on a CPU; the counter of a ``fori_loop`` is the same for every game): the stacks are stored
+top first so rules touch fixed rows (:mod:`.state`), and a seat's row or a table entry is a one-hot
+sum. Tests replay games of this engine in the reference
 engine and compare every decision (``tests/test_jax_engine.py``).
 """
 

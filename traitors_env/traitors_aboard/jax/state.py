@@ -24,9 +24,10 @@ by :data:`CHEST_FIELDS`) and a draw-pile row's two of one ``int32`` (``Game.draw
 width (an ``int32`` row even shifts twice as fast as an ``int16`` one, measured). The fields are
 read as properties of the old names (``chest_kind`` …, ``draw``, ``draw_known``), with the old
 dtypes; :meth:`Game.of` builds a game from them. A group's counts (0 while the public has lost
-track of it) add up to the cards of the group (R07), and the chest holds at most 9 scrambled cards: each Spyglass scrambles at most 3 (R07),
-there are 3 in the deck (rulebook "Contents") and a played card never comes back. So each count
-fits 4 bits, and a sum of counts over groups never carries into the next count.
+track of it) add up to the cards of the group (R07), and the chest holds at most 9 scrambled
+cards: each Spyglass scrambles at most 3 (R07), there are 3 in the deck (rulebook "Contents") and a
+played card never comes back. So each count fits 4 bits, and a sum of counts over groups never
+carries into the next count.
 """
 
 from __future__ import annotations
