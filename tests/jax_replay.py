@@ -248,7 +248,7 @@ def game_from_reference(state: GameState):
     hands[:n] = state.hands
     played = np.zeros((8, 5), np.int8)
     played[:n] = state.actions_played
-    game = Game(
+    game = Game.of(
         num_players=np.int8(n),
         claims=np.bool_(state.config.claims),
         roles=padded([int(r) for r in state.roles], 8),

@@ -99,6 +99,36 @@ def test_random_games_replay_equal_in_reference_engine(batch):
     assert all(count > 0 for count in coverage.values()), coverage
 
 
+def _group_sizes(scrambled, bottom, in_chest):
+    """Per chest row (…, C): on a group's lowest row, the number of cards in the group (a run of scrambled
+    rows ending there, R07); 0 elsewhere."""
+    sizes = np.zeros(bottom.shape, np.int64)
+    run = np.zeros(bottom.shape[:-1], np.int64)
+    for row in range(bottom.shape[-1]):
+        run = np.where(scrambled[..., row] & in_chest[..., row], run + 1, 0)
+        sizes[..., row] = np.where(bottom[..., row] & in_chest[..., row], run, 0)
+        run = np.where(bottom[..., row], 0, run)
+    return sizes
+
+
+def test_group_counts_are_the_announcements_of_the_group_and_fit_their_bits(batch):
+    """R07: a group the public follows counts one announcement per card in it; with 3 Spyglass cards in the
+    deck (rulebook "Contents") the chest holds at most 9 scrambled cards, so a count, even summed over the
+    groups, stays below 16 (the 4-bit fields of ``state.CHEST_FIELDS``, added whole)."""
+    games = batch["games"]
+    scrambled, bottom, known = (np.asarray(x) for x in (games.chest_scrambled, games.chest_bottom, games.group_known))
+    in_chest = np.arange(bottom.shape[-1]) < games.chest_size[..., None]
+    sizes = _group_sizes(scrambled, bottom, in_chest)
+    counts = np.asarray(games.group_counts).astype(np.int64)
+    followed = bottom & known & in_chest
+    np.testing.assert_array_equal(np.where(followed, counts.sum(-1), 0), np.where(followed, sizes, 0))
+    lost = bottom & ~known & in_chest  # other rows' counts are never read
+    assert not np.any(counts[lost]), "counts kept for a group the public lost track of"
+    assert int(sizes.max()) >= 5, "no group merged by a second Spyglass: the check above was idle"
+    scrambled = (scrambled & in_chest).sum(-1)
+    assert int(scrambled.max()) <= 9 and int(counts.sum(-2).max()) <= 9, (scrambled.max(), counts.sum(-2).max())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 def test_random_games_replay_equal_in_reference_engine_slow(seed):
@@ -157,6 +187,24 @@ def test_r07_r08_spyglass_groups_cut_and_lost_match_reference(announced, seed):
         *(A.SPYGLASS, "first", A.CLAIM_NONE),  # seat 0: what is left
     ]
     _play_script(state, script, seed)
+
+
+def test_r07_three_spyglasses_grow_one_followed_group_to_seven_cards():
+    """R07: each Spyglass takes 2 new loot cards and cuts the mixed group below, whose rest joins: 3, 5, then 7
+    cards, announced +1 six times (the largest count a game reaches; ``state.CHEST_FIELDS`` gives each 4 bits).
+    Every decision compared with the reference, every seat's observation (the public multiset included)."""
+    state = position(
+        4,
+        hands={0: (SG, PLUS, PLUS), 1: (PLUS, PLUS, ZERO), 2: (SG, PLUS, PLUS), 3: (SG, PLUS, ZERO)},
+        chest=[(PLUS if v == 0 else ZERO, 1, v) for v in (0, 1, 0, 0, 1, 0)],  # the top 3: +1, 0, +1 either way
+        draw_pile=(PL,) * 8,
+    )
+    loot = ("first", A.CLAIM_NONE)  # a +1 announced +1
+    spyglass = (A.SPYGLASS, "first", A.CLAIM_NONE)
+    game, _ = _play_script(state, [*spyglass, *loot, *loot, *spyglass, *loot, *loot, *spyglass])
+    bottom = np.flatnonzero(np.asarray(game.chest_bottom))
+    assert bottom.tolist() == [6] and bool(game.group_known[6]), bottom
+    assert np.asarray(game.group_counts[6]).tolist() == [6, 1, 0]
 
 
 def test_r09_r06_catch_returns_and_a_short_pile_match_reference():

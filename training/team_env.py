@@ -98,8 +98,6 @@ class TeamEnv(gymnasium.Env):
         self.role = parse_role(role)
         self.pool = opponents
         self.player_counts = [int(n) for n in player_counts]
-        if not self.player_counts:
-            raise ValueError("player_counts is empty; give at least one table size in 3–8")
         self._count_probabilities = table_size_probabilities(player_count_weights, self.player_counts)
         # One raw_env per table size, reused across games (raw_env validates the count).
         self._envs = {n: traitors_aboard_v0.raw_env(num_players=n, claims=claims) for n in self.player_counts}

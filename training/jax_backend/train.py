@@ -137,16 +137,19 @@ class Trainer:
         p = config.ppo
         counts = tuple(config.env.player_counts)
 
-        def probabilities(team: str) -> tuple[float, ...]:
-            return tuple(float(w) for w in table_size_probabilities(config.env.count_weights_for(team), counts))
-
         self.batch = config.training.n_envs
         # Each player is computed only on the games where it acts (see rollout.capacities), sized for the
         # configured opponent mix once both teams have snapshots.
         steady = opponent_probabilities(config.opponents.weights(), 2)
         settings = tuple(
             Settings(
-                counts, probabilities(TEAMS[team]), p.n_steps, p.gamma, p.gae_lambda, True, capacities(self.batch, team, steady)
+                counts,
+                tuple(table_size_probabilities(config.env.count_weights_for(TEAMS[team]), counts).tolist()),
+                p.n_steps,
+                p.gamma,
+                p.gae_lambda,
+                True,
+                capacities(self.batch, team, steady),
             )
             for team in range(len(TEAMS))
         )

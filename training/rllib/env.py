@@ -113,8 +113,6 @@ class GameMasterEnv(MultiAgentEnv):
         config = dict(config or {})
         self.player_counts = [int(n) for n in config.get("player_counts", range(3, MAX_PLAYERS + 1))]
         weights = config.get("player_count_weights")
-        if not self.player_counts:
-            raise ValueError("player_counts is empty; give at least one table size in 3–8")
         self._probabilities = table_size_probabilities(weights, self.player_counts)
         claims = bool(config.get("claims", True))
         self._envs = {n: traitors_aboard_v0.raw_env(num_players=n, claims=claims) for n in self.player_counts}

@@ -85,7 +85,7 @@ def init(key: jax.Array, num_players, claims=True) -> State:
         ValueError: for a concrete ``num_players`` outside 3–8.
     """
     state = _state(engine.init(key, num_players, claims), jnp.zeros(MAX_PLAYERS, jnp.float32), jnp.int32(0))
-    return state.replace(observation=observe(state, state.current_player))
+    return state.replace(observation=observe_game(state._game, state.current_player))  # a seat of the table
 
 
 def step(state: State, action, key: jax.Array) -> State:

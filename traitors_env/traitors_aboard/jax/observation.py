@@ -22,7 +22,7 @@ from ..cards import MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS
 from ..engine import NUM_PHASES
 from ..observation import CHEST_FEATURES, CLAIM_FEATURES, DRAW_KNOWN_SLOTS, LAYOUT, MAX_CHEST, OBS_SIZE, SEAT_FEATURES
 from .engine import GAME_OVER, SPYGLASS_ORDER, _loot_value, target
-from .state import Game
+from .state import CHEST_FIELDS, COUNTS, DRAW_FIELDS, Game, unpack, unpack_counts
 
 _SEATS = jnp.arange(MAX_PLAYERS)
 _SLOTS = jnp.arange(MAX_CHEST)
@@ -55,6 +55,17 @@ def _rotate(rotation, values):
     return jnp.sum(jnp.where(hit, values.astype(_I8)[None], 0), 1, dtype=_I8)
 
 
+def _targeted_by_relative_seat(targeted, seat, n):
+    """``targeted`` (int8 (8, 8, 2): [player, target, card], absolute seats) with both seats made relative (row
+    ``r`` is seat ``(seat + r) % n``, rows ``n …`` are 0): one gather of the 64 (player, target) pairs, measured
+    2× faster under ``vmap`` on a CPU than rotating each axis with a one-hot (8, 8) rotation (:func:`_rotate`)."""
+    rows = _wrap(seat + _SEATS, n)
+    pairs = (rows[:, None] * MAX_PLAYERS + rows[None, :]).reshape(-1)
+    out = targeted.reshape(MAX_PLAYERS * MAX_PLAYERS, 2)[pairs].reshape(targeted.shape)
+    present = _SEATS < n
+    return jnp.where((present[:, None] & present[None, :])[:, :, None], out, 0)
+
+
 def observe(g: Game, seat) -> jax.Array:
     """The observation of ``seat``, ``float32`` of shape ``(OBS_SIZE,)`` (1228), equal to the reference
     ``observation.encode`` of the same position. ``seat`` must be a seat of the table (not checked
@@ -66,7 +77,6 @@ def observe(g: Game, seat) -> jax.Array:
     me = _SEATS == seat
     # Seats relative to the observer: row r is absolute seat (seat + r) % n; rows n… are absent.
     present = _SEATS < n
-    rotation = (_wrap(seat + _SEATS[:, None], n) == _SEATS) & present[:, None]  # [relative, absolute]
 
     blocks: dict[str, jax.Array] = {}
     blocks["role"] = _one_hot(jnp.sum(jnp.where(me, g.roles, 0)), 2)
@@ -79,7 +89,9 @@ def observe(g: Game, seat) -> jax.Array:
     blocks["chest_size"] = g.chest_size.astype(_I8)[None]
     blocks["spyglass_taken"] = _one_hot(g.spyglass_taken, 4, acting)
     seen = g.spyglass_seen[:, None]
-    top_kinds = g.chest_kind[:3]
+    chest = g.chest  # packed rows (CHEST_FIELDS), read field by field below
+    kinds = unpack(chest, CHEST_FIELDS["kind"])
+    top_kinds = kinds[:3]
     seen_kind = jnp.sum(jnp.where(seen == jnp.arange(3), top_kinds, 0), 1)
     viewing = acting & (g.phase == SPYGLASS_ORDER)
     blocks["spyglass_view"] = (
@@ -119,26 +131,28 @@ def observe(g: Game, seat) -> jax.Array:
         axis=1,
     )
     assert claim_rows.shape[1] == CLAIM_FEATURES
-    # One rotation for both tables: [relative seat, features].
+    # One reordering for both tables: [relative seat, features].
+    rotation = (_wrap(seat + _SEATS[:, None], n) == _SEATS) & present[:, None]  # [relative, absolute]
     rotated = _rotate(rotation, jnp.concatenate([seat_rows, claim_rows], axis=1))
     blocks["seats"] = rotated[:, : len(SEAT_FEATURES)]
     blocks["claims"] = rotated[:, len(SEAT_FEATURES) :]
-    blocks["targeted"] = _rotate(rotation, jnp.moveaxis(_rotate(rotation, jnp.moveaxis(g.targeted, 1, 0)), 0, 1))
+    blocks["targeted"] = _targeted_by_relative_seat(g.targeted.astype(_I8), seat, n)
 
     # Chest cards from the top (row 0 is the top card).
     in_chest = _SLOTS < g.chest_size
-    scrambled = g.chest_scrambled & in_chest
-    attributable = ~g.chest_scrambled & in_chest
-    announced = g.chest_announced.astype(jnp.int32)
-    placer_rel = _wrap(g.chest_placer.astype(jnp.int32) - seat + n, n)
-    known = (jnp.bitwise_and(g.chest_known, bit) > 0) & in_chest
+    is_scrambled = unpack(chest, CHEST_FIELDS["scrambled"], jnp.bool_)
+    scrambled = is_scrambled & in_chest
+    attributable = ~is_scrambled & in_chest
+    announced = unpack(chest, CHEST_FIELDS["announced"])
+    placer_rel = _wrap(unpack(chest, CHEST_FIELDS["placer"]) - seat + n, n)
+    known = (jnp.bitwise_and(unpack(chest, CHEST_FIELDS["known"]), bit.astype(jnp.int32)) > 0) & in_chest
     chest_rows = jnp.concatenate(
         [
             in_chest[:, None].astype(_I8),
             ((announced[:, None] == jnp.arange(3)) & attributable[:, None]).astype(_I8),
             ((placer_rel[:, None] == _SEATS) & attributable[:, None]).astype(_I8),
             scrambled[:, None].astype(_I8),
-            ((g.chest_kind[:, None] == jnp.arange(3)) & known[:, None]).astype(_I8),
+            ((kinds[:, None] == jnp.arange(3)) & known[:, None]).astype(_I8),
         ],
         axis=1,
     )
@@ -146,9 +160,10 @@ def observe(g: Game, seat) -> jax.Array:
     blocks["chest_cards"] = chest_rows
 
     # R07: the public multiset of the scrambled cards' announcements, known while every group's is.
-    bottoms = g.chest_bottom & in_chest
-    all_known = ~jnp.any(bottoms & ~g.group_known)
-    totals = jnp.sum(jnp.where(bottoms[:, None], g.group_counts, 0), 0).astype(_I8)
+    bottoms = unpack(chest, CHEST_FIELDS["bottom"], jnp.bool_) & in_chest
+    all_known = ~jnp.any(bottoms & ~unpack(chest, CHEST_FIELDS["group_known"], jnp.bool_))
+    # Counts are added as packed 12-bit numbers: the scrambled cards number at most 9, so no count carries.
+    totals = unpack_counts(jnp.sum(jnp.where(bottoms, unpack(chest, COUNTS), 0))).astype(_I8)
     attributed_sum = jnp.sum(jnp.where(attributable, _loot_value(announced), 0))
     blocks["chest_summary"] = jnp.concatenate(
         [
@@ -160,9 +175,11 @@ def observe(g: Game, seat) -> jax.Array:
     )
 
     # R09: draw-pile cards I returned, while still on top.
-    mine = (jnp.arange(DRAW_KNOWN_SLOTS) < g.draw_size) & (jnp.bitwise_and(g.draw_known[:DRAW_KNOWN_SLOTS], bit) > 0)
+    pile = g.draw_pile[:DRAW_KNOWN_SLOTS]
+    known_by = unpack(pile, DRAW_FIELDS["known"])
+    mine = (jnp.arange(DRAW_KNOWN_SLOTS) < g.draw_size) & (jnp.bitwise_and(known_by, bit.astype(jnp.int32)) > 0)
     blocks["draw_pile_known"] = (
-        (g.draw[:DRAW_KNOWN_SLOTS, None] == jnp.arange(NUM_CARD_KINDS)) & mine[:, None]
+        (unpack(pile, DRAW_FIELDS["kind"])[:, None] == jnp.arange(NUM_CARD_KINDS)) & mine[:, None]
     ).astype(_I8)
 
     for name, block in blocks.items():
