@@ -310,10 +310,14 @@ def test_init_rejects_a_first_player_that_is_no_seat(first_player):
     assert int(E.init(jax.random.PRNGKey(0), 5, True, 4).current_player) == 4
 
 
-@pytest.mark.parametrize(("player", "error"), [(5, ValueError), (100, ValueError), (-1, ValueError), (1.0, TypeError)])
+@pytest.mark.parametrize(
+    ("player", "error"),
+    [(5, ValueError), (100, ValueError), (-1, ValueError), (2**70, ValueError), (1.0, TypeError), (True, TypeError)],
+)
 def test_observe_refuses_a_seat_that_is_not_at_the_table(player, error):
     """Review finding: ``observe(state, 100)`` returned an observation for a seat that does not exist; the Python
-    env raises for an agent that is not at the table. Under ``jit`` the seat is traced and not checked."""
+    env raises for an agent that is not at the table. An int too big for int64 is out of range too (it was a
+    ``TypeError``); a bool or a float is not a seat index. Under ``jit`` the seat is traced and not checked."""
     state = init(jax.random.PRNGKey(0), 5)
     with pytest.raises(error, match=f"player={player!r}"):
         observe(state, player)

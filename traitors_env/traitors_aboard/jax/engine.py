@@ -8,14 +8,18 @@ functions of a :class:`~.state.Game` and a JAX key, so they run under ``jit``, `
 Why the code looks as it does: under ``vmap`` both sides of every branch run, so ``step`` has no
 per-action branches. It decodes the action into flags once, then applies each kind of change
 (cards leaving the hand, the chest, the draws, the turn passing …) a single time, each selected by
-those flags with ``jnp.where``. It indexes nothing by a per-game value either (a gather, slow under
-``vmap`` on a CPU; the counter of a ``fori_loop`` is the same for every game): the stacks are stored
-top first so rules touch fixed rows (:mod:`.state`), and a seat's row or a table entry is a one-hot
+those flags with ``jnp.where``. It indexes nothing by a per-game value either (the counter of a
+``fori_loop`` is the same for every game): under ``vmap`` on a CPU such a gather is slow wherever the
+fusion around it recomputes it per element, which a rule's small lookups do (a gather of whole
+contiguous rows, like the observation's ``targeted`` table, is cheap). The stacks are stored top
+first so rules touch fixed rows (:mod:`.state`), and a seat's row or a table entry is a one-hot
 sum. Tests replay games of this engine in the reference
 engine and compare every decision (``tests/test_jax_engine.py``).
 """
 
 from __future__ import annotations
+
+import numbers
 
 import jax
 import jax.numpy as jnp
@@ -270,8 +274,11 @@ def check_seat(seat, num_players) -> None:
         seats, n = np.asarray(seat), np.asarray(num_players)
     except jax.errors.TracerArrayConversionError:
         return
-    if seats.dtype.kind not in "iu":
+    big = isinstance(seat, numbers.Integral) and not isinstance(seat, bool) and seats.dtype.kind == "O"
+    if seats.dtype.kind not in "iu" and not big:  # a Python int past int64 is an integer, just not a seat
         raise TypeError(f"player={seat!r} is not a seat index; expected an int 0–{int(n.min()) - 1}")
+    if big:
+        seats = np.asarray(-1)
     if not ((seats >= 0) & (seats < n)).all():
         raise ValueError(f"player={seat!r} is not a seat of the table; expected 0–{int(n.min()) - 1}")
 

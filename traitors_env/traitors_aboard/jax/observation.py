@@ -131,7 +131,7 @@ def observe(g: Game, seat) -> jax.Array:
         axis=1,
     )
     assert claim_rows.shape[1] == CLAIM_FEATURES
-    # One reordering for both tables: [relative seat, features].
+    # One rotation (a one-hot product) for both tables: [relative seat, features].
     rotation = (_wrap(seat + _SEATS[:, None], n) == _SEATS) & present[:, None]  # [relative, absolute]
     rotated = _rotate(rotation, jnp.concatenate([seat_rows, claim_rows], axis=1))
     blocks["seats"] = rotated[:, : len(SEAT_FEATURES)]
