@@ -274,12 +274,10 @@ def check_seat(seat, num_players) -> None:
         seats, n = np.asarray(seat), np.asarray(num_players)
     except jax.errors.TracerArrayConversionError:
         return
-    big = isinstance(seat, numbers.Integral) and not isinstance(seat, bool) and seats.dtype.kind == "O"
-    if seats.dtype.kind not in "iu" and not big:  # a Python int past int64 is an integer, just not a seat
+    past_int64 = isinstance(seat, numbers.Integral) and seats.dtype.kind == "O"  # an integer, just not a seat
+    if seats.dtype.kind not in "iu" and not past_int64:
         raise TypeError(f"player={seat!r} is not a seat index; expected an int 0–{int(n.min()) - 1}")
-    if big:
-        seats = np.asarray(-1)
-    if not ((seats >= 0) & (seats < n)).all():
+    if past_int64 or not ((seats >= 0) & (seats < n)).all():
         raise ValueError(f"player={seat!r} is not a seat of the table; expected 0–{int(n.min()) - 1}")
 
 
