@@ -743,3 +743,47 @@ def test_evaluation_cells_setting_is_checked():
     assert config_from_dict({"name": "x", "evaluation": {"cells": "vs_heuristic"}}).evaluation.cells == "vs_heuristic"
     with pytest.raises(ConfigError, match="cells"):
         config_from_dict({"name": "x", "evaluation": {"cells": "some"}})
+
+
+def test_evaluation_deterministic_is_one_switch_or_one_per_team():
+    both = config_from_dict({"name": "x", "evaluation": {"deterministic": True}})
+    assert both.deterministic("pirates") and both.deterministic("mutineers")
+    per_team = config_from_dict({"name": "x", "evaluation": {"deterministic": {"mutineers": True}}})
+    assert per_team.deterministic("mutineers") and not per_team.deterministic("pirates")  # left out: samples
+    with pytest.raises(ConfigError, match=r"\['pirate'\].*'pirates', 'mutineers'"):
+        config_from_dict({"name": "x", "evaluation": {"deterministic": {"pirate": True}}})
+    roles = config_from_dict({"name": "x", "env": "the_traitors_v0", "evaluation": {"deterministic": {"traitor": True}}})
+    assert roles.deterministic("traitor") and not roles.deterministic("faithful")
+    with pytest.raises(ConfigError, match="not a team of the_traitors_v0"):
+        config_from_dict({"name": "x", "env": "the_traitors_v0", "evaluation": {"deterministic": {"pirates": True}}})
+    with pytest.raises(ConfigError, match="deterministic"):
+        config_from_dict({"name": "x", "evaluation": {"deterministic": [True, False]}})
+
+
+def test_each_team_is_evaluated_with_its_own_switch(two_generation_run, monkeypatch):
+    """``evaluation.deterministic: {pirates: true}``: the final evaluation and the per-generation check play the
+    trained Pirates greedily and the trained Mutineers by sampling; the report records the setting."""
+    import training.evaluate as evaluate_module
+    import training.train as train_module
+
+    config_path, run = two_generation_run
+    config = load_config(config_path)
+    config = config.model_copy(
+        update={"evaluation": config.evaluation.model_copy(update={"deterministic": {"pirates": True}})}
+    )
+    seen = []
+
+    class Played(Exception):
+        pass
+
+    def record(specs, *args, **kwargs):
+        seen.append({team: specs[team]["trained"].deterministic for team in ("pirates", "mutineers")})
+        raise Played
+
+    for module in (evaluate_module, train_module):
+        monkeypatch.setattr(module, "evaluate_matrix", record)
+    with pytest.raises(Played):
+        evaluate_run(config, run)
+    with pytest.raises(Played):
+        train_module.vs_heuristic(config, {t: str(run.checkpoint(1, t)) for t in ("pirates", "mutineers")}, False)
+    assert seen == [{"pirates": True, "mutineers": False}] * 2

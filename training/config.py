@@ -19,6 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from traitors_env.evaluation.the_traitors_games import ROLES as THE_TRAITORS_ROLES
 from traitors_env.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 
 from .table_sizes import table_size_probabilities
@@ -152,8 +153,10 @@ class EvaluationSection(_Section):
     player_counts: list[int] | None = None
     #: games per team per generation against the heuristic (for the plot); 0 = skip
     games_per_generation: int = Field(default=100, ge=0)
-    #: trained policies pick the most probable legal action instead of sampling
-    deterministic: bool = False
+    #: trained policies pick the most probable legal action instead of sampling: one switch for every team, or one
+    #: per team (``{pirates: true, mutineers: false}``; the_traitors_v0: ``faithful``/``traitor``); a team left out
+    #: samples. Read it through :meth:`RunConfig.deterministic`
+    deterministic: bool | dict[str, bool] = False
     #: worker processes for the final evaluation (1 = in this process)
     workers: int = Field(default=2, ge=1)
     #: cells of the final evaluation: ``all`` = every (Pirates policy, Mutineers policy) pair of trained,
@@ -223,6 +226,13 @@ class RunConfig(_Section):
                 "env.mutineers_player_count_weights is for traitors_aboard_v0 with backend sb3 or jax, which train "
                 f"the teams in turn; this config has backend {self.backend!r} and env {self.env.name!r}"
             )
+        per_team = self.evaluation.deterministic
+        if isinstance(per_team, dict) and not set(per_team) <= set(self.teams):
+            unknown = sorted(set(per_team) - set(self.teams))
+            raise ValueError(
+                f"evaluation.deterministic names {unknown}, not a team of {self.env.name}; expected keys among "
+                f"{list(self.teams)} (or one true/false for all)"
+            )
         if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
             raise ValueError(
                 f"ppo.batch_size={self.ppo.batch_size} (the minibatch) is larger than rllib.train_batch_size="
@@ -243,6 +253,16 @@ class RunConfig(_Section):
     @property
     def run_dir(self) -> Path:
         return Path(self.output_dir) / self.name
+
+    @property
+    def teams(self) -> tuple[str, ...]:
+        """The env's teams (roles of the_traitors_v0) as the run's checkpoints name them."""
+        return THE_TRAITORS_ROLES if self.env.name == "the_traitors_v0" else TEAMS
+
+    def deterministic(self, team: str) -> bool:
+        """Whether ``team``'s trained policy plays greedily in evaluation (``evaluation.deterministic``)."""
+        switch = self.evaluation.deterministic
+        return switch.get(team, False) if isinstance(switch, dict) else switch
 
     @property
     def eval_player_counts(self) -> list[int]:

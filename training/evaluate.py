@@ -428,7 +428,7 @@ def evaluate_run(
     workers = config.evaluation.workers if workers is None else workers
     if workers < 1:
         raise EvaluationError(f"--workers {workers}: expected at least 1 worker process")
-    det = config.evaluation.deterministic
+    det = {team: config.deterministic(team) for team in config.teams}
     rllib = config.backend == "rllib"
     if rllib:  # an RLlib run (training/rllib/): its team modules; the same cells, checks and files
         from .rllib.runner import trained_module_specs
@@ -439,7 +439,7 @@ def evaluate_run(
         for path in snapshots.values():
             if not path.is_file():
                 raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist; train first or pick another --generation")
-        trained = {team: AgentSpec("policy", str(path), det) for team, path in snapshots.items()}
+        trained = {team: AgentSpec("policy", str(path), det[team]) for team, path in snapshots.items()}
     specs = {
         team: {"trained": trained[team], "heuristic": AgentSpec("heuristic"), "random": AgentSpec("random")}
         for team in ("pirates", "mutineers")
@@ -462,7 +462,7 @@ def evaluate_run(
         "checkpoints": {team: str(path) for team, path in snapshots.items()},
         "games_per_cell": games,
         "player_counts": config.eval_player_counts,
-        "deterministic": det,
+        "deterministic": config.evaluation.deterministic,
         "cells": [c.as_row() for c in cells],
         "learning_checks": checks,
         "size_checks": {str(n): row for n, row in size_checks(cells).items()},

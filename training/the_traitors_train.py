@@ -113,7 +113,7 @@ def vs_heuristic(
             wins = total = 0
             per_table = {}
             for n in counts:
-                agent = _agent(policy, snapshots and snapshots[role], seed, config.evaluation.deterministic)
+                agent = _agent(policy, snapshots and snapshots[role], seed, config.deterministic(role))
                 r = evaluate_role(
                     agent,
                     TheTraitorsHeuristicAgent(seed + 1),

@@ -289,7 +289,7 @@ def vs_heuristic(config: RunConfig, snapshots: dict[str, str] | None, baselines:
     for team in TEAMS:
         specs[team] = {"heuristic": AgentSpec("heuristic"), "random": AgentSpec("random")}
         if snapshots:
-            specs[team]["trained"] = AgentSpec("policy", snapshots[team], config.evaluation.deterministic)
+            specs[team]["trained"] = AgentSpec("policy", snapshots[team], config.deterministic(team))
     per_count = max(1, games // len(counts))
     pairs = [(name, "heuristic") for name in names] + [("heuristic", name) for name in names if name != "heuristic"]
     cells = evaluate_matrix(

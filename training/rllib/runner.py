@@ -519,8 +519,11 @@ class RLlibModuleSpec:
         return PolicyAgent(load_module_policy(self.path), seed=seed, deterministic=self.deterministic)
 
 
-def trained_module_specs(run: RunFolder, generation: int, deterministic: bool) -> tuple[dict[str, Path], dict]:
-    """The team modules of iteration ``generation`` (0-based) of an RLlib run, for
+def trained_module_specs(
+    run: RunFolder, generation: int, deterministic: dict[str, bool]
+) -> tuple[dict[str, Path], dict]:
+    """The team modules of iteration ``generation`` (0-based) of an RLlib run, each played greedily where
+    ``deterministic[team]``, for
     :func:`training.evaluate.evaluate_run` (which evaluates RLlib runs as SB3 runs, ``backend: rllib`` in the
     report): ``({team: module folder}, {team: RLlibModuleSpec})``.
 
@@ -533,4 +536,4 @@ def trained_module_specs(run: RunFolder, generation: int, deterministic: bool) -
     for path in modules.values():
         if not path.is_dir():
             raise PolicyLoadError(f"RLlib module {str(path)!r} does not exist; train first or pick another --generation")
-    return modules, {team: RLlibModuleSpec(path, deterministic) for team, path in modules.items()}
+    return modules, {team: RLlibModuleSpec(path, deterministic[team]) for team, path in modules.items()}
