@@ -415,3 +415,21 @@ def test_bench_jax_json_has_every_figure(tmp_path, capsys):
         assert figures["batches"]["2"][key] > 0
     assert figures["memory"]["game_bytes"] > 0 and figures["raw_env_decisions_per_s"] > 0
     assert "JAX engine" in capsys.readouterr().out
+
+
+def test_bench_jax_report_says_when_a_persistent_compilation_cache_is_on():
+    """A warm JAX compilation cache shrinks ``compile_s``: the report says that one was in use, and where."""
+    from traitors_env.benchmark_jax import format_jax_report
+
+    figures = dict.fromkeys(
+        ("engine_decisions_per_s", "engine_decisions_per_s_min", "engine_decisions_per_s_max", "env_decisions_per_s",
+         "env_decisions_per_s_min", "env_decisions_per_s_max", "engine_decisions_per_cpu_s",
+         "env_decisions_per_cpu_s", "compile_s", "engine_compile_s", "env_compile_s", "engine_compile_cpu_s",
+         "env_compile_cpu_s"),
+        1.0,
+    )
+    meta = {"jax": "x", "backend": "cpu", "cpu_count": 2, "repeats": 1, "seconds": 1.0, "load_average_before": None}
+    result = {"meta": meta, "batches": {"4": figures}, "memory": {"game_bytes": 1, "state_bytes": 2}}
+    assert "compilation cache" not in format_jax_report({**result, "meta": {**meta, "compilation_cache_dir": None}}, 1.0)
+    warm = format_jax_report({**result, "meta": {**meta, "compilation_cache_dir": "/tmp/jax-cache"}}, 1.0)
+    assert "Persistent compilation cache on (/tmp/jax-cache)" in warm

@@ -117,6 +117,7 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
         "game_decisions_per_s": round(totals["game_decisions"] / elapsed, 1),
         "learner_decisions_per_cpu_s": round(totals["learner_decisions"] / cpu, 1),  # all threads' CPU time
         "compile_s": round(compile_s, 1),
+        "compilation_cache_dir": jax.config.jax_compilation_cache_dir,  # a warm persistent cache: compile_s small
         "engine": trainer.engine.name,
         "devices": [str(d) for d in jax.devices()],
     }

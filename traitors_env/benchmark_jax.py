@@ -249,6 +249,8 @@ def run_jax_benchmark(
             "clock": "wall",
             "load_average_before": load_before,
             "load_average_after": os.getloadavg() if hasattr(os, "getloadavg") else None,
+            # JAX's persistent compilation cache (``JAX_COMPILATION_CACHE_DIR``): a warm one makes compile_s small
+            "compilation_cache_dir": jax.config.jax_compilation_cache_dir,
         },
         "batches": batches,
         "memory": state_bytes(),
@@ -300,7 +302,12 @@ def format_jax_report(result: dict, raw_env_rate: float | None) -> str:
         f"JAX engine: jax {meta['jax']} on {meta['backend']} ({meta['cpu_count']} CPUs); table sizes 3–8 mixed, "
         f"claims on; median of {meta['repeats']} runs of {meta['seconds']:g} s; load average before: "
         f"{'–' if load is None else ', '.join(f'{x:.1f}' for x in load)}. Decisions per second of wall-clock time "
-        "(min–max) and per second of this process's CPU time (all its threads; the clock of the raw_env() figure).",
+        "(min–max) and per second of this process's CPU time (all its threads; the clock of the raw_env() figure)."
+        + (
+            f" Persistent compilation cache on ({meta['compilation_cache_dir']}): compile times may be of a warm cache."
+            if meta.get("compilation_cache_dir")
+            else ""
+        ),
         "",
         "| batch | engine decisions/s, wall (min–max) | engine per CPU s | env decisions/s with observation, wall "
         "(min–max) | env per CPU s | env / raw_env(), per CPU s | compile s, engine / env (CPU s) |",
