@@ -529,8 +529,8 @@ def test_training_benchmark_measures_both_backends_and_both_teams(tmp_path):
     for team in ("pirates", "mutineers"):
         entry = result["teams"][team]
         assert entry["sb3"]["learner_decisions"] > 0 and entry["jax"]["learner_decisions"] > 0
-        assert entry["jax_over_sb3"] == pytest.approx(
-            entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], rel=0.01
+        assert entry["jax_over_sb3"] == pytest.approx(  # rounded to 2 decimals (a loaded machine gives ~0.04 here)
+            entry["jax"]["learner_decisions_per_s"] / entry["sb3"]["learner_decisions_per_s"], abs=0.005
         )
         assert entry["jax"]["update_only_learner_decisions_per_s"] > 0  # the update alone, timed
     ceiling = result["ceiling"]
