@@ -327,6 +327,15 @@ def test_wrong_type_or_value_is_named(tmp_path, text, key):
     assert f"{path}: {key}" in str(error.value)
 
 
+@pytest.mark.parametrize("name", [".", ".."])
+def test_a_name_that_is_no_folder_of_its_own_is_refused(tmp_path, name):
+    """``<output_dir>/..`` is the output folder's parent: ``--force`` would delete it (and all it holds)."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"name: '{name}'\n")
+    with pytest.raises(ConfigError, match=rf"{path}: name: .*{re.escape(repr(name))}"):
+        load_config(path)
+
+
 def test_every_table_size_out_of_range_is_named():
     """Review finding: ``player_counts: [2, 9]`` named only 2."""
     with pytest.raises(ConfigError, match="player_counts holds 2, 9; traitors_aboard_v0 has table sizes 3–8"):

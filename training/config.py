@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from traitors_env.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 
@@ -208,6 +208,14 @@ class RunConfig(_Section):
     ppo: PPOSection = Field(default_factory=PPOSection)
     evaluation: EvaluationSection = Field(default_factory=EvaluationSection)
     rllib: RLlibSection = Field(default_factory=RLlibSection)
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, name: str) -> str:
+        # "." and ".." name the output folder itself or its parent: --force would delete that whole folder.
+        if set(name) == {"."}:
+            raise ValueError(f"name {name!r} is no folder of its own under output_dir; expected a name such as 'quick'")
+        return name
 
     @model_validator(mode="after")
     def _check_backend(self) -> RunConfig:
