@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -514,6 +515,18 @@ def test_negative_seed_is_refused_before_the_run_folder_is_made(tmp_path):
     config.write_text(f"name: neg\noutput_dir: {tmp_path / 'runs'}\n")
     assert train_main(["--config", str(config), "--seed", "-1", "--no-eval"]) == 2
     assert not (tmp_path / "runs" / "neg").exists()
+
+
+@pytest.mark.parametrize(("backend", "module", "extra"), [("jax", "jax", "jax"), ("rllib", "ray", "rllib")])
+def test_a_backend_without_its_extra_is_a_clear_error(tmp_path, capsys, monkeypatch, backend, module, extra):
+    """Review finding: ``backend: jax`` (or ``rllib``) without its extra ended in a ModuleNotFoundError traceback."""
+    monkeypatch.setitem(sys.modules, module, None)  # as if the extra were not installed: ``import`` fails
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: extra\nbackend: {backend}\noutput_dir: {tmp_path / 'runs'}\n")
+    assert train_main(["--config", str(config), "--no-eval"]) == 2
+    error = capsys.readouterr().err
+    assert f"backend: {backend}" in error and f"pip install -e '.[{extra}]'" in error and repr(module) in error
+    assert not (tmp_path / "runs" / "extra").exists()
 
 
 @pytest.mark.parametrize("text", ["{garbage", "[]", '{"history": []}', '{"completed_generations": "2"}'])
