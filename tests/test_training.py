@@ -337,6 +337,19 @@ def test_a_name_that_is_no_folder_of_its_own_is_refused(tmp_path, name):
         load_config(path)
 
 
+@pytest.mark.parametrize(
+    "key", ["opponents.latest", "opponents.heuristic", "ppo.learning_rate", "ppo.ent_coef", "ppo.clip_range"]
+)
+def test_an_infinite_number_is_named(tmp_path, key):
+    """Review finding: ``opponents.latest: .inf`` passed the schema and the run crashed in numpy (probabilities
+    contain NaN) after making the run folder."""
+    section, field = key.split(".")
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"name: x\n{section}:\n  {field}: .inf\n")
+    with pytest.raises(ConfigError, match=rf"{path}: {re.escape(key)}: .*finite"):
+        load_config(path)
+
+
 def test_every_table_size_out_of_range_is_named():
     """Review finding: ``player_counts: [2, 9]`` named only 2."""
     with pytest.raises(ConfigError, match="player_counts holds 2, 9; traitors_aboard_v0 has table sizes 3–8"):
