@@ -350,6 +350,16 @@ def test_an_infinite_number_is_named(tmp_path, key):
         load_config(path)
 
 
+@pytest.mark.parametrize("widths", ["[0]", "[64, -5]"])
+def test_a_layer_without_units_is_named(tmp_path, widths):
+    """Review finding: ``net_arch: [0]`` trained a network with an empty layer (torch only warned); a negative width
+    failed in torch after the run folder was made."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"name: x\nppo:\n  net_arch: {widths}\n")
+    with pytest.raises(ConfigError, match=rf"{path}: ppo\.net_arch\.\d: .*greater than or equal to 1"):
+        load_config(path)
+
+
 def test_every_table_size_out_of_range_is_named():
     """Review finding: ``player_counts: [2, 9]`` named only 2."""
     with pytest.raises(ConfigError, match="player_counts holds 2, 9; traitors_aboard_v0 has table sizes 3–8"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -141,7 +141,7 @@ class PPOSection(_Section):
     vf_coef: float = Field(default=0.5, ge=0, allow_inf_nan=False)
     max_grad_norm: float = Field(default=0.5, gt=0)
     #: hidden layer sizes of the policy and value networks (separate networks, same sizes)
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1)
+    net_arch: list[Annotated[int, Field(ge=1)]] = Field(default_factory=lambda: [128, 128], min_length=1)
     activation: Literal["tanh", "relu"] = "tanh"
 
 
