@@ -302,6 +302,20 @@ def test_init_rejects_a_bad_table_size():
         TraitorsAboard(num_players=2)
 
 
+@pytest.mark.parametrize("claims", ["no", "false", 0, 1, 1.0, None])
+def test_init_rejects_claims_that_are_not_a_bool(claims):
+    """Review finding: ``init(key, 5, claims="no")`` (and ``TraitorsAboard(claims="no")``) dealt games with claims
+    on; ``raw_env(claims="no")`` raises. A bool, or a bool array (one per game, or traced), is accepted."""
+    with pytest.raises(ValueError, match=f"claims={claims!r}"):
+        E.init(jax.random.PRNGKey(0), 5, claims)
+    with pytest.raises(ValueError, match=f"claims={claims!r}"):
+        init(jax.random.PRNGKey(0), 5, claims)
+    with pytest.raises(ValueError, match=f"claims={claims!r}"):
+        TraitorsAboard(num_players=5, claims=claims)
+    assert not bool(E.init(jax.random.PRNGKey(0), 5, np.bool_(False)).claims)
+    assert not bool(E.init(jax.random.PRNGKey(0), 5, jnp.asarray(False)).claims)
+
+
 @pytest.mark.parametrize("first_player", [5, 9, -2, 1.0])
 def test_init_rejects_a_first_player_that_is_no_seat(first_player):
     """Review finding: ``init(key, 5, first_player=9)`` dealt a game whose acting seat had no legal action (R01)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -327,6 +328,38 @@ def test_wrong_type_or_value_is_named(tmp_path, text, key):
     assert f"{path}: {key}" in str(error.value)
 
 
+@pytest.mark.parametrize("name", [".", ".."])
+def test_a_name_that_is_no_folder_of_its_own_is_refused(tmp_path, name):
+    """``<output_dir>/..`` is the output folder's parent: ``--force`` would delete it (and all it holds)."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"name: '{name}'\n")
+    with pytest.raises(ConfigError, match=rf"{path}: name: .*{re.escape(repr(name))}"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    "key", ["opponents.latest", "opponents.heuristic", "ppo.learning_rate", "ppo.ent_coef", "ppo.clip_range"]
+)
+def test_an_infinite_number_is_named(tmp_path, key):
+    """Review finding: ``opponents.latest: .inf`` passed the schema and the run crashed in numpy (probabilities
+    contain NaN) after making the run folder."""
+    section, field = key.split(".")
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"name: x\n{section}:\n  {field}: .inf\n")
+    with pytest.raises(ConfigError, match=rf"{path}: {re.escape(key)}: .*finite"):
+        load_config(path)
+
+
+@pytest.mark.parametrize("widths", ["[0]", "[64, -5]"])
+def test_a_layer_without_units_is_named(tmp_path, widths):
+    """Review finding: ``net_arch: [0]`` trained a network with an empty layer (torch only warned); a negative width
+    failed in torch after the run folder was made."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"name: x\nppo:\n  net_arch: {widths}\n")
+    with pytest.raises(ConfigError, match=rf"{path}: ppo\.net_arch\.\d: .*greater than or equal to 1"):
+        load_config(path)
+
+
 def test_every_table_size_out_of_range_is_named():
     """Review finding: ``player_counts: [2, 9]`` named only 2."""
     with pytest.raises(ConfigError, match="player_counts holds 2, 9; traitors_aboard_v0 has table sizes 3–8"):
@@ -505,6 +538,18 @@ def test_negative_seed_is_refused_before_the_run_folder_is_made(tmp_path):
     config.write_text(f"name: neg\noutput_dir: {tmp_path / 'runs'}\n")
     assert train_main(["--config", str(config), "--seed", "-1", "--no-eval"]) == 2
     assert not (tmp_path / "runs" / "neg").exists()
+
+
+@pytest.mark.parametrize(("backend", "module", "extra"), [("jax", "jax", "jax"), ("rllib", "ray", "rllib")])
+def test_a_backend_without_its_extra_is_a_clear_error(tmp_path, capsys, monkeypatch, backend, module, extra):
+    """Review finding: ``backend: jax`` (or ``rllib``) without its extra ended in a ModuleNotFoundError traceback."""
+    monkeypatch.setitem(sys.modules, module, None)  # as if the extra were not installed: ``import`` fails
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: extra\nbackend: {backend}\noutput_dir: {tmp_path / 'runs'}\n")
+    assert train_main(["--config", str(config), "--no-eval"]) == 2
+    error = capsys.readouterr().err
+    assert f"backend: {backend}" in error and f"pip install -e '.[{extra}]'" in error and repr(module) in error
+    assert not (tmp_path / "runs" / "extra").exists()
 
 
 @pytest.mark.parametrize("text", ["{garbage", "[]", '{"history": []}', '{"completed_generations": "2"}'])

@@ -14,10 +14,10 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from traitors_env.evaluation.the_traitors_games import ROLES as THE_TRAITORS_ROLES
 from traitors_env.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -87,10 +87,12 @@ class OpponentsSection(_Section):
     has no snapshot yet (generation 0) its weight is shared out over the available kinds.
     """
 
-    latest: float = Field(default=0.4, ge=0)
-    past: float = Field(default=0.2, ge=0)
-    heuristic: float = Field(default=0.3, ge=0)
-    random: float = Field(default=0.1, ge=0)
+    # finite: an infinite weight passed ge=0 and the run failed in numpy (probabilities contain NaN) after making
+    # its folder; likewise the PPO coefficients below
+    latest: float = Field(default=0.4, ge=0, allow_inf_nan=False)
+    past: float = Field(default=0.2, ge=0, allow_inf_nan=False)
+    heuristic: float = Field(default=0.3, ge=0, allow_inf_nan=False)
+    random: float = Field(default=0.1, ge=0, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _check(self) -> OpponentsSection:
@@ -129,18 +131,18 @@ class TrainingSection(_Section):
 class PPOSection(_Section):
     """Hyperparameters of sb3-contrib ``MaskablePPO`` (same meaning as there)."""
 
-    learning_rate: float = Field(default=3.0e-4, gt=0)
+    learning_rate: float = Field(default=3.0e-4, gt=0, allow_inf_nan=False)
     n_steps: int = Field(default=512, ge=2)
     batch_size: int = Field(default=256, ge=2)
     n_epochs: int = Field(default=4, ge=1)
     gamma: float = Field(default=0.99, gt=0, le=1)
     gae_lambda: float = Field(default=0.95, ge=0, le=1)
-    clip_range: float = Field(default=0.2, gt=0)
-    ent_coef: float = Field(default=0.01, ge=0)
-    vf_coef: float = Field(default=0.5, ge=0)
+    clip_range: float = Field(default=0.2, gt=0, allow_inf_nan=False)
+    ent_coef: float = Field(default=0.01, ge=0, allow_inf_nan=False)
+    vf_coef: float = Field(default=0.5, ge=0, allow_inf_nan=False)
     max_grad_norm: float = Field(default=0.5, gt=0)
     #: hidden layer sizes of the policy and value networks (separate networks, same sizes)
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128], min_length=1)
+    net_arch: list[Annotated[int, Field(ge=1)]] = Field(default_factory=lambda: [128, 128], min_length=1)
     activation: Literal["tanh", "relu"] = "tanh"
 
 
@@ -211,6 +213,14 @@ class RunConfig(_Section):
     ppo: PPOSection = Field(default_factory=PPOSection)
     evaluation: EvaluationSection = Field(default_factory=EvaluationSection)
     rllib: RLlibSection = Field(default_factory=RLlibSection)
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, name: str) -> str:
+        # "." and ".." name the output folder itself or its parent: --force would delete that whole folder.
+        if set(name) == {"."}:
+            raise ValueError(f"name {name!r} is no folder of its own under output_dir; expected a name such as 'quick'")
+        return name
 
     @model_validator(mode="after")
     def _check_backend(self) -> RunConfig:

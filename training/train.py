@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import shutil
 import sys
 import time
@@ -306,6 +307,23 @@ def vs_heuristic(config: RunConfig, snapshots: dict[str, str] | None, baselines:
     return result
 
 
+#: The modules of each optional backend's extra (pyproject.toml), checked before the run folder is touched.
+BACKEND_EXTRAS = {"jax": ("jax", ("jax", "flax", "optax", "pgx")), "rllib": ("rllib", ("ray",))}
+
+
+def check_backend_extra(config: RunConfig) -> None:
+    """Raises :class:`RunError` naming the extra to install when ``config.backend`` needs one that is missing."""
+    if config.backend not in BACKEND_EXTRAS:
+        return
+    extra, modules = BACKEND_EXTRAS[config.backend]
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RunError(
+            f"backend: {config.backend} needs the {extra} extra (pip install -e '.[{extra}]'); "
+            f"not installed: {', '.join(map(repr, missing))}"
+        )
+
+
 def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFolder:
     """Run (or resume) the generations of ``config``; returns the run folder. See the module doc.
 
@@ -504,6 +522,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.generations is not None:
             data["training"]["generations"] = args.generations
         config = config_from_dict(data, "command line")
+        check_backend_extra(config)
         if config.backend == "rllib" and argv is None:  # the command itself, not a call from Python
             from .rllib.runner import pin_hash_seed
 

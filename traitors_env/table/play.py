@@ -15,7 +15,7 @@ the game. At the end the chest and the roles are revealed and the game record is
 (:mod:`traitors_env.traitors_aboard.records`); an abandoned game's record is saved too, unfinished.
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
-(:mod:`traitors_env.bots`), or a trained checkpoint by path (needs the ``train`` extra): a
+(:mod:`traitors_env.agents`), or a trained checkpoint by path (needs the ``train`` extra): a
 ``MaskablePPO`` ``.zip`` (plays whichever role its seat has), a generation folder holding
 ``pirates.zip`` and ``mutineers.zip`` (each role played by its team's policy), or a run folder
 (its newest completed generation). Bots are seeded from the game seed, so a seed and the human's answers

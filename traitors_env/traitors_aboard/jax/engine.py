@@ -171,10 +171,12 @@ def init(key: jax.Array, num_players, claims=True, first_player=-1) -> Game:
         A :class:`Game` at the first decision.
 
     Raises:
-        ValueError: for a concrete ``num_players`` outside 3–8, or a concrete ``first_player`` that is neither
-            ``-1`` nor a seat ``0 … num_players-1`` (traced values are not checked).
+        ValueError: for a concrete ``num_players`` outside 3–8, a concrete ``claims`` that is not a bool, or a
+            concrete ``first_player`` that is neither ``-1`` nor a seat ``0 … num_players-1`` (traced values are
+            not checked).
     """
     check_num_players(num_players)
+    check_claims(claims)
     _check_first_player(first_player, num_players)
     n = jnp.asarray(num_players, jnp.int32)
     k_roles, k_deck, k_first = jax.random.split(key, 3)
@@ -248,6 +250,19 @@ def check_num_players(num_players) -> None:
             f"num_players={num_players!r} is not supported; Traitors Aboard is played by "
             f"{MIN_PLAYERS} to {MAX_PLAYERS} players (an int)"
         )
+
+
+def check_claims(claims) -> None:
+    """Raise ``ValueError`` for a concrete ``claims`` that is not a bool (or bool array), as ``raw_env`` does.
+
+    ``claims="no"`` once dealt games with the claim step on (``"no"`` is truthy); traced values pass unchecked.
+    """
+    try:
+        values = np.asarray(claims)
+    except jax.errors.TracerArrayConversionError:
+        return
+    if values.dtype.kind != "b":
+        raise ValueError(f"claims={claims!r} is not supported; expected True or False (or a bool array)")
 
 
 def _check_first_player(first_player, num_players) -> None:

@@ -115,7 +115,7 @@ class TraitorsAboard(core.Env):
         claims: the claim step (R14).
 
     Raises:
-        ValueError: for a table size outside 3–8 or an empty sequence.
+        ValueError: for a table size outside 3–8 or an empty sequence, or ``claims`` that is not a bool.
     """
 
     def __init__(self, num_players: int | Sequence[int] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)), claims=True):
@@ -126,6 +126,7 @@ class TraitorsAboard(core.Env):
         for size in sizes:
             engine.check_num_players(size)
         self.table_sizes = sizes
+        engine.check_claims(claims)
         self.claims = bool(claims)
 
     def step(self, state: core.State, action: jax.Array, key: jax.Array | None = None) -> State:
