@@ -300,6 +300,12 @@ def test_init_rejects_a_bad_table_size():
         E.init(jax.random.PRNGKey(0), 9)
     with pytest.raises(ValueError, match="num_players=2"):
         TraitorsAboard(num_players=2)
+    # review finding: 5.0 said "'float' object is not iterable", "35" complained about "3"
+    for bad in (5.0, "35", (3, 4.0)):
+        with pytest.raises(ValueError, match=r"num_players=.*(expected an int 3–8|an int\))"):
+            TraitorsAboard(num_players=bad)
+    assert TraitorsAboard(num_players=np.array([3, 5])).table_sizes == (3, 5)
+    assert TraitorsAboard(num_players=range(7, 9)).table_sizes == (7, 8)
 
 
 @pytest.mark.parametrize("claims", ["no", "false", 0, 1, 1.0, None])

@@ -790,6 +790,15 @@ def test_evaluation_cells_setting_is_checked():
         config_from_dict({"name": "x", "evaluation": {"cells": "some"}})
 
 
+def test_a_table_size_given_twice_is_refused():
+    """Review finding: ``player_counts: [3, 3, 5]`` silently drew 3-player games twice as often, and
+    ``evaluation.player_counts: [4, 4]`` evaluated 4 players twice."""
+    with pytest.raises(ConfigError, match="player_counts holds 3 more than once.*player_count_weights"):
+        config_from_dict({"name": "x", "env": {"player_counts": [3, 3, 5]}})
+    with pytest.raises(ConfigError, match="evaluation.player_counts holds 4 more than once"):
+        config_from_dict({"name": "x", "evaluation": {"player_counts": [4, 4]}})
+
+
 def test_evaluation_deterministic_is_one_switch_or_one_per_team():
     both = config_from_dict({"name": "x", "evaluation": {"deterministic": True}})
     assert both.deterministic("pirates") and both.deterministic("mutineers")

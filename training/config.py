@@ -42,6 +42,14 @@ ENV_NAMES = ("traitors_aboard_v0", "the_traitors_v0")
 ENV_MAX_PLAYERS = {"traitors_aboard_v0": MAX_PLAYERS, "the_traitors_v0": 6}
 
 
+def _each_once(counts: list[int], name: str, hint: str = "") -> None:
+    """Raise ``ValueError`` naming the table sizes ``counts`` holds more than once (a repeated size would silently
+    weigh its games double, or evaluate them twice)."""
+    twice = sorted({n for n in counts if counts.count(n) > 1})
+    if twice:
+        raise ValueError(f"{name} holds {', '.join(map(str, twice))} more than once; give each table size once{hint}")
+
+
 class EnvSection(_Section):
     """The games played during training."""
 
@@ -64,6 +72,7 @@ class EnvSection(_Section):
         if bad:
             held = ", ".join(map(str, bad))
             raise ValueError(f"player_counts holds {held}; {self.name} has table sizes {MIN_PLAYERS}–{largest}")
+        _each_once(self.player_counts, "player_counts", " (player_count_weights sets how often each is drawn)")
         for name in ("player_count_weights", "mutineers_player_count_weights"):
             table_size_probabilities(getattr(self, name), self.player_counts, name)
         return self
@@ -171,6 +180,7 @@ class EvaluationSection(_Section):
         for n in self.player_counts or ():
             if not MIN_PLAYERS <= n <= MAX_PLAYERS:
                 raise ValueError(f"player_counts holds {n}; expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}")
+        _each_once(self.player_counts or [], "evaluation.player_counts")
         return self
 
 

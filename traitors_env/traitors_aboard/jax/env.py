@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pgx.core as core
 from pgx._src.struct import dataclass
 
@@ -120,7 +121,12 @@ class TraitorsAboard(core.Env):
 
     def __init__(self, num_players: int | Sequence[int] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)), claims=True):
         super().__init__()
-        sizes = (num_players,) if isinstance(num_players, numbers.Integral) else tuple(num_players)
+        if isinstance(num_players, numbers.Integral):
+            sizes = (num_players,)
+        elif isinstance(num_players, (Sequence, np.ndarray)) and not isinstance(num_players, str):
+            sizes = tuple(num_players)
+        else:  # 5.0 or "35" would fail further down with a message about something else
+            raise ValueError(f"num_players={num_players!r}; expected an int 3–8 or a sequence of them")
         if not sizes:
             raise ValueError("num_players=() is empty; give an int 3–8 or a sequence of them")
         for size in sizes:
