@@ -552,6 +552,18 @@ def test_a_backend_without_its_extra_is_a_clear_error(tmp_path, capsys, monkeypa
     assert not (tmp_path / "runs" / "extra").exists()
 
 
+def test_the_training_benchmark_without_the_jax_extra_is_a_clear_error(capsys, monkeypatch):
+    """Review finding: ``traitors-bench --training`` without the jax extra ended in a ModuleNotFoundError traceback."""
+    from training.bench import cli as bench_main
+
+    monkeypatch.setitem(sys.modules, "jax", None)  # as if the extra were not installed
+    with pytest.raises(SystemExit) as stop:
+        bench_main(["--training", "--seconds", "0.1", "--quiet"])
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    assert "pip install -e '.[jax]'" in error and "--backends sb3" in error
+
+
 @pytest.mark.parametrize("text", ["{garbage", "[]", '{"history": []}', '{"completed_generations": "2"}'])
 def test_corrupted_state_json_is_a_clear_error_and_keeps_the_run(tmp_path, capsys, text):
     """Review finding: ``--resume`` on a run whose state.json is damaged ended in a JSONDecodeError traceback."""

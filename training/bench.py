@@ -337,8 +337,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.seconds <= 0:
         parser.error(f"--seconds={args.seconds!r}; expected a positive number")
     progress = None if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
+    jax_config = load_config(args.jax_config)
+    if "jax" in args.backends:
+        from .train import RunError, check_backend_extra
+
+        try:
+            check_backend_extra(jax_config)
+        except RunError as error:  # was a ModuleNotFoundError traceback
+            parser.error(f"{error}; or measure the SB3 backend alone: --backends sb3")
     result = run_training_benchmark(
-        load_config(args.sb3_config), load_config(args.jax_config), args.seconds, tuple(args.backends), progress
+        load_config(args.sb3_config), jax_config, args.seconds, tuple(args.backends), progress
     )
     print(format_report(result))
     if args.json:

@@ -282,8 +282,9 @@ def _check_first_player(first_player, num_players) -> None:
 
 def check_seat(seat, num_players) -> None:
     """Raise ``ValueError`` for a concrete ``seat`` that is not a seat ``0 … num_players-1`` of a concrete table
-    (either may be batched; traced values pass unchecked: under ``jit`` a seat outside the table observes nothing),
-    ``TypeError`` for a concrete ``seat`` that is not an integer (a bool or float included).
+    (either may be batched, the seat then one per game or one for all; traced values pass unchecked: under ``jit`` a
+    seat outside the table observes nothing), or whose shape is neither ``()`` nor the batch's; ``TypeError`` for a
+    concrete ``seat`` that is not an integer (a bool or float included).
     """
     try:
         seats, n = np.asarray(seat), np.asarray(num_players)
@@ -292,6 +293,8 @@ def check_seat(seat, num_players) -> None:
     past_int64 = isinstance(seat, numbers.Integral) and seats.dtype.kind == "O"  # an integer, just not a seat
     if seats.dtype.kind not in "iu" and not past_int64:
         raise TypeError(f"player={seat!r} is not a seat index; expected an int 0–{int(n.min()) - 1}")
+    if seats.shape not in ((), n.shape):  # (1,) for one game gave a (1, 1228) observation, (2,) a broadcast error
+        raise ValueError(f"player={seat!r} has shape {seats.shape}; expected one seat, shape () or {n.shape}")
     if past_int64 or not ((seats >= 0) & (seats < n)).all():
         raise ValueError(f"player={seat!r} is not a seat of the table; expected 0–{int(n.min()) - 1}")
 
@@ -369,10 +372,10 @@ def action_index(action) -> jax.Array:
     (it may be traced): :mod:`.env` ends the game on an illegal one.
 
     Raises:
-        TypeError: for ``None`` or a non-integer dtype, naming it (the Python env refuses ``0.9`` and ``True`` too,
-            where ``int32`` would silently make them actions 0 and 1).
+        TypeError: for ``None``, a string or a non-integer dtype, naming it (the Python env refuses ``0.9`` and
+            ``True`` too, where ``int32`` would silently make them actions 0 and 1).
     """
-    if action is None:
+    if action is None or isinstance(action, (str, bytes)):  # a string: jnp.result_type would say "data type ''"
         raise TypeError(not_an_index(action, A.NUM_ACTIONS))
     dtype = jnp.result_type(action)
     if not jnp.issubdtype(dtype, jnp.integer):
