@@ -239,11 +239,19 @@ def _sorted_order(keys):
     return jnp.sum(jnp.where(_ranks(keys)[None, :] == index[:, None], index[None, :], 0), 1)
 
 
+def _concrete(value) -> np.ndarray | None:
+    """``value`` as a numpy array, or ``None`` when it is traced (under ``jit``/``vmap`` the checks below cannot
+    see it and let it pass)."""
+    try:
+        return np.asarray(value)
+    except jax.errors.TracerArrayConversionError:
+        return None
+
+
 def check_num_players(num_players) -> None:
     """Raise ``ValueError`` for a concrete ``num_players`` outside 3–8 (traced values pass unchecked)."""
-    try:
-        values = np.asarray(num_players)
-    except jax.errors.TracerArrayConversionError:
+    values = _concrete(num_players)
+    if values is None:
         return
     if values.dtype.kind not in "iu" or values.size == 0 or values.min() < MIN_PLAYERS or values.max() > MAX_PLAYERS:
         raise ValueError(
@@ -257,11 +265,8 @@ def check_claims(claims) -> None:
 
     ``claims="no"`` once dealt games with the claim step on (``"no"`` is truthy); traced values pass unchecked.
     """
-    try:
-        values = np.asarray(claims)
-    except jax.errors.TracerArrayConversionError:
-        return
-    if values.dtype.kind != "b":
+    values = _concrete(claims)
+    if values is not None and values.dtype.kind != "b":
         raise ValueError(f"claims={claims!r} is not supported; expected True or False (or a bool array)")
 
 
@@ -270,9 +275,8 @@ def _check_first_player(first_player, num_players) -> None:
 
     A seat outside the table once dealt a game whose acting seat had no legal action and never ended.
     """
-    try:
-        first, n = np.asarray(first_player), np.asarray(num_players)
-    except jax.errors.TracerArrayConversionError:
+    first, n = _concrete(first_player), _concrete(num_players)
+    if first is None or n is None:
         return
     if first.dtype.kind not in "iu" or first.shape != () or not (first == -1 or 0 <= first < n.min()):
         raise ValueError(
@@ -286,9 +290,8 @@ def check_seat(seat, num_players) -> None:
     seat outside the table observes nothing), or whose shape is neither ``()`` nor the batch's; ``TypeError`` for a
     concrete ``seat`` that is not an integer (a bool or float included).
     """
-    try:
-        seats, n = np.asarray(seat), np.asarray(num_players)
-    except jax.errors.TracerArrayConversionError:
+    seats, n = _concrete(seat), _concrete(num_players)
+    if seats is None or n is None:
         return
     past_int64 = isinstance(seat, numbers.Integral) and seats.dtype.kind == "O"  # an integer, just not a seat
     if seats.dtype.kind not in "iu" and not past_int64:
