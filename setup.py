@@ -1,4 +1,4 @@
-"""Builds the optional compiled observation encoder (``traitors_env.traitors_aboard._encoder``); metadata is in pyproject.toml.
+"""Builds the optional compiled observation encoder (``traitors_env.games.traitors_aboard._encoder``); metadata is in pyproject.toml.
 
 Where it cannot be built (no C compiler, no Cython), the install goes on without it and the package
 uses its pure-Python encoder: the same observations, more slowly (``observation.COMPILED_ENCODER``).
@@ -40,7 +40,7 @@ except ImportError:  # no Cython in the build environment: pure Python only
     extensions = []
 else:
     extensions = cythonize(
-        [Extension("traitors_env.traitors_aboard._encoder", ["traitors_env/traitors_aboard/_encoder.pyx"])],
+        [Extension("traitors_env.games.traitors_aboard._encoder", ["traitors_env/games/traitors_aboard/_encoder.pyx"])],
         compiler_directives={"language_level": 3},
         quiet=True,
     )

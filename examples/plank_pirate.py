@@ -7,8 +7,8 @@ Mutineers: the heuristic. Run: traitors-eval --agents heuristic examples/plank_p
 import numpy as np
 
 from traitors_env.agents import HeuristicAgent, TeamAgent
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.observation import decode
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.observation import decode
 
 
 class PlankPirate:

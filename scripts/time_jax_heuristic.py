@@ -20,8 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from traitors_env.traitors_aboard import jax as tj
-from traitors_env.traitors_aboard.jax import heuristic as jh
+from traitors_env.games.traitors_aboard import jax as tj
+from traitors_env.games.traitors_aboard.jax import heuristic as jh
 
 
 def positions(games: int, steps: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from hypothesis import strategies as st
 
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.cards import SETUP_TABLE, CardKind, Role
-from traitors_env.traitors_aboard.engine import GameConfig, GameState, Phase
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.cards import SETUP_TABLE, CardKind, Role
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, Phase
 
 P, M = Role.PIRATE, Role.MUTINEER
 PLUS, ZERO, MINUS = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2

@@ -17,12 +17,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.cards import LOOT_VALUES, ROLE_NAMES, EndCondition
-from traitors_env.traitors_aboard.engine import GameState
-from traitors_env.traitors_aboard.jax import engine as E
-from traitors_env.traitors_aboard.jax.observation import observe
-from traitors_env.traitors_aboard.observation import encode
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.cards import LOOT_VALUES, ROLE_NAMES, EndCondition
+from traitors_env.games.traitors_aboard.engine import GameState
+from traitors_env.games.traitors_aboard.jax import engine as E
+from traitors_env.games.traitors_aboard.jax.observation import observe
+from traitors_env.games.traitors_aboard.observation import encode
 
 #: Decisions a scan runs: above the longest possible game (every turn but the last takes a card from
 #: the pile net, R06, and a turn has at most 4 decisions).
@@ -220,8 +220,8 @@ def assert_same_result(game, state: GameState, where: str) -> None:
 
 def game_from_reference(state: GameState):
     """The JAX :class:`Game` of a reference position (any decision, Spyglass groups included)."""
-    from traitors_env.traitors_aboard.jax.state import MAX_DECK, Game
-    from traitors_env.traitors_aboard.observation import MAX_CHEST
+    from traitors_env.games.traitors_aboard.jax.state import MAX_DECK, Game
+    from traitors_env.games.traitors_aboard.observation import MAX_CHEST
 
     n = state.num_players
 

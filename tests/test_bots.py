@@ -9,12 +9,12 @@ from game_helpers import EYP, GR, MC, MINUS, PL, PLUS, SG, ZERO, M, P  # noqa: E
 from traitors_env import agents as bots
 from traitors_env import traitors_aboard_v0
 from traitors_env.agents import HeuristicAgent, RandomAgent, TeamAgent, make_agent
-from traitors_env.agents import heuristic as heuristic_module
 from traitors_env.evaluation import evaluate as evaluate_matchup
 from traitors_env.evaluation import play_game, wilson_interval
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.engine import GameState, Phase
-from traitors_env.traitors_aboard.observation import OBS_SIZE, encode
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard import bots as heuristic_module
+from traitors_env.games.traitors_aboard.engine import GameState, Phase
+from traitors_env.games.traitors_aboard.observation import OBS_SIZE, encode
 
 TABLES = [(n, claims) for n in range(3, 9) for claims in (True, False)]
 

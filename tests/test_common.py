@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from traitors_env.common.layout import Layout, Piece, starts
-from traitors_env.the_traitors import actions as TA
-from traitors_env.traitors_aboard import observation as O
+from traitors_env.core.layout import Layout, Piece, starts
+from traitors_env.games.the_traitors import actions as TA
+from traitors_env.games.traitors_aboard import observation as O
 
 
 def test_layout_offsets_bounds_and_views():

@@ -13,7 +13,7 @@ import pytest
 from game_helpers import TABLE_SIZES, random_action
 
 from traitors_env import traitors_aboard_v0
-from traitors_env.traitors_aboard.engine import GameConfig, GameState
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState
 
 
 def record_env_game(environment, seed: int | None, policy_seed: int) -> list[tuple]:

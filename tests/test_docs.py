@@ -3,8 +3,8 @@
 import re
 from pathlib import Path
 
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.observation import layout_table
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.observation import layout_table
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

@@ -1,4 +1,4 @@
-"""The compiled observation encoder (``traitors_env.traitors_aboard._encoder``) against the pure-Python one.
+"""The compiled observation encoder (``traitors_env.games.traitors_aboard._encoder``) against the pure-Python one.
 
 ``observation.encode`` uses the compiled twin when the install built it; ``encode_python`` is the
 reference. They must give the same array for every state: random games at every table size with
@@ -20,16 +20,16 @@ from game_helpers import TABLE_SIZES, explicit_positions, random_action, random_
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from traitors_env.traitors_aboard import observation
-from traitors_env.traitors_aboard.engine import GameConfig, GameState
-from traitors_env.traitors_aboard.observation import OBS_SIZE, encode, encode_python
+from traitors_env.games.traitors_aboard import observation
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState
+from traitors_env.games.traitors_aboard.observation import OBS_SIZE, encode, encode_python
 
 compiled = pytest.mark.skipif(not observation.COMPILED_ENCODER, reason="the compiled encoder was not built here")
 
 
 def test_compiled_encoder_is_built_where_required():
     if os.environ.get("TRAITORS_REQUIRE_COMPILED") == "1":
-        assert observation.COMPILED_ENCODER, "TRAITORS_REQUIRE_COMPILED=1 but traitors_env.traitors_aboard._encoder did not build"
+        assert observation.COMPILED_ENCODER, "TRAITORS_REQUIRE_COMPILED=1 but traitors_env.games.traitors_aboard._encoder did not build"
     elif not observation.COMPILED_ENCODER:
         pytest.skip("the compiled encoder was not built here (no C compiler at install?)")
 

@@ -14,9 +14,9 @@ import pytest
 from game_helpers import EYP, GR, MC, MINUS, PL, PLUS, SG, ZERO, M, P, position
 
 from traitors_env import the_traitors_v0, traitors_aboard_v0
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.cards import table_setup
-from traitors_env.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, PositionError
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.cards import table_setup
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, PositionError
 
 BAD_TABLE_SIZES = [2, 9, 0, -3, "5", 5.0, True, None]
 

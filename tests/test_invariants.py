@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from traitors_env import traitors_aboard_v0
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.cards import EndCondition, Role
-from traitors_env.traitors_aboard.engine import GameConfig, GameState, Phase
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.cards import EndCondition, Role
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, Phase
 
 HAND_SIZE_OF_ACTOR = {
     Phase.MAIN: 3,

@@ -1,4 +1,4 @@
-"""The JAX twin (``traitors_env.traitors_aboard.jax``) against the reference engine and encoder.
+"""The JAX twin (``traitors_env.games.traitors_aboard.jax``) against the reference engine and encoder.
 
 The core is differential: random games played in JAX (``jit`` + ``vmap`` + ``lax.scan``, every
 table size, claims on and off) are replayed in the reference engine from the same deal with the
@@ -35,11 +35,11 @@ from game_helpers import (  # noqa: E402
 )
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from traitors_env.traitors_aboard import actions as A  # noqa: E402
-from traitors_env.traitors_aboard.cards import EndCondition  # noqa: E402
-from traitors_env.traitors_aboard.jax import State, TraitorsAboard, init, observe, step  # noqa: E402
-from traitors_env.traitors_aboard.jax import engine as E  # noqa: E402
-from traitors_env.traitors_aboard.observation import OBS_SIZE, encode  # noqa: E402
+from traitors_env.games.traitors_aboard import actions as A  # noqa: E402
+from traitors_env.games.traitors_aboard.cards import EndCondition  # noqa: E402
+from traitors_env.games.traitors_aboard.jax import State, TraitorsAboard, init, observe, step  # noqa: E402
+from traitors_env.games.traitors_aboard.jax import engine as E  # noqa: E402
+from traitors_env.games.traitors_aboard.observation import OBS_SIZE, encode  # noqa: E402
 
 
 def _batch_layout(games_per_setting: int):
@@ -262,7 +262,7 @@ def test_jax_observation_changes_with_what_the_seat_knows():
 
 
 def observe_game(game, seat):
-    from traitors_env.traitors_aboard.jax.observation import observe as observe_bare
+    from traitors_env.games.traitors_aboard.jax.observation import observe as observe_bare
 
     return observe_bare(game, seat)
 
@@ -281,7 +281,7 @@ def test_same_key_same_game_and_other_key_other_game(batch):
 
 def test_init_deals_by_the_setup_table():
     """Rulebook "Setup": team sizes, 3 cards each, the deck of the table size; R01 first seat aboard."""
-    from traitors_env.traitors_aboard.cards import SETUP_TABLE
+    from traitors_env.games.traitors_aboard.cards import SETUP_TABLE
 
     keys = jax.random.split(jax.random.PRNGKey(0), 60)
     n = np.arange(60) % 6 + 3

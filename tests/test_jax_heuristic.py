@@ -21,10 +21,10 @@ jnp = jax.numpy
 from game_helpers import MC, MINUS, PL, PLUS, SG, ZERO, M, P, position  # noqa: E402
 
 from traitors_env.agents import HeuristicAgent, RandomAgent  # noqa: E402
-from traitors_env.traitors_aboard import actions as A  # noqa: E402
-from traitors_env.traitors_aboard.engine import GameConfig, GameState, Phase  # noqa: E402
-from traitors_env.traitors_aboard.jax import heuristic as jh  # noqa: E402
-from traitors_env.traitors_aboard.observation import encode  # noqa: E402
+from traitors_env.games.traitors_aboard import actions as A  # noqa: E402
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, Phase  # noqa: E402
+from traitors_env.games.traitors_aboard.jax import heuristic as jh  # noqa: E402
+from traitors_env.games.traitors_aboard.observation import encode  # noqa: E402
 
 TABLES = [(n, claims) for n in range(3, 9) for claims in (True, False)]
 BATCH = 2048  # the JAX side runs in batches of this size (one compilation)

@@ -19,9 +19,9 @@ jax = pytest.importorskip("jax")
 
 import jax.numpy as jnp  # noqa: E402
 
-from traitors_env.traitors_aboard.jax import engine as E  # noqa: E402
-from traitors_env.traitors_aboard.jax.observation import _targeted_by_relative_seat  # noqa: E402
-from traitors_env.traitors_aboard.jax.state import Game, empty_game  # noqa: E402
+from traitors_env.games.traitors_aboard.jax import engine as E  # noqa: E402
+from traitors_env.games.traitors_aboard.jax.observation import _targeted_by_relative_seat  # noqa: E402
+from traitors_env.games.traitors_aboard.jax.state import Game, empty_game  # noqa: E402
 
 #: The unpacked fields of the packed rows: name → (dtype of the property, largest legal value).
 PACKED = {

@@ -32,7 +32,7 @@ def test_environment_package_never_imports_training():
 
 def test_engines_import_no_gymnasium_or_pettingzoo():
     """The rules engine is pure: no RL framework below the environment adapter (DESIGN.md)."""
-    for path in (PACKAGE / "traitors_aboard" / "engine.py", PACKAGE / "traitors_aboard" / "cards.py"):
+    for path in (PACKAGE / "games" / "traitors_aboard" / "engine.py", PACKAGE / "games" / "traitors_aboard" / "cards.py"):
         frameworks = {m for m in _imported_modules(path) if m.split(".")[0] in ("gymnasium", "pettingzoo", "training")}
         assert frameworks == set(), path
 

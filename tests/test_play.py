@@ -21,6 +21,9 @@ from game_helpers import hidden_variant
 from rich.console import Console
 
 from traitors_env.agents import make_agent
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.observation import decode, encode
+from traitors_env.games.traitors_aboard.records import load_record, replay
 from traitors_env.table import play
 from traitors_env.table.play import (
     CONFIRM_PROMPT,
@@ -32,9 +35,6 @@ from traitors_env.table.play import (
 )
 from traitors_env.table.replay import main as replay_main
 from traitors_env.table.replay import record_states, step_view
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.observation import decode, encode
-from traitors_env.traitors_aboard.records import load_record, replay
 
 WIDTH = 140
 BAD_INPUTS = ("", "abc", "0", "999", "-1", "1.5", "²", "2 3", "1" * 5000, "[bold]x[/bold]")
@@ -197,7 +197,7 @@ def test_game_without_claims_and_with_random_bots():
 
 def test_the_screen_check_has_teeth(monkeypatch):
     """A screen that also draws the hidden table is caught by the check at the first prompt."""
-    from traitors_env.traitors_aboard.render import render_text
+    from traitors_env.games.traitors_aboard.render import render_text
 
     original = PlaySession.frame
 
@@ -504,7 +504,7 @@ def test_ctrl_c_while_the_end_is_shown_still_saves_the_finished_record(tmp_path,
 # ---------------------------------------------------------------- frictions of a new user (issue 10)
 def seed_where(num_players: int, seat: int, role: int, claims: bool = True) -> int:
     """A seed whose deal gives ``seat`` the ``role`` and the first turn (R01: drawn from the seed)."""
-    from traitors_env.traitors_aboard.engine import GameConfig, GameState
+    from traitors_env.games.traitors_aboard.engine import GameConfig, GameState
 
     config = GameConfig(num_players=num_players, claims=claims)
     return next(
@@ -526,7 +526,7 @@ def scripted(answers):
 
 def test_opening_the_chest_asks_for_confirmation_first():
     """R03: opening ends the game at once, so the human confirms it; "no" goes back to the same choices."""
-    from traitors_env.traitors_aboard.cards import Role
+    from traitors_env.games.traitors_aboard.cards import Role
 
     seed = seed_where(4, 0, Role.PIRATE, claims=False)
     read_line, prompts = scripted(["1", "2", "1", "1"])  # open? no; open? yes
@@ -541,7 +541,7 @@ def test_opening_the_chest_asks_for_confirmation_first():
 
 
 def test_no_confirmation_is_asked_for_other_choices():
-    from traitors_env.traitors_aboard.cards import Role
+    from traitors_env.games.traitors_aboard.cards import Role
 
     seed = seed_where(4, 0, Role.PIRATE, claims=False)
     read_line, prompts = scripted(["2"])  # place loot, then quit at the next decision

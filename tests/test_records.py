@@ -13,9 +13,9 @@ from game_helpers import TABLE_SIZES, default_roles, position
 from traitors_env import traitors_aboard_v0
 from traitors_env.agents import make_agent
 from traitors_env.evaluation import play_game
-from traitors_env.traitors_aboard.engine import GameConfig, GameState
-from traitors_env.traitors_aboard.observation import encode
-from traitors_env.traitors_aboard.records import (
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState
+from traitors_env.games.traitors_aboard.observation import encode
+from traitors_env.games.traitors_aboard.records import (
     FORMAT,
     VERSION,
     RecordError,

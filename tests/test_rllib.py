@@ -29,9 +29,9 @@ from training.rllib.modules import TeamMapping  # noqa: E402
 from traitors_env import traitors_aboard_v0  # noqa: E402
 from traitors_env.agents.spec import load_agent  # noqa: E402
 from traitors_env.evaluation import play_game  # noqa: E402
-from traitors_env.traitors_aboard import actions as A  # noqa: E402
-from traitors_env.traitors_aboard.cards import CardKind, EndCondition, Role  # noqa: E402
-from traitors_env.traitors_aboard.engine import GameState  # noqa: E402
+from traitors_env.games.traitors_aboard import actions as A  # noqa: E402
+from traitors_env.games.traitors_aboard.cards import CardKind, EndCondition, Role  # noqa: E402
+from traitors_env.games.traitors_aboard.engine import GameState  # noqa: E402
 
 P, M = Role.PIRATE, Role.MUTINEER
 PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK

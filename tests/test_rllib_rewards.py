@@ -24,9 +24,9 @@ from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner  # noqa: E4
 from training.config import config_from_dict, load_config  # noqa: E402
 from training.rllib.env import GameMasterEnv, team_of  # noqa: E402
 from training.rllib.runner import algorithm_config  # noqa: E402
-from traitors_env.traitors_aboard import actions as A  # noqa: E402
-from traitors_env.traitors_aboard.cards import CardKind, EndCondition, Role  # noqa: E402
-from traitors_env.traitors_aboard.engine import GameState  # noqa: E402
+from traitors_env.games.traitors_aboard import actions as A  # noqa: E402
+from traitors_env.games.traitors_aboard.cards import CardKind, EndCondition, Role  # noqa: E402
+from traitors_env.games.traitors_aboard.engine import GameState  # noqa: E402
 
 P, M = Role.PIRATE, Role.MUTINEER
 PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK

@@ -32,10 +32,10 @@ from game_helpers import (
 )
 
 from traitors_env import traitors_aboard_v0
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.cards import SETUP_TABLE, EndCondition, Role, table_setup
-from traitors_env.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, Phase, PositionError
-from traitors_env.traitors_aboard.observation import encode, piece
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.cards import SETUP_TABLE, EndCondition, Role, table_setup
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, Phase, PositionError
+from traitors_env.games.traitors_aboard.observation import encode, piece
 
 # Rulebook "Setup" and "End of the Game": players → (pirates, mutineers, planks, target).
 RULEBOOK_TABLE = {

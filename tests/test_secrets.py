@@ -39,10 +39,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from traitors_env import traitors_aboard_v0
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.engine import GameConfig, GameState, Phase
-from traitors_env.traitors_aboard.observation import encode
-from traitors_env.traitors_aboard.render import render_text
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, Phase
+from traitors_env.games.traitors_aboard.observation import encode
+from traitors_env.games.traitors_aboard.render import render_text
 
 
 def assert_same_view(state: GameState, seat: int, rng: np.random.Generator, variants: int = 2) -> None:

@@ -7,15 +7,15 @@ import pytest
 from the_traitors_helpers import TABLE_SIZES, after_phase, play, position
 
 from traitors_env import the_traitors_v0
-from traitors_env.agents.the_traitors_heuristic import (
+from traitors_env.evaluation.the_traitors_games import evaluate_role, learner_seat, play_the_traitors_game
+from traitors_env.games.the_traitors import actions as A
+from traitors_env.games.the_traitors.bots import (
     TheTraitorsHeuristicAgent,
     TheTraitorsRoleAgent,
     make_the_traitors_agent,
 )
-from traitors_env.evaluation.the_traitors_games import evaluate_role, learner_seat, play_the_traitors_game
-from traitors_env.the_traitors import actions as A
-from traitors_env.the_traitors.engine import Phase
-from traitors_env.the_traitors.observation import encode
+from traitors_env.games.the_traitors.engine import Phase
+from traitors_env.games.the_traitors.observation import encode
 
 
 @pytest.mark.parametrize("num_players", TABLE_SIZES)

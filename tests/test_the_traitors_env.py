@@ -11,9 +11,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 from the_traitors_helpers import TABLE_SIZES, random_game
 
 from traitors_env import the_traitors_v0
-from traitors_env.the_traitors import actions as A
-from traitors_env.the_traitors.engine import GameConfig, GameState, IllegalActionError, PositionError
-from traitors_env.the_traitors.observation import LAYOUT, OBS_SIZE, layout_table
+from traitors_env.games.the_traitors import actions as A
+from traitors_env.games.the_traitors.engine import GameConfig, GameState, IllegalActionError, PositionError
+from traitors_env.games.the_traitors.observation import LAYOUT, OBS_SIZE, layout_table
 
 TABLES = [(n, claims) for n in TABLE_SIZES for claims in (True, False)]
 
@@ -196,7 +196,7 @@ def test_bad_positions_are_refused():
 
 
 def test_encode_refuses_a_bad_seat():
-    from traitors_env.the_traitors.observation import encode
+    from traitors_env.games.the_traitors.observation import encode
 
     with pytest.raises(ValueError, match="seat 5"):
         encode(GameState.new(seed=0), 5)
@@ -221,7 +221,7 @@ def test_engine_imports_no_rl_framework():
     import ast
     from pathlib import Path
 
-    folder = Path(__file__).resolve().parent.parent / "traitors_env" / "the_traitors"
+    folder = Path(__file__).resolve().parent.parent / "traitors_env" / "games" / "the_traitors"
     for name in ("cards.py", "actions.py", "engine.py", "observation.py", "render.py"):
         tree = ast.parse((folder / name).read_text(encoding="utf-8"))
         modules = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}

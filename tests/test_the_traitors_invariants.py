@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from the_traitors_helpers import TABLE_SIZES, random_game
 
-from traitors_env.the_traitors.cards import CARD_GOLD, NUM_ROUNDS, START_GOLD, FinalOutcome, Role
-from traitors_env.the_traitors.engine import GameState, Phase
-from traitors_env.the_traitors.observation import OBS_HIGH, OBS_LOW, encode
+from traitors_env.games.the_traitors.cards import CARD_GOLD, NUM_ROUNDS, START_GOLD, FinalOutcome, Role
+from traitors_env.games.the_traitors.engine import GameState, Phase
+from traitors_env.games.the_traitors.observation import OBS_HIGH, OBS_LOW, encode
 
 
 class Ledger:

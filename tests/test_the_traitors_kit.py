@@ -121,7 +121,7 @@ def run_folder(tmp_path_factory):
 
 
 def _heuristic_pool():
-    from traitors_env.agents.the_traitors_heuristic import make_the_traitors_agent
+    from traitors_env.games.the_traitors.bots import make_the_traitors_agent
 
     class Pool:
         def draw(self, rng):

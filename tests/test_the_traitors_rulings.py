@@ -18,10 +18,10 @@ from the_traitors_helpers import (
 )
 
 from traitors_env import the_traitors_v0
-from traitors_env.the_traitors import actions as A
-from traitors_env.the_traitors.cards import FinalOutcome, RewardCard, Role
-from traitors_env.the_traitors.engine import GameConfig, GameState, Phase, PositionError
-from traitors_env.the_traitors.observation import encode, piece
+from traitors_env.games.the_traitors import actions as A
+from traitors_env.games.the_traitors.cards import FinalOutcome, RewardCard, Role
+from traitors_env.games.the_traitors.engine import GameConfig, GameState, Phase, PositionError
+from traitors_env.games.the_traitors.observation import encode, piece
 
 SHIELD, DAGGER, GOLD_1, GOLD_2 = RewardCard.SHIELD, RewardCard.DAGGER, RewardCard.GOLD_1, RewardCard.GOLD_2
 

@@ -19,9 +19,9 @@ import pytest
 from the_traitors_helpers import TABLE_SIZES, after_phase, murder_by, play, position, random_game
 
 from traitors_env import the_traitors_v0
-from traitors_env.the_traitors.cards import NUM_ROUNDS, RewardCard, Role
-from traitors_env.the_traitors.engine import END_GAME_ROUND, GameState, Phase
-from traitors_env.the_traitors.observation import encode, piece
+from traitors_env.games.the_traitors.cards import NUM_ROUNDS, RewardCard, Role
+from traitors_env.games.the_traitors.engine import END_GAME_ROUND, GameState, Phase
+from traitors_env.games.the_traitors.observation import encode, piece
 
 
 def hidden_variant(state: GameState, observer: int, rng: np.random.Generator) -> GameState:

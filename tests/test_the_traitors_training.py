@@ -18,12 +18,12 @@ from training.config import ConfigError, config_from_dict, load_config  # noqa: 
 from training.the_traitors_team_env import IllegalOpponentActionError, RoleEnv, RolePool  # noqa: E402
 from training.the_traitors_train import snapshot_pairs  # noqa: E402
 from training.train import main as train_main  # noqa: E402
-from traitors_env.agents.base import RandomAgent  # noqa: E402
 from traitors_env.agents.checkpoint import PolicyLoadError  # noqa: E402
 from traitors_env.agents.run_folder import RunFolder  # noqa: E402
 from traitors_env.agents.the_traitors_checkpoint import OBS_SCALE, load_the_traitors_policy  # noqa: E402
-from traitors_env.the_traitors.cards import Role  # noqa: E402
-from traitors_env.the_traitors.observation import encode, piece  # noqa: E402
+from traitors_env.core.agent import RandomAgent  # noqa: E402
+from traitors_env.games.the_traitors.cards import Role  # noqa: E402
+from traitors_env.games.the_traitors.observation import encode, piece  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

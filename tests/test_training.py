@@ -24,10 +24,10 @@ from training.team_env import IllegalOpponentActionError, TeamEnv  # noqa: E402
 from training.train import RunError, train  # noqa: E402
 from training.train import main as train_main  # noqa: E402
 from traitors_env.agents import make_agent  # noqa: E402
-from traitors_env.traitors_aboard import actions as A  # noqa: E402
-from traitors_env.traitors_aboard.cards import CardKind, EndCondition, Role  # noqa: E402
-from traitors_env.traitors_aboard.engine import GameState  # noqa: E402
-from traitors_env.traitors_aboard.observation import piece  # noqa: E402
+from traitors_env.games.traitors_aboard import actions as A  # noqa: E402
+from traitors_env.games.traitors_aboard.cards import CardKind, EndCondition, Role  # noqa: E402
+from traitors_env.games.traitors_aboard.engine import GameState  # noqa: E402
+from traitors_env.games.traitors_aboard.observation import piece  # noqa: E402
 
 P, M = Role.PIRATE, Role.MUTINEER
 PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from traitors_env.the_traitors import actions as A
-from traitors_env.the_traitors.engine import GameConfig, GameState, Phase
+from traitors_env.games.the_traitors import actions as A
+from traitors_env.games.the_traitors.engine import GameConfig, GameState, Phase
 
 CERTAIN = dict(
     mission_gold=(0, 0),

@@ -148,7 +148,7 @@ def matmul_gflops(seconds: float = 2.0) -> float:
     import jax
     import jax.numpy as jnp
 
-    from traitors_env.traitors_aboard.observation import OBS_SIZE
+    from traitors_env.games.traitors_aboard.observation import OBS_SIZE
 
     x = jax.random.normal(jax.random.key(0), (2048, OBS_SIZE), jnp.float32)
     w = jax.random.normal(jax.random.key(1), (OBS_SIZE, 256), jnp.float32)
@@ -171,8 +171,8 @@ def update_seconds(trainer, team: str, repeats: int = 3) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from traitors_env.traitors_aboard.actions import NUM_ACTIONS
-    from traitors_env.traitors_aboard.observation import OBS_SIZE
+    from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
+    from traitors_env.games.traitors_aboard.observation import OBS_SIZE
 
     from .jax_backend.ppo import Batch
 
@@ -205,8 +205,8 @@ def update_seconds(trainer, team: str, repeats: int = 3) -> dict:
 def ceiling(result: dict, jax_config: RunConfig) -> dict:
     """What the dense math allows: the learner's FLOPs per decision, this machine's matmul rate, and the learner
     decisions/s that rate gives at most (the rollout's engine, opponents and bookkeeping cost extra)."""
-    from traitors_env.traitors_aboard.actions import NUM_ACTIONS
-    from traitors_env.traitors_aboard.observation import OBS_SIZE
+    from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
+    from traitors_env.games.traitors_aboard.observation import OBS_SIZE
 
     p = jax_config.ppo
     flops = learner_flops(tuple(p.net_arch), p.n_epochs, OBS_SIZE, NUM_ACTIONS)

@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from traitors_env.evaluation.the_traitors_games import ROLES as THE_TRAITORS_ROLES
-from traitors_env.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from traitors_env.games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 
 from .table_sizes import table_size_probabilities
 

@@ -44,9 +44,9 @@ import numpy as np
 from gymnasium import spaces
 
 from traitors_env import traitors_aboard_v0
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.cards import ROLE_NAMES, Role
-from traitors_env.traitors_aboard.observation import OBS_SIZE, encode
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.cards import ROLE_NAMES, Role
+from traitors_env.games.traitors_aboard.observation import OBS_SIZE, encode
 
 from .agents import OBS_SCALE, OpponentPool, scale_observation
 from .table_sizes import table_size_probabilities
@@ -60,7 +60,7 @@ class TeamEnv(gymnasium.Env):
     """One team's seats as a single gymnasium agent; the other seats are opponents from a pool.
 
     Args:
-        role: the learner's team (:class:`~traitors_env.traitors_aboard.cards.Role` or ``"pirates"``/``"mutineers"``).
+        role: the learner's team (:class:`~traitors_env.games.traitors_aboard.cards.Role` or ``"pirates"``/``"mutineers"``).
         opponents: the pool the other team's player is drawn from, once per game (an
             :class:`~training.agents.OpponentPool`, or any object with ``draw(rng) -> (label, agent)``).
         player_counts: table sizes to draw from (3–8), one per game.
@@ -76,7 +76,7 @@ class TeamEnv(gymnasium.Env):
 
     Raises:
         ValueError: for an unknown role or bad player counts; from :meth:`step`, an
-            :class:`~traitors_env.traitors_aboard.engine.IllegalActionError` for a learner action outside the mask,
+            :class:`~traitors_env.games.traitors_aboard.engine.IllegalActionError` for a learner action outside the mask,
             :class:`IllegalOpponentActionError` for an opponent action outside its mask.
     """
 
@@ -135,7 +135,7 @@ class TeamEnv(gymnasium.Env):
 
     # ------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        """Deal a new game (or start from ``options["position"]``, a :class:`~traitors_env.traitors_aboard.engine.GameState`)
+        """Deal a new game (or start from ``options["position"]``, a :class:`~traitors_env.games.traitors_aboard.engine.GameState`)
         and play the opponents up to the learner's first decision.
 
         Raises:
@@ -208,7 +208,7 @@ class TeamEnv(gymnasium.Env):
     # ------------------------------------------------------------ internals
     @property
     def game(self):
-        """The running :class:`~traitors_env.traitors_aboard.engine.GameState` (for tests and debugging; not an observation)."""
+        """The running :class:`~traitors_env.games.traitors_aboard.engine.GameState` (for tests and debugging; not an observation)."""
         return self._env.game
 
     @property

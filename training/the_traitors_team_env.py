@@ -40,14 +40,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from traitors_env.agents.base import RandomAgent
 from traitors_env.agents.the_traitors_checkpoint import OBS_SCALE, PolicyAgent, load_the_traitors_policy
-from traitors_env.agents.the_traitors_heuristic import TheTraitorsHeuristicAgent, TheTraitorsRoleAgent
+from traitors_env.core.agent import RandomAgent
 from traitors_env.evaluation.the_traitors_games import ROLES, learner_seat
-from traitors_env.the_traitors import actions as A
-from traitors_env.the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS
-from traitors_env.the_traitors.engine import GameConfig, GameState
-from traitors_env.the_traitors.observation import OBS_SIZE, encode
+from traitors_env.games.the_traitors import actions as A
+from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent, TheTraitorsRoleAgent
+from traitors_env.games.the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS
+from traitors_env.games.the_traitors.engine import GameConfig, GameState
+from traitors_env.games.the_traitors.observation import OBS_SIZE, encode
 
 from .agents import OPPONENT_KINDS, drawable_kinds
 from .table_sizes import table_size_probabilities
@@ -118,7 +118,7 @@ class RoleEnv(gymnasium.Env):
 
     Raises:
         ValueError: for an unknown role or bad table sizes; from :meth:`step`, an
-            :class:`~traitors_env.the_traitors.engine.IllegalActionError` for a learner action outside
+            :class:`~traitors_env.games.the_traitors.engine.IllegalActionError` for a learner action outside
             the mask, :class:`IllegalOpponentActionError` for an opponent's.
     """
 

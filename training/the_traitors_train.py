@@ -36,9 +36,9 @@ from pathlib import Path
 import numpy as np
 
 from traitors_env.agents.the_traitors_checkpoint import PolicyAgent, load_the_traitors_policy
-from traitors_env.agents.the_traitors_heuristic import TheTraitorsHeuristicAgent, make_the_traitors_agent
-from traitors_env.evaluation.stats import wilson_interval
+from traitors_env.core.stats import wilson_interval
 from traitors_env.evaluation.the_traitors_games import ROLES, evaluate_role
+from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent, make_the_traitors_agent
 
 from .config import RunConfig
 from .storage import RunFolder, atomic_write_text, save_model_atomic

@@ -37,7 +37,7 @@ Time is the process's CPU time by default (``--clock cpu``): on an idle machine 
 wall-clock time for this single-threaded loop, and on a shared one it is far less disturbed
 by other processes; ``--clock wall`` uses ``time.perf_counter``.
 
-The header names the observation encoder in use: ``compiled`` (``traitors_env.traitors_aboard._encoder``, built at
+The header names the observation encoder in use: ``compiled`` (``traitors_env.games.traitors_aboard._encoder``, built at
 install where a C compiler is present) or ``pure Python`` (the fallback, same observations, slower).
 
 Targets (issue 4, 5 players, claims on): ``env()`` ≥ 1.5 × leduc ``env()``; ``raw_env()`` ≥ 4 ×
@@ -72,9 +72,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
-from .traitors_aboard.engine import GameConfig, GameState
-from .traitors_aboard.observation import COMPILED_ENCODER
+from .games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from .games.traitors_aboard.engine import GameConfig, GameState
+from .games.traitors_aboard.observation import COMPILED_ENCODER
 
 #: The loops measured for each table size, in table order.
 TRAITORS_APIS = ("env", "raw_env", "engine")
@@ -523,8 +523,8 @@ def format_report(result: dict) -> str:
 def play_the_traitors_engine(num_players: int, seed: int, budget: Budget) -> Run:
     """Random legal games of ``the_traitors_v0``'s engine alone (legal actions and transitions, no observation),
     the games :func:`play_aec` plays on its ``raw_env`` with the same seed."""
-    from .the_traitors.engine import GameConfig as TheTraitorsConfig
-    from .the_traitors.engine import GameState as TheTraitorsState
+    from .games.the_traitors.engine import GameConfig as TheTraitorsConfig
+    from .games.the_traitors.engine import GameState as TheTraitorsState
 
     config = TheTraitorsConfig(num_players=num_players)
     chooser = random.Random(seed)

@@ -21,7 +21,7 @@ are counted; the waiting steps are part of the time.
 Time is wall-clock (JAX runs on several threads); the machine's load average is reported with the
 figures since a shared machine slows every loop.
 
-Also reported: the bytes of one game state (:class:`~traitors_env.traitors_aboard.jax.state.Game`
+Also reported: the bytes of one game state (:class:`~traitors_env.games.traitors_aboard.jax.state.Game`
 and the pgx ``State`` with its observation) and the process's peak resident memory.
 """
 
@@ -35,9 +35,9 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
-from .traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
-from .traitors_aboard.jax import engine as E
-from .traitors_aboard.jax import env as jax_env
+from .games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from .games.traitors_aboard.jax import engine as E
+from .games.traitors_aboard.jax import env as jax_env
 
 BATCH_SIZES = (1, 64, 1024, 4096)
 SCAN_STEPS = 64  # decisions per game per compiled call

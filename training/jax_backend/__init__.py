@@ -5,7 +5,7 @@ The whole rollout — the learner's team, the opponents, the resets — runs ins
 PureJaxRL-style) updates in the same compiled function. Modules, one job each:
 
 - :mod:`.engine`: the pgx-style engine interface the backend drives (the real JAX engine of
-  :mod:`traitors_env.traitors_aboard.jax`, or the stand-in of :mod:`.standin` for tests);
+  :mod:`traitors_env.games.traitors_aboard.jax`, or the stand-in of :mod:`.standin` for tests);
 - :mod:`.ppo`: the actor-critic network and the masked PPO loss and update;
 - :mod:`.rollout`: the team game master (one trajectory per team per game) and the team GAE;
 - :mod:`.train`: the generation loop, checkpoints, ``--resume``, logging.

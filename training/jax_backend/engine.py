@@ -5,7 +5,7 @@
 ``acting_observation(state)`` (the acting seat's observation: pgx's ``state.observation``, already
 computed by ``init``/``step``, so the rollout does not encode it twice), ``roles(state) -> int (8,)`` (each seat's team: 0 Pirates, 1 Mutineers; read by the game
 master only, never shown to a policy) and the heuristic bot
-(:mod:`traitors_env.traitors_aboard.jax.heuristic`)
+(:mod:`traitors_env.games.traitors_aboard.jax.heuristic`)
 ``heuristic_act(memory, observation, action_mask, key) -> (action, memory)`` with
 ``heuristic_memory()`` its memory at the start of a game (carried per game between the
 opponent's decisions, as the Python bot keeps it between its calls).
@@ -14,7 +14,7 @@ opponent's decisions, as the Python bot keeps it between its calls).
 ``(196,)``), ``rewards`` (float, ``(8,)`` per seat, R17: +1/−1 on the last step),
 ``terminated`` and ``truncated``.
 
-:func:`traitors_engine` adapts the real engine (:mod:`traitors_env.traitors_aboard.jax`,
+:func:`traitors_engine` adapts the real engine (:mod:`traitors_env.games.traitors_aboard.jax`,
 issue 12) and its heuristic bot; :func:`standin_engine` the stand-in game of :mod:`.standin`.
 """
 
@@ -65,7 +65,7 @@ class EngineUnavailableError(ImportError):
 
 @functools.cache
 def traitors_engine(claims: bool = True, heuristic: bool = True) -> Engine:
-    """The JAX twin of *Traitors Aboard* (:mod:`traitors_env.traitors_aboard.jax`) and its JAX heuristic bot.
+    """The JAX twin of *Traitors Aboard* (:mod:`traitors_env.games.traitors_aboard.jax`) and its JAX heuristic bot.
 
     Args:
         claims: the claim step (R14).
@@ -73,17 +73,17 @@ def traitors_engine(claims: bool = True, heuristic: bool = True) -> Engine:
             random bot stand in for it and says so on stderr.
 
     Raises:
-        EngineUnavailableError: if ``traitors_env.traitors_aboard.jax`` or (with ``heuristic``) its bot is missing.
+        EngineUnavailableError: if ``traitors_env.games.traitors_aboard.jax`` or (with ``heuristic``) its bot is missing.
     """
     try:
-        from traitors_env.traitors_aboard import jax as game
+        from traitors_env.games.traitors_aboard import jax as game
     except ImportError as error:
         raise EngineUnavailableError(
-            f"the JAX engine traitors_env.traitors_aboard.jax cannot be imported ({error}); "
+            f"the JAX engine traitors_env.games.traitors_aboard.jax cannot be imported ({error}); "
             "install the jax extra (pip install -e '.[jax]')"
         ) from None
     try:
-        from traitors_env.traitors_aboard.jax import heuristic as bot
+        from traitors_env.games.traitors_aboard.jax import heuristic as bot
 
         memory = bot.init_memory
 

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from traitors_env.traitors_aboard.actions import NUM_ACTIONS
+from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
 
 #: logit of an illegal action (finite, so masked softmax and entropy stay NaN-free)
 ILLEGAL_LOGIT = -1e9

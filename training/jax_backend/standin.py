@@ -9,7 +9,7 @@ points wins (a tie goes to the Mutineers); rewards are +1 / −1 per seat, so th
 ends on an opponent's decision. The observation (1228 ``float32``) shows the observer's
 team, the legal actions, both scores and the decisions left — enough to learn "play even".
 
-Same interface as :mod:`traitors_env.traitors_aboard.jax`: ``init(key, num_players)``,
+Same interface as :mod:`traitors_env.games.traitors_aboard.jax`: ``init(key, num_players)``,
 ``step(state, action, key)``, ``observe(state, player)`` and a pgx-style ``State``.
 """
 
@@ -19,9 +19,9 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from traitors_env.traitors_aboard.actions import NUM_ACTIONS
-from traitors_env.traitors_aboard.cards import MAX_PLAYERS
-from traitors_env.traitors_aboard.observation import OBS_SIZE
+from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
+from traitors_env.games.traitors_aboard.cards import MAX_PLAYERS
+from traitors_env.games.traitors_aboard.observation import OBS_SIZE
 
 _O_MASK = 2
 _O_SCORE = _O_MASK + NUM_ACTIONS

@@ -172,7 +172,7 @@ class Trainer:
         import jax
         import jax.numpy as jnp
 
-        from traitors_env.traitors_aboard.observation import OBS_SIZE
+        from traitors_env.games.traitors_aboard.observation import OBS_SIZE
 
         params = self.model.init(jax.random.key(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
         return params, self.optimizer.init(params)

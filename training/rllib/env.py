@@ -46,9 +46,9 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from traitors_env import traitors_aboard_v0
-from traitors_env.traitors_aboard import actions as A
-from traitors_env.traitors_aboard.cards import MAX_PLAYERS, ROLE_NAMES, Role
-from traitors_env.traitors_aboard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
+from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard.cards import MAX_PLAYERS, ROLE_NAMES, Role
+from traitors_env.games.traitors_aboard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE, encode
 
 from ..table_sizes import table_size_probabilities
 
@@ -104,7 +104,7 @@ class GameMasterEnv(MultiAgentEnv):
     Raises:
         ValueError: for table sizes outside 3–8 or bad weights (from the game); from :meth:`step`,
             for an action dict without the acting agent, and
-            :class:`~traitors_env.traitors_aboard.engine.IllegalActionError` for an action outside its mask.
+            :class:`~traitors_env.games.traitors_aboard.engine.IllegalActionError` for an action outside its mask.
     """
 
     def __init__(self, config: dict | None = None) -> None:
@@ -136,7 +136,7 @@ class GameMasterEnv(MultiAgentEnv):
     # ------------------------------------------------------------ MultiAgentEnv API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game (or start from ``options["position"]``, a
-        :class:`~traitors_env.traitors_aboard.engine.GameState`); returns the observation of the seat to act
+        :class:`~traitors_env.games.traitors_aboard.engine.GameState`); returns the observation of the seat to act
         first (and an empty info for it)."""
         if seed is not None:
             self._rng = np.random.default_rng([int(seed), self.worker_index])
@@ -196,7 +196,7 @@ class GameMasterEnv(MultiAgentEnv):
 
     @property
     def game(self):
-        """The running :class:`~traitors_env.traitors_aboard.engine.GameState` (for tests; not an observation)."""
+        """The running :class:`~traitors_env.games.traitors_aboard.engine.GameState` (for tests; not an observation)."""
         return self._env.game
 
     def _observe(self, seat: int) -> dict:

@@ -28,7 +28,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from traitors_env.agents import make_agent
 from traitors_env.agents.rllib_module import TeamPPOModule
-from traitors_env.traitors_aboard.actions import NUM_ACTIONS
+from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
 
 from .env import TEAMS, team_of
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent, RandomAgent
-from .heuristic import HeuristicAgent
+from ..core.agent import Agent, RandomAgent
+from ..games.traitors_aboard.bots import HeuristicAgent
 from .team import TeamAgent
 
 __all__ = ["AGENT_NAMES", "Agent", "HeuristicAgent", "RandomAgent", "TeamAgent", "make_agent"]

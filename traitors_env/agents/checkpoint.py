@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..traitors_aboard.actions import NUM_ACTIONS
-from ..traitors_aboard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from ..games.traitors_aboard.actions import NUM_ACTIONS
+from ..games.traitors_aboard.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 
 __all__ = [
     "OBS_SCALE",

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..traitors_aboard.actions import NUM_ACTIONS
-from ..traitors_aboard.observation import OBS_SIZE
+from ..games.traitors_aboard.actions import NUM_ACTIONS
+from ..games.traitors_aboard.observation import OBS_SIZE
 from .checkpoint import PolicyLoadError, cached_loader, masked_probabilities, scale_observation
 
 __all__ = ["FORMAT", "SUFFIX", "JaxPolicy", "load_jax_policy", "read_checkpoint", "save_checkpoint"]

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..traitors_aboard.actions import NUM_ACTIONS
-from ..traitors_aboard.observation import OBS_SIZE
+from ..games.traitors_aboard.actions import NUM_ACTIONS
+from ..games.traitors_aboard.observation import OBS_SIZE
 from .run_folder import RunFolder
 
 __all__ = ["ModulePolicy", "is_rllib_checkpoint", "load_module_policy", "load_rllib_agent"]

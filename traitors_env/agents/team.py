@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..traitors_aboard.observation import OFFSETS
-from .base import Agent
+from ..core.agent import Agent
+from ..games.traitors_aboard.observation import OFFSETS
 
 __all__ = ["TeamAgent"]
 

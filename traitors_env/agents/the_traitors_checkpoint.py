@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..the_traitors.actions import NUM_ACTIONS
-from ..the_traitors.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from ..games.the_traitors.actions import NUM_ACTIONS
+from ..games.the_traitors.observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .checkpoint import FrozenPolicy, PolicyAgent, PolicyLoadError, cached_loader, observation_scale
 
 __all__ = ["OBS_SCALE", "PolicyAgent", "PolicyLoadError", "TheTraitorsPolicy", "load_the_traitors_policy"]

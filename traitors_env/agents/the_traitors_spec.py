@@ -1,9 +1,9 @@
 """Agents of ``the_traitors_v0`` by spec (issue 15): the benchmark kit's and ``traitors-play``'s one resolver.
 
-A spec is ``random``, ``heuristic`` (:func:`~.the_traitors_heuristic.make_the_traitors_agent`), a run
+A spec is ``random``, ``heuristic`` (:func:`~traitors_env.games.the_traitors.bots.make_the_traitors_agent`), a run
 folder of ``training/the_traitors_train.py`` (its newest completed generation, as ``state.json`` says),
 a generation folder (``faithful.zip`` + ``traitor.zip``, played by role through
-:class:`~.the_traitors_heuristic.TheTraitorsRoleAgent`), a single ``MaskablePPO`` ``.zip`` of
+:class:`~traitors_env.games.the_traitors.bots.TheTraitorsRoleAgent`), a single ``MaskablePPO`` ``.zip`` of
 ``the_traitors_v0`` (plays every seat it is given), or ``package.module:function`` as for the first game.
 Checkpoints need the ``train`` extra and are loaded once per process
 (:func:`~.the_traitors_checkpoint.load_the_traitors_policy`).
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..games.the_traitors.bots import THE_TRAITORS_AGENT_NAMES, TheTraitorsRoleAgent, make_the_traitors_agent
 from .run_folder import RunFolder
-from .the_traitors_heuristic import THE_TRAITORS_AGENT_NAMES, TheTraitorsRoleAgent, make_the_traitors_agent
 
 __all__ = ["the_traitors_agent_maker"]
 

@@ -10,7 +10,7 @@
 - :mod:`.the_traitors_games`: one agent in a role of ``the_traitors_v0`` against opponents.
 """
 
+from ..core.stats import wilson_interval
 from .games import MatchupResult, evaluate, play_game
-from .stats import wilson_interval
 
 __all__ = ["MatchupResult", "evaluate", "play_game", "wilson_interval"]

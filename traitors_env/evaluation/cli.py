@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..files import atomic_write_text
-from ..traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from ..games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 from .crossplay import play_cells
 from .kit_games import GAMES, KitGame, kit_game
 from .population import Population, PopulationError, load_population_file, parse_population

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .metrics import METRICS
+from ..games.traitors_aboard.metrics import METRICS
 
 __all__ = ["compare", "main"]
 

@@ -15,8 +15,8 @@ from pettingzoo import AECEnv
 
 from .. import traitors_aboard_v0
 from ..agents import Agent, TeamAgent, make_agent
-from ..traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
-from .stats import wilson_interval
+from ..core.stats import wilson_interval
+from ..games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = ["MatchupResult", "evaluate", "play_game"]
 

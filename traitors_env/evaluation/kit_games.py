@@ -56,7 +56,7 @@ class KitGame:
         """Seats of the row side and of the column side at ``num_players``."""
         if self.name == "the_traitors":
             return 1, num_players - 1  # one Traitor (T02)
-        from ..traitors_aboard.cards import table_setup
+        from ..games.traitors_aboard.cards import table_setup
 
         setup = table_setup(num_players)
         return setup.pirates, setup.mutineers
@@ -75,7 +75,7 @@ class KitGame:
         game = env.game
         if self.name == "the_traitors":
             return [s == game.traitor for s in range(game.num_players)]
-        from ..traitors_aboard.cards import Role
+        from ..games.traitors_aboard.cards import Role
 
         return [r == Role.PIRATE for r in game.roles]
 
@@ -89,8 +89,8 @@ class KitGame:
             return {"row_won": result["traitor"] in winners, "end_condition": result["outcome"],
                     "column_wins": sum(s in winners for s in faithful), "column_seats": len(faithful),
                     "tallies": {}}
-        from ..traitors_aboard.cards import ROLE_NAMES, Role
-        from .metrics import tally_game
+        from ..games.traitors_aboard.cards import ROLE_NAMES, Role
+        from ..games.traitors_aboard.metrics import tally_game
 
         result = game.result()
         pirates_won = result["winner"] == ROLE_NAMES[Role.PIRATE]

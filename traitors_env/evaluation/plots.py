@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..games.traitors_aboard.metrics import METRICS
 from .kit_games import kit_game
-from .metrics import METRICS
 from .report import possessive
 
 __all__ = ["plot_crossplay", "plot_metrics", "plot_ratings"]

@@ -30,13 +30,13 @@ from collections import Counter
 
 import numpy as np
 
+from ..core.stats import wilson_interval
+from ..games.traitors_aboard.metrics import METRICS, summarize
 from .crossplay import CrossPlay
 from .kit_games import KitGame, kit_game
 from .metagame import solve_zero_sum
-from .metrics import METRICS, summarize
 from .population import Population
 from .ratings import rate_games
-from .stats import wilson_interval
 
 __all__ = ["bootstrap_over_seeds", "build_report", "markdown"]
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import the_traitors_v0
-from ..agents.the_traitors_heuristic import make_the_traitors_agent
-from ..the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS
-from .stats import wilson_interval
+from ..core.stats import wilson_interval
+from ..games.the_traitors.bots import make_the_traitors_agent
+from ..games.the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = ["ROLES", "RoleResult", "evaluate_role", "learner_seat", "play_the_traitors_game"]
 
@@ -99,7 +99,7 @@ def evaluate_role(
     """Play ``games`` games with ``agent`` in a seat of ``role`` and ``opponents`` in all other seats.
 
     ``agent`` and ``opponents`` follow :class:`traitors_env.agents.Agent`; the opponents' agent sees
-    its own role in each observation (use :class:`~traitors_env.agents.the_traitors_heuristic.TheTraitorsRoleAgent`
+    its own role in each observation (use :class:`~traitors_env.games.the_traitors.bots.TheTraitorsRoleAgent`
     to give each role its own policy).
 
     Raises:

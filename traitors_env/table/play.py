@@ -9,10 +9,10 @@ At each of the human's decisions the terminal shows what happened since their la
 other players' decisions as the table sees them: a loot card's announced value, never the card,
 R04), then the table exactly as the human's observation has it (:mod:`traitors_env.table.view`) and a
 numbered list of the legal choices in words. ``?`` shows the rules in short
-(:mod:`traitors_env.table.rules_text`); opening the chest, which ends the game, asks for a
+(:mod:`traitors_env.games.traitors_aboard.rules_text`); opening the chest, which ends the game, asks for a
 confirmation first; anything but one of the numbers is answered with the list again; ``q`` abandons
 the game. At the end the chest and the roles are revealed and the game record is saved
-(:mod:`traitors_env.traitors_aboard.records`); an abandoned game's record is saved too, unfinished.
+(:mod:`traitors_env.games.traitors_aboard.records`); an abandoned game's record is saved too, unfinished.
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
 (:mod:`traitors_env.agents`), or a trained checkpoint by path (needs the ``train`` extra): a
@@ -45,11 +45,11 @@ from .. import traitors_aboard_v0
 from ..agents import Agent
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
 from ..agents.spec import load_agent as make_bot
-from ..traitors_aboard import actions as A
-from ..traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
-from ..traitors_aboard.observation import DecodedObservation, decode
-from ..traitors_aboard.records import GameRecord
-from .rules_text import rules_summary
+from ..games.traitors_aboard import actions as A
+from ..games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from ..games.traitors_aboard.observation import DecodedObservation, decode
+from ..games.traitors_aboard.records import GameRecord
+from ..games.traitors_aboard.rules_text import rules_summary
 from .view import agent_view, choice_texts, event_text, overboard_texts, phase_text, result_view
 
 PROMPT = "Your choice (1–{k}, ? for the rules, q to quit): "

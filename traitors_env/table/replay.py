@@ -1,4 +1,4 @@
-"""``traitors-replay RECORD.json``: step through a saved game (:mod:`traitors_env.traitors_aboard.records`).
+"""``traitors-replay RECORD.json``: step through a saved game (:mod:`traitors_env.games.traitors_aboard.records`).
 
 Views:
 
@@ -25,10 +25,10 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from ..traitors_aboard.engine import GameState
-from ..traitors_aboard.observation import decode, encode
-from ..traitors_aboard.records import GameRecord, RecordError, load_record, replay_steps
-from ..traitors_aboard.render import render_text
+from ..games.traitors_aboard.engine import GameState
+from ..games.traitors_aboard.observation import decode, encode
+from ..games.traitors_aboard.records import GameRecord, RecordError, load_record, replay_steps
+from ..games.traitors_aboard.render import render_text
 from .view import agent_view, event_text, result_view
 
 

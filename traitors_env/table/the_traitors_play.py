@@ -6,7 +6,7 @@ Usage::
     traitors-play --game the_traitors --bots random --bot 2=runs/the_traitors_quick --seed 7
 
 At each of the human's decisions with a choice the terminal shows the table as everyone sees it
-(:func:`traitors_env.the_traitors.render.render_text`: gold, the pot, signals, claims, revealed votes,
+(:func:`traitors_env.games.the_traitors.render.render_text`: gold, the pot, signals, claims, revealed votes,
 the Armoury, the Night), then what only the human knows (their role, their Shields and Daggers, as
 Traitor this round's assignment), then a numbered list of the legal choices in words. Decisions
 with one legal choice (a Faithful's "no attempt" and "no murder", asked of everyone so that turns do
@@ -15,7 +15,7 @@ abandons the game, saying the seed that deals it again. At the end the Traitor,
 the Final and the winners are shown.
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
-(:mod:`traitors_env.agents.the_traitors_heuristic`), or a trained run of ``the_traitors_v0`` (needs
+(:mod:`traitors_env.games.the_traitors.bots`), or a trained run of ``the_traitors_v0`` (needs
 the ``train`` extra): a run folder (its newest completed generation) or a generation folder holding
 ``faithful.zip`` and ``traitor.zip`` (each role played by its policy). Bots are seeded from the game
 seed, so a seed and the human's answers replay the same game.
@@ -35,10 +35,10 @@ from rich.rule import Rule
 from rich.text import Text
 
 from .. import the_traitors_v0
-from ..the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, ROLE_NAMES, Role
-from ..the_traitors.render import render_text
+from ..games.the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, ROLE_NAMES, Role
+from ..games.the_traitors.render import render_text
+from ..games.the_traitors.rules_text import rules_summary as the_traitors_rules_summary
 from .play import RULES_KEYS
-from .rules_text import the_traitors_rules_summary
 
 PROMPT = "Your choice (1–{k}, ? for the rules, q to quit): "
 

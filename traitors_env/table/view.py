@@ -1,6 +1,6 @@
 """What one player sees, drawn for a terminal with rich: built from the observation vector alone.
 
-:func:`agent_view` reads only a :class:`~traitors_env.traitors_aboard.observation.DecodedObservation` (the
+:func:`agent_view` reads only a :class:`~traitors_env.games.traitors_aboard.observation.DecodedObservation` (the
 observation vector read back), so a human seat is shown exactly what its agent observes: its
 role and hand, the table (aboard, Planks, revealed roles, loot placed and announced, action
 cards played), the chest as announced (per card from the top, and the true values it knows),
@@ -8,7 +8,7 @@ the claims (R16) and, while choosing, the Spyglass view (R07). With ``private=Fa
 view leaves out everything private: what a spectator sees (used by ``traitors-replay``).
 
 :func:`choice_texts` words the legal actions of a decision; :func:`event_text` words a
-decision as the table sees it (:func:`traitors_env.traitors_aboard.actions.public_description`).
+decision as the table sees it (:func:`traitors_env.games.traitors_aboard.actions.public_description`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..traitors_aboard import actions as A
-from ..traitors_aboard.cards import CARD_NAMES, CARD_SHORT, PLANKS_TO_OVERBOARD, ROLE_NAMES, CardKind, Role
-from ..traitors_aboard.engine import GameState, Phase
-from ..traitors_aboard.observation import DecodedObservation
+from ..games.traitors_aboard import actions as A
+from ..games.traitors_aboard.cards import CARD_NAMES, CARD_SHORT, PLANKS_TO_OVERBOARD, ROLE_NAMES, CardKind, Role
+from ..games.traitors_aboard.engine import GameState, Phase
+from ..games.traitors_aboard.observation import DecodedObservation
 
 LOOT_TEXT = ("+1", "0", "-2")
 #: The decisions other than the main turn in words (:func:`phase_text` words the main turn from its options).
@@ -186,7 +186,7 @@ def agent_view(view: DecodedObservation, seat: int, private: bool = True) -> Ren
     """The table as ``seat`` observes it (``private=False``: only the public part, for a spectator).
 
     Args:
-        view: the decoded observation of ``seat`` (:func:`traitors_env.traitors_aboard.observation.decode`).
+        view: the decoded observation of ``seat`` (:func:`traitors_env.games.traitors_aboard.observation.decode`).
         seat: the observer's absolute seat (the observation itself is relative to it).
         private: show the observer's role, hand, the chest values it knows and its Spyglass view.
     """

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.layout import Layout, Piece
+from ...core.layout import Layout, Piece
 from . import actions as A
 from .cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, REWARD_DECK_COUNTS, RewardCard, Role
 from .engine import END_GAME_ROUND, MAX_MISSION_GOLD, NUM_PHASES, GameState, Phase

@@ -29,7 +29,7 @@ make their statements (phase ``STATEMENT``) and their secret choices (phase ``FI
 
 Hidden state (roles, reward cards in hand, the assignment and its result, votes not yet
 revealed, Final choices not yet revealed, the deck order) is kept here;
-:mod:`traitors_env.the_traitors.observation` reads only what an agent may know.
+:mod:`traitors_env.games.the_traitors.observation` reads only what an agent may know.
 
 A game starts from the shuffled deal (:meth:`GameState.new`) or from an explicit position at
 the start of any round or at the End Game (:meth:`GameState.from_position`).
@@ -45,7 +45,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ..common.actions import is_index, not_an_index
+from ...core.actions import is_index, not_an_index
 from . import actions as A
 from .cards import (
     BANISH_LOSS,
@@ -500,7 +500,7 @@ class GameState:
 
     # ---------------------------------------------------------- transitions
     def apply_action(self, action: int) -> None:
-        """Apply the current player's ``action`` (an index of :mod:`traitors_env.the_traitors.actions`).
+        """Apply the current player's ``action`` (an index of :mod:`traitors_env.games.the_traitors.actions`).
 
         Raises:
             IllegalActionError: if ``action`` is not in :meth:`legal_actions` (the message names

@@ -1,7 +1,7 @@
 """Hidden-role metrics from game records: deception, deduction and judgement, per team.
 
 A record holds the seed and every action; the engine is deterministic, so :func:`tally_game` replays
-the game through :class:`~traitors_env.traitors_aboard.engine.GameState` and reads, before each
+the game through :class:`~traitors_env.games.traitors_aboard.engine.GameState` and reads, before each
 decision, what the record alone does not hold: the true hand behind a hand claim, the cards a
 Spyglass showed behind a chest-top claim, the roles of Plank and Empty Your Pockets targets, the
 chest's value when it is opened. A tally is a :class:`collections.Counter` of integer counts per
@@ -38,10 +38,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..traitors_aboard import actions as A
-from ..traitors_aboard.cards import LOOT_VALUES, PLANKS_TO_OVERBOARD, Role
-from ..traitors_aboard.engine import GameConfig, GameState, IllegalActionError, Phase
-from .stats import wilson_interval
+from ...core.stats import wilson_interval
+from . import actions as A
+from .cards import LOOT_VALUES, PLANKS_TO_OVERBOARD, Role
+from .engine import GameConfig, GameState, IllegalActionError, Phase
 
 __all__ = ["METRICS", "TEAMS", "Metric", "summarize", "tally_game", "tally_record"]
 
@@ -175,7 +175,7 @@ def tally_game(
 
 
 def tally_record(record) -> dict[str, Counter]:
-    """:func:`tally_game` of a :class:`~traitors_env.traitors_aboard.records.GameRecord` (or a path/JSON/dict).
+    """:func:`tally_game` of a :class:`~traitors_env.games.traitors_aboard.records.GameRecord` (or a path/JSON/dict).
 
     The replay uses the record's seed, options and actions; a finished record's result must match the
     replay's winner.
@@ -183,7 +183,7 @@ def tally_record(record) -> dict[str, Counter]:
     Raises:
         RecordError: for an unreadable record, a decision the engine refuses, or another winner.
     """
-    from ..traitors_aboard.records import GameRecord, RecordError, load_record
+    from ..games.traitors_aboard.records import GameRecord, RecordError, load_record
 
     if not isinstance(record, GameRecord):
         record = load_record(record)

@@ -166,7 +166,7 @@ class Game:
       bool (C,).
     - ``discard`` int8 (K,): cards of each kind in the discard pile.
     - ``planks`` int8 (S,), ``aboard`` bool (S,), ``revealed`` bool (S,).
-    - ``current_player`` int8 (), ``phase`` int8 () (:class:`~traitors_env.traitors_aboard.engine.Phase`),
+    - ``current_player`` int8 (), ``phase`` int8 () (:class:`~traitors_env.games.traitors_aboard.engine.Phase`),
       ``winner`` int8 () (-1 while the game runs), ``end_condition`` int8 () (-1 while it runs),
       ``turn`` int16 ().
     - public record: ``loot_placed`` int8 (S,), ``announced_sum`` int8 (S,), ``actions_played``

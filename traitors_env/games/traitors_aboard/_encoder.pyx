@@ -1,9 +1,9 @@
 # cython: language_level=3, boundscheck=True, wraparound=False, initializedcheck=True
-"""Compiled twin of :func:`traitors_env.traitors_aboard.observation.encode_python`: the same observation, faster.
+"""Compiled twin of :func:`traitors_env.games.traitors_aboard.observation.encode_python`: the same observation, faster.
 
 The observation runs at every decision, and the pure-Python encoder is bound by the interpreter
 (about 200 item writes); this writes the same entries from C. It follows ``encode_python`` line by
-line: the layout comes from :mod:`traitors_env.traitors_aboard.observation` through :func:`configure`, and tests
+line: the layout comes from :mod:`traitors_env.games.traitors_aboard.observation` through :func:`configure`, and tests
 check both encoders give the same array for every state they meet (``tests/test_encoder.py``).
 Every index is checked: writes by ``boundscheck=True``, seat and announcement values explicitly. A
 malformed state raises ``IndexError`` (where ``encode_python`` may raise another error); it can
@@ -24,7 +24,7 @@ cdef bint CONFIGURED = False
 
 
 def configure(dict offsets, dict sizes, hand_claims, chest_claims):
-    """Takes the layout from :mod:`traitors_env.traitors_aboard.observation` (called once, when it is imported)."""
+    """Takes the layout from :mod:`traitors_env.games.traitors_aboard.observation` (called once, when it is imported)."""
     global O_ROLE, O_HAND, O_PHASE, O_TARGET, O_DRAW, O_DISCARD, O_CHEST_SIZE, O_SG_TAKEN, O_SG_VIEW
     global O_SEATS, O_CLAIMS, O_TARGETED, O_CHEST, O_CHEST_SUM, O_DRAW_KNOWN
     global F_SEAT, F_CLAIM, F_CHEST, NUM_KINDS, MAX_PLAYERS, DRAW_KNOWN_SLOTS, GAME_OVER, SPYGLASS_ORDER
@@ -70,7 +70,7 @@ def encode_into(object state, Py_ssize_t seat, float[::1] out):
     Reads what ``encode_python`` reads, nothing else: public information and ``seat``'s own knowledge.
     """
     if not CONFIGURED:
-        raise RuntimeError("traitors_env.traitors_aboard._encoder is used before observation.py configured it")
+        raise RuntimeError("traitors_env.games.traitors_aboard._encoder is used before observation.py configured it")
     cdef Py_ssize_t n = state.num_players
     cdef Py_ssize_t other, rel, base, cbase, i, k, claim, size, announced, phase, total
     cdef Py_ssize_t attributed = 0, scrambled = 0, c0 = 0, c1 = 0, c2 = 0

@@ -1,6 +1,6 @@
 """The functional rules engine of *Traitors Aboard* in JAX: ``init``, ``step``, ``legal_action_mask``.
 
-The twin of :mod:`traitors_env.traitors_aboard.engine` (the reference): the same rules and rulings
+The twin of :mod:`traitors_env.games.traitors_aboard.engine` (the reference): the same rules and rulings
 (R01–R16, ``docs/rules/RULINGS.md``), the same action indices (:mod:`..actions`), as pure
 functions of a :class:`~.state.Game` and a JAX key, so they run under ``jit``, ``vmap`` and
 ``lax.scan``. Table size and claim setting are data, so one compiled function plays any mix.
@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ...common.actions import not_an_index, not_an_index_dtype
+from ....core.actions import not_an_index, not_an_index_dtype
 from .. import actions as A
 from ..cards import (
     HAND_SIZE,
@@ -387,7 +387,7 @@ def action_index(action) -> jax.Array:
 
 
 def step(g: Game, action, key: jax.Array) -> Game:
-    """Apply the current player's ``action`` (an index of :mod:`traitors_env.traitors_aboard.actions`).
+    """Apply the current player's ``action`` (an index of :mod:`traitors_env.games.traitors_aboard.actions`).
 
     ``key`` is used only for R07's Spyglass shuffle. The action must be legal
     (:func:`legal_action_mask`); an illegal one gives an unspecified state (the pgx env, :mod:`.env`,

@@ -3,7 +3,7 @@
 Follows pgx's conventions (``pgx.Env``, ``pgx.State``): ``state = env.init(key)``,
 ``state = env.step(state, action, key)``; ``State`` carries ``current_player`` (int32 seat),
 ``observation`` (float32 ``(1228,)``, the acting player's, as ``raw_env``), ``legal_action_mask``
-(bool ``(196,)``, the indices of :mod:`traitors_env.traitors_aboard.actions`), ``rewards`` (float32
+(bool ``(196,)``, the indices of :mod:`traitors_env.games.traitors_aboard.actions`), ``rewards`` (float32
 ``(8,)``, per seat), ``terminated``, ``truncated`` and the game itself in ``_game``.
 
 Table sizes: pgx's ``num_players`` is one number per environment, while one batch here may mix

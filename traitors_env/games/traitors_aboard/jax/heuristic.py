@@ -8,8 +8,8 @@ table sizes, roles and phases.
 
 The strategy is the Python agent's, read where it reads: the observation slices, the chest-card
 decoding and every weight, threshold and preference order come from
-:mod:`traitors_env.agents.heuristic` itself (which derives them from
-:data:`traitors_env.traitors_aboard.observation.LAYOUT`), so a retuned Python agent retunes this one.
+:mod:`traitors_env.games.traitors_aboard.bots` itself (which derives them from
+:data:`traitors_env.games.traitors_aboard.observation.LAYOUT`), so a retuned Python agent retunes this one.
 
 **Memory.** The Python agent remembers one thing between decisions: between a Pirate's
 Spyglass and the claim of the same turn, who announced what on the top chest cards (R07
@@ -41,8 +41,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ...agents import heuristic as _bot
 from .. import actions as A
+from .. import bots as _bot
 from ..cards import HAND_SIZE, LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE
 from ..engine import Phase
 from ..observation import MAX_CHEST, OBS_SIZE

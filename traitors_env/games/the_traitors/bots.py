@@ -1,7 +1,7 @@
 """The scripted heuristic of ``the_traitors_v0``, one strategy per role, and the role-switching agent.
 
 It reads the observation only through the declared layout
-(:data:`traitors_env.the_traitors.observation.LAYOUT`), never the engine's hidden state. Its
+(:data:`traitors_env.games.the_traitors.observation.LAYOUT`), never the engine's hidden state. Its
 strategy is written down in :class:`TheTraitorsHeuristicAgent`'s docstring.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..the_traitors import actions as A
-from ..the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
-from ..the_traitors.engine import Phase
-from ..the_traitors.observation import OFFSETS, piece, seat_feature
-from .base import RandomAgent, _generator, _no_legal_action
+from ...core.agent import RandomAgent, _generator, _no_legal_action
+from . import actions as A
+from .cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
+from .engine import Phase
+from .observation import OFFSETS, piece, seat_feature
 
 __all__ = ["TheTraitorsHeuristicAgent", "TheTraitorsRoleAgent", "make_the_traitors_agent"]
 

@@ -14,7 +14,7 @@ another seat's hand or role, a chest card's value it has not seen, or the draw-p
 order beyond what it put there.
 
 Two implementations write the vector: :func:`encode_python`, the readable reference, and its
-compiled twin ``traitors_env.traitors_aboard._encoder`` (Cython, built at install where a C compiler is present),
+compiled twin ``traitors_env.games.traitors_aboard._encoder`` (Cython, built at install where a C compiler is present),
 which writes the same entries from C; :func:`encode` uses the compiled one when it was built
 (:data:`COMPILED_ENCODER`), and tests check both give the same array for every state they meet.
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..common.layout import Layout, Piece
+from ...core.layout import Layout, Piece
 from . import actions as A
 from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, Role
 from .engine import _GAME_OVER, _SPYGLASS_ORDER, NUM_PHASES, GameState, Phase  # aliases: see engine
@@ -232,7 +232,7 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
     Writes into ``out`` if given (it is overwritten entirely) and returns it; otherwise
     returns a new array.
 
-    Uses the compiled twin of :func:`encode_python` (``traitors_env.traitors_aboard._encoder``) when it was built
+    Uses the compiled twin of :func:`encode_python` (``traitors_env.games.traitors_aboard._encoder``) when it was built
     at install (:data:`COMPILED_ENCODER`); both give the same array for every state.
 
     Raises:

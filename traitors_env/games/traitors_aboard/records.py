@@ -3,7 +3,7 @@
 A record holds the seed, the table size and options, every decision in order (agent, action
 index, its meaning in words, and a fingerprint of the whole state after it) and, once the game
 is over, the result with the chest revealed. Because the engine is deterministic given its seed
-(:class:`~traitors_env.traitors_aboard.engine.GameState`), the seed and the actions are the game: :func:`replay`
+(:class:`~traitors_env.games.traitors_aboard.engine.GameState`), the seed and the actions are the game: :func:`replay`
 rebuilds it bit for bit and checks every step against the record.
 
 Format (``"version": 1``), as written by :meth:`GameRecord.to_json`::
@@ -41,7 +41,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
-from ..files import atomic_write_text
+from ...files import atomic_write_text
 from .actions import NUM_ACTIONS
 from .cards import MAX_PLAYERS, MIN_PLAYERS
 from .engine import GameConfig, GameState, IllegalActionError
@@ -60,7 +60,7 @@ _STRICT = ConfigDict(extra="forbid", strict=True)
 
 
 class RecordOptions(BaseModel):
-    """The game options of a record (:class:`~traitors_env.traitors_aboard.engine.GameConfig` minus the table size)."""
+    """The game options of a record (:class:`~traitors_env.games.traitors_aboard.engine.GameConfig` minus the table size)."""
 
     model_config = _STRICT
     claims: bool
@@ -164,7 +164,7 @@ class GameRecord(BaseModel):
 
 
 def _engine_label() -> str:
-    from .. import __version__
+    from ... import __version__
 
     return f"traitors-aboard-rl {__version__}"
 

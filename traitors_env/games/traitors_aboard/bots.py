@@ -1,7 +1,7 @@
 """The scripted heuristic agent of ``traitors_aboard_v0``, one strategy per role.
 
 It is an opponent for training and a reference point for evaluation. It reads the
-observation only through the declared layout (:data:`traitors_env.traitors_aboard.observation.LAYOUT`),
+observation only through the declared layout (:data:`traitors_env.games.traitors_aboard.observation.LAYOUT`),
 never the engine's hidden state; its strategy is written down in :class:`HeuristicAgent`'s docstring.
 """
 
@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..traitors_aboard import actions as A
-from ..traitors_aboard.cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE, CardKind
-from ..traitors_aboard.engine import Phase
-from ..traitors_aboard.observation import CHEST_FEATURES, CLAIM_FEATURES, LAYOUT, OFFSETS, SEAT_FEATURES
-from .base import _generator, _no_legal_action
+from ...core.agent import _generator, _no_legal_action
+from . import actions as A
+from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE, CardKind
+from .engine import Phase
+from .observation import CHEST_FEATURES, CLAIM_FEATURES, LAYOUT, OFFSETS, SEAT_FEATURES
 
 __all__ = ["HeuristicAgent"]
 
@@ -176,7 +176,7 @@ class HeuristicAgent:
     attributes (tuned by self-play against both baselines; see ``python -m traitors_env.evaluation.games``).
     A value within ``TOLERANCE`` (1e-4) of a threshold counts as reaching it, so that an exact
     tie (say a chest estimate of 1/3 − 1/3 against 0) follows the rule, not float rounding; the
-    JAX twin (:mod:`traitors_env.traitors_aboard.jax.heuristic`) then decides it the same way.
+    JAX twin (:mod:`traitors_env.games.traitors_aboard.jax.heuristic`) then decides it the same way.
 
     **Pirate: suspicion.** Each other seat whose role is not revealed gets a score from
     public evidence: it accused me or a revealed Pirate (+2), vouched for a revealed

@@ -1,6 +1,6 @@
 """The observation of one seat, in JAX: the same ``float32`` vector as the reference encoder.
 
-Each block of :data:`traitors_env.traitors_aboard.observation.LAYOUT` is built here under its
+Each block of :data:`traitors_env.games.traitors_aboard.observation.LAYOUT` is built here under its
 declared name and shape; :func:`observe` joins them in the declaration's order, so the offsets are
 the declaration's (``OFFSETS``), never numbers of this module. Inside a block the entries follow
 the declared meaning (``SEAT_FEATURES``, the claim and chest-card rows) as the reference
@@ -8,7 +8,7 @@ the declared meaning (``SEAT_FEATURES``, the claim and chest-card rows) as the r
 many games, for every seat.
 
 Like the reference it reads only public information and the observer's own knowledge
-(module doc of :mod:`traitors_env.traitors_aboard.observation`).
+(module doc of :mod:`traitors_env.games.traitors_aboard.observation`).
 """
 
 from __future__ import annotations

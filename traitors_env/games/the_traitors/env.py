@@ -10,7 +10,7 @@
 | Action shape | Discrete(36) |
 | Action values | 0–35 |
 | Observation shape | `{"observation": (791,) float32, "action_mask": (36,) int8}` |
-| Observation values | see the layout table (`traitors_env.the_traitors.observation.layout_table()`) |
+| Observation values | see the layout table (`traitors_env.games.the_traitors.observation.layout_table()`) |
 
 The Traitors board game (2nd edition) for 3–6 players: one hidden Traitor among Faithful, four
 rounds of Mission → Round Table (claims, a secret vote) → Armoury → Night (a murder), then the
@@ -23,7 +23,7 @@ every table size (seats relative to the observer, padded to 6), and ``"action_ma
 public information and the observer's own knowledge only; votes and Final choices appear only
 once all of them are made (T09, T15).
 
-**Actions.** One ``Discrete(36)`` covers every decision (:mod:`traitors_env.the_traitors.actions`).
+**Actions.** One ``Discrete(36)`` covers every decision (:mod:`traitors_env.games.the_traitors.actions`).
 Secret decisions are asked of *everyone* (the Mission's assignment, the Night's murder: a
 Faithful's only legal action is "no attempt" / "no murder"), so whose turn it is never shows who
 the Traitor is.
@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..common.aec import RENDER_MODES, CardGameAECEnv, wrap
+from ...core.aec import RENDER_MODES, CardGameAECEnv, wrap
 from . import actions as A
 from .cards import MAX_PLAYERS, ROLE_NAMES, FinalOutcome
 from .engine import GameConfig, GameState, IllegalActionError
@@ -97,20 +97,20 @@ def final_info(game: GameState, seat: int) -> dict:
 
 
 class raw_env(CardGameAECEnv):
-    """PettingZoo AEC environment of *The Traitors* over :class:`traitors_env.the_traitors.engine.GameState`.
+    """PettingZoo AEC environment of *The Traitors* over :class:`traitors_env.games.the_traitors.engine.GameState`.
 
     Args:
         num_players: 3–6 (default 5, T01).
         claims: the claim step before each vote (T08; default ``True``).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
         render_hidden: also render hidden state (roles, cards in hand, the assignment); debugging only.
-        **options: further :class:`~traitors_env.the_traitors.engine.GameConfig` options
+        **options: further :class:`~traitors_env.games.the_traitors.engine.GameConfig` options
             (``mission_gold``, ``assignment_success``, ``signal_faithful``, ``signal_traitor_idle``,
             ``signal_traitor_attempt``, ``armoury``, ``reward``).
 
     Raises:
         ValueError: for a ``num_players`` outside 3–6, an unknown ``render_mode`` or option, a bad
-            option value; :class:`~traitors_env.the_traitors.engine.IllegalActionError` (a ``ValueError``)
+            option value; :class:`~traitors_env.games.the_traitors.engine.IllegalActionError` (a ``ValueError``)
             from :meth:`step` for an action that is not legal.
     """
 

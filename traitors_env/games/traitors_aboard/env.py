@@ -10,7 +10,7 @@
 | Action shape | Discrete(196) |
 | Action values | 0–195 |
 | Observation shape | `{"observation": (1228,) float32, "action_mask": (196,) int8}` |
-| Observation values | see the layout table (`traitors_env.traitors_aboard.observation.layout_table()`) |
+| Observation values | see the layout table (`traitors_env.games.traitors_aboard.observation.layout_table()`) |
 
 A hidden-role bluffing card game for 3–8 players. Pirates fill a shared chest to the
 target value; secret Mutineers sabotage it, lying about the loot they put in.
@@ -19,13 +19,13 @@ target value; secret Mutineers sabotage it, lying about the loot they put in.
 1228 for every table size (seats relative to the observer, padded to 8), and
 ``"action_mask"``, an ``int8`` vector over the 196 actions (all zeros for an agent
 that is not asked to act). The layout table is in the README and in
-``traitors_env.traitors_aboard.observation.layout_table()``; it is derived from public information and
+``traitors_env.games.traitors_aboard.observation.layout_table()``; it is derived from public information and
 the observer's own knowledge only.
 
 **Actions.** One ``Discrete(196)`` covers every decision of a turn: open the chest,
 loot with its announced value, action cards with relative targets, the Spyglass order,
 the two Miraculous Catch returns and the claim (R14–R16). The table is in
-:mod:`traitors_env.traitors_aboard.actions`; ``env.unwrapped.action_to_string(a)`` describes an action
+:mod:`traitors_env.games.traitors_aboard.actions`; ``env.unwrapped.action_to_string(a)`` describes an action
 in the current state.
 
 **Rewards.** +1 to every player of the winning team, −1 to the others, overboard
@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from pettingzoo import AECEnv
 
-from ..common.aec import RENDER_MODES, CardGameAECEnv, check_flag, wrap
+from ...core.aec import RENDER_MODES, CardGameAECEnv, check_flag, wrap
 from . import actions as A
 from .engine import GameConfig, GameState, IllegalActionError
 from .observation import _LAYOUT, encode
@@ -74,7 +74,7 @@ def env(**kwargs) -> AECEnv:
 
 
 class raw_env(CardGameAECEnv):
-    """PettingZoo AEC environment of *Traitors Aboard* over :class:`traitors_env.traitors_aboard.engine.GameState`.
+    """PettingZoo AEC environment of *Traitors Aboard* over :class:`traitors_env.games.traitors_aboard.engine.GameState`.
 
     Args:
         num_players: 3–8 (default 5).
@@ -85,7 +85,7 @@ class raw_env(CardGameAECEnv):
 
     Raises:
         ValueError: for a ``num_players`` outside 3–8, an unknown ``render_mode``, a bad
-            ``first_player``; :class:`traitors_env.traitors_aboard.engine.IllegalActionError` (a ``ValueError``)
+            ``first_player``; :class:`traitors_env.games.traitors_aboard.engine.IllegalActionError` (a ``ValueError``)
             from :meth:`step` for an action that is not legal.
     """
 
@@ -131,7 +131,7 @@ class raw_env(CardGameAECEnv):
         self._accumulate_rewards()
 
     def record(self, seats: list[str] | None = None):
-        """The current game as a :class:`traitors_env.traitors_aboard.records.GameRecord` (finished or not).
+        """The current game as a :class:`traitors_env.games.traitors_aboard.records.GameRecord` (finished or not).
 
         Args:
             seats: optional label per seat of who played it (``"human"``, ``"heuristic"`` …).

@@ -16,7 +16,7 @@ observation by tests that replay thousands of its games there (``tests/test_jax_
 Example (a jitted batch of random games, mixed table sizes)::
 
     import jax, jax.numpy as jnp
-    from traitors_env.traitors_aboard import jax as tj
+    from traitors_env.games.traitors_aboard import jax as tj
 
     keys = jax.random.split(jax.random.PRNGKey(0), 1024)
     state = jax.vmap(tj.init)(keys, jnp.arange(1024) % 6 + 3)

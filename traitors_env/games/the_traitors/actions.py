@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..common.layout import starts
+from ...core.layout import starts
 from .cards import MAX_PLAYERS
 
 MAX_OFFSET = MAX_PLAYERS - 1

@@ -8,7 +8,7 @@ seat, R07's Spyglass shuffle). Vocabulary follows OpenSpiel: :attr:`GameState.cu
 
 Every rule of a turn lives in one method named after it (``_place_loot``, ``_play_plank``,
 ``_play_spyglass`` …). Hidden state (hands, roles, chest values, draw pile order) is
-kept here; :mod:`traitors_env.traitors_aboard.observation` reads only what an agent may know.
+kept here; :mod:`traitors_env.games.traitors_aboard.observation` reads only what an agent may know.
 
 A game can start from the shuffled deck (:meth:`GameState.new`) or from any explicit
 position (:meth:`GameState.from_position`).
@@ -23,7 +23,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ..common.actions import is_index, not_an_index
+from ...core.actions import is_index, not_an_index
 from . import actions as A
 from .cards import (
     HAND_SIZE,
@@ -480,7 +480,7 @@ class GameState:
 
         Two states with the same fingerprint are, for all purposes, the same game at the same
         point; game records store it after every decision so a replay can name the first step at
-        which it departs from the recorded game (:mod:`traitors_env.traitors_aboard.records`).
+        which it departs from the recorded game (:mod:`traitors_env.games.traitors_aboard.records`).
         """
         groups: dict[int, int] = {}
         chest = tuple(
@@ -521,7 +521,7 @@ class GameState:
 
     # ---------------------------------------------------------- transitions
     def apply_action(self, action: int) -> None:
-        """Apply the current player's ``action`` (an index of :mod:`traitors_env.traitors_aboard.actions`).
+        """Apply the current player's ``action`` (an index of :mod:`traitors_env.games.traitors_aboard.actions`).
 
         Raises:
             IllegalActionError: if ``action`` is not in :meth:`legal_actions` (the message

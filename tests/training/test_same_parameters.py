@@ -1,0 +1,69 @@
+"""The plug-in refactor (issue 26) changes no game, deal or trained weight.
+
+The three tiny configs in ``pinned/`` were trained once on the code before the move to
+``traitors_env/games/`` (commit ca1c6d9); the digests below are of every checkpoint's parameters.
+Training them again must give the same parameters, bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+PINNED = Path(__file__).parent / "pinned"
+
+DIGESTS = {
+    "sb3_tiny": {
+        "gen_001/mutineers.zip": "4def49d4d559d685", "gen_001/pirates.zip": "1cfa0ecdd41a6495",
+        "gen_002/mutineers.zip": "b35bc93f55af250d", "gen_002/pirates.zip": "0468bf0d5fe50ab9",
+    },
+    "tt_tiny": {
+        "gen_001/faithful.zip": "c909c7f8a50de756", "gen_001/traitor.zip": "3533135cad974fd9",
+        "gen_002/faithful.zip": "7393b3fae78b4752", "gen_002/traitor.zip": "2a923d377fe542d6",
+    },
+    "jax_tiny": {
+        "gen_001/mutineers.msgpack": "49de65a068560488", "gen_001/pirates.msgpack": "2f28595ca7a5603b",
+        "gen_002/mutineers.msgpack": "40a8c1b2e61d720d", "gen_002/pirates.msgpack": "0513e45acb71d993",
+    },
+}
+
+
+def parameter_digest(path: Path) -> str:
+    """The first 16 hex digits of a SHA-256 over a checkpoint's parameter arrays (names sorted)."""
+    h = hashlib.sha256()
+    if path.suffix == ".zip":
+        import torch
+
+        with zipfile.ZipFile(path) as archive:
+            state = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu", weights_only=True)
+        for key in sorted(state):
+            h.update(key.encode())
+            h.update(np.ascontiguousarray(state[key].numpy()).tobytes())
+    else:
+        import jax
+        from flax import serialization
+
+        tree = serialization.msgpack_restore(path.read_bytes())["params"]
+        for key_path, leaf in jax.tree_util.tree_leaves_with_path(tree):
+            h.update(jax.tree_util.keystr(key_path).encode())
+            h.update(np.ascontiguousarray(np.asarray(leaf)).tobytes())
+    return h.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("name", list(DIGESTS))
+def test_tiny_configs_train_the_same_parameters_as_before_the_refactor(name, tmp_path):
+    pytest.importorskip("sb3_contrib")
+    if name.startswith("jax"):
+        pytest.importorskip("jax")
+        pytest.importorskip("flax")
+    from training.train import main
+
+    assert main(["--config", str(PINNED / f"{name}.yaml"), "--output-dir", str(tmp_path), "--no-eval"]) in (0, None)
+    checkpoints = tmp_path / name / "checkpoints"
+    found = {p.relative_to(checkpoints).as_posix(): parameter_digest(p) for p in checkpoints.glob("gen_*/*")}
+    assert found == DIGESTS[name]

@@ -1,0 +1,178 @@
+"""What a game declares to plug into every generic layer: :class:`GameType` and :class:`Game`.
+
+Modelled on OpenSpiel's ``GameType`` + ``GameInfo`` and pgx's ``Env``: a frozen description of the
+game's static facts (:class:`GameType`) and one :class:`Game` object per game holding its functions
+and its optional capabilities. Each game folder ``traitors_env/games/<name>/`` exports one
+``GAME``; the generic layers (agents, evaluation, table, training, benchmark) read only this object,
+never a game's name. A capability a game lacks is ``None`` and a tool that needs it says so in words
+(:meth:`Game.require`).
+
+Sides: every game here pits two sides against each other. ``sides[0]`` is the *row* side of the
+benchmark kit's cross-play matrix (Traitors Aboard: the Pirates; The Traitors: the Traitor), ``sides[1]``
+the column side. Side indices (0, 1) are what :meth:`Game.side_of_seat` and
+:meth:`Game.side_of_observation` return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility"]
+
+#: ``"zero_sum_teams"``: two teams, one wins, every seat of it gets +1 and every other −1 (constant-sum).
+#: ``"general_sum"``: individual rewards; several seats (or none of a side) may win.
+Utility = Literal["zero_sum_teams", "general_sum"]
+
+
+class MissingCapabilityError(ValueError):
+    """A tool asked a game for a capability it does not declare (e.g. game records, a JAX twin)."""
+
+
+@dataclass(frozen=True)
+class GameType:
+    """The static facts of a game (OpenSpiel's ``GameType`` + ``GameInfo``).
+
+    Attributes:
+        short_name: the registry name and ``--game`` value (``"traitors_aboard"``).
+        env_id: the PettingZoo environment name (``"traitors_aboard_v0"``).
+        long_name: the game's name in text (``"Traitors Aboard"``).
+        min_players, max_players: the table sizes the game allows (inclusive).
+        default_players: the table size of ``raw_env()`` without arguments.
+        num_actions: the size of the one ``Discrete`` action space (the same at every table size).
+        observation_shape: the flat observation's shape (the same at every table size).
+        sides: the two sides' keys in reports and configs, row side first (``("pirates", "mutineers")``).
+        side_labels: the sides' names in text (``("Pirates", "Mutineers")``).
+        utility: :data:`Utility`.
+        rules: the rulebook the engine follows, for docs (a path under ``docs/rules/`` or a title).
+    """
+
+    short_name: str
+    env_id: str
+    long_name: str
+    min_players: int
+    max_players: int
+    default_players: int
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    sides: tuple[str, str]
+    side_labels: tuple[str, str]
+    utility: Utility
+    rules: str = ""
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        """Every allowed table size, ascending."""
+        return tuple(range(self.min_players, self.max_players + 1))
+
+    @property
+    def mixed_motive(self) -> bool:
+        """Individual rewards (the meta-game's payoff is then a modelling choice)."""
+        return self.utility == "general_sum"
+
+    def side_index(self, side: str) -> int:
+        """0 or 1 for a side key or label (case-insensitive); ``ValueError`` naming the valid ones."""
+        for i, (key, label) in enumerate(zip(self.sides, self.side_labels)):
+            if side in (key, label) or str(side).lower() in (key.lower(), label.lower()):
+                return i
+        raise ValueError(f"{self.env_id} has no side {side!r}; expected one of {list(self.sides)}")
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game's functions and capabilities, read by every generic layer.
+
+    Required:
+        type: :class:`GameType`.
+        raw_env: ``raw_env(num_players=..., claims=..., render_mode=...)`` → the unwrapped AEC env, whose
+            ``.game`` is the engine state after ``reset``.
+        env: the same with the PettingZoo wrappers.
+        new_initial_state: ``(num_players, seed, claims) -> state`` (the engine's ``GameState``).
+        encode: ``(state, seat) -> float32 observation`` of ``type.observation_shape``.
+        side_of_seat: ``(state, seat) -> 0 | 1`` (the game master's view: reads the deal).
+        side_of_observation: ``(observation) -> 0 | 1`` (the seat's own role, which its observation shows).
+        side_sizes: ``(num_players) -> (seats of side 0, seats of side 1)``.
+        seat_won: ``(state, seat) -> bool`` for a finished game (the outcome per seat).
+        end_condition: ``(state) -> str``: how a finished game ended, in the result's words.
+        bots: bot name → ``make(seed) -> Agent`` (``"random"`` and ``"heuristic"`` at least).
+        rules_summary: ``(num_players | None) -> str``: the rules in a few lines, for ``?`` at the table.
+        layout: the observation's declared layout (:class:`traitors_env.core.layout.Layout`).
+        action_text: ``(action) -> str``: an action index in the rulebook's words.
+
+    Optional capabilities (``None`` where a game lacks them):
+        metrics: hidden-role metrics from finished games (an object with ``tally_game`` and ``METRICS``).
+        records: game records and replay (a module with ``record_game``, ``GameRecord``, ``load_record``).
+        jax: a zero-argument loader of the JAX twin (imports ``jax`` only when called).
+        terminal_view: the terminal game's view of the game (``traitors-play``).
+        extras: anything else a game wants to publish to its own tools.
+    """
+
+    type: GameType
+    raw_env: Callable[..., Any]
+    env: Callable[..., Any]
+    new_initial_state: Callable[[int, int | None, bool], Any]
+    encode: Callable[[Any, int], np.ndarray]
+    side_of_seat: Callable[[Any, int], int]
+    side_of_observation: Callable[[np.ndarray], int]
+    side_sizes: Callable[[int], tuple[int, int]]
+    seat_won: Callable[[Any, int], bool]
+    end_condition: Callable[[Any], str]
+    bots: Mapping[str, Callable[..., Any]]
+    rules_summary: Callable[[int | None], str]
+    layout: Any
+    action_text: Callable[[int], str]
+    metrics: Any = None
+    records: Any = None
+    jax: Callable[[], Any] | None = None
+    terminal_view: Any = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The registry name (``type.short_name``)."""
+        return self.type.short_name
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        return tuple(self.bots)
+
+    def make_bot(self, name: str, seed: int | np.random.Generator | None = None):
+        """A bot of this game by name; ``ValueError`` naming ``name`` and the game's bots."""
+        try:
+            make = self.bots[name]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"unknown agent name {name!r} for {self.type.env_id}; expected one of {list(self.bots)}"
+            ) from None
+        return make(seed)
+
+    def learner_seats(self, state, side: int) -> list[int]:
+        """The seats of ``side`` (0 or 1) in a dealt game: the seats a learner of that side plays."""
+        return [s for s in range(state.num_players) if self.side_of_seat(state, s) == side]
+
+    def check_players(self, num_players: object) -> int:
+        """``num_players`` as an int in the game's range; ``ValueError`` naming the value and the range."""
+        lo, hi = self.type.min_players, self.type.max_players
+        if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)) or not lo <= num_players <= hi:
+            raise ValueError(f"{self.type.env_id} has no table of {num_players!r} players; expected an int {lo}–{hi}")
+        return int(num_players)
+
+    def require(self, capability: str):
+        """The capability's value; :class:`MissingCapabilityError` in words where the game lacks it."""
+        value = getattr(self, capability, None)
+        if value is None:
+            words = {"records": "game records", "metrics": "hidden-role metrics", "jax": "JAX twin",
+                     "terminal_view": "terminal view"}.get(capability, capability)
+            raise MissingCapabilityError(f"{self.type.env_id} has no {words}")
+        return value
+
+    def has(self, capability: str) -> bool:
+        return getattr(self, capability, None) is not None
+
+
+def seats_of(sides: Sequence[int], side: int) -> list[int]:
+    """The seats whose side is ``side`` in a per-seat list of sides."""
+    return [s for s, value in enumerate(sides) if value == side]

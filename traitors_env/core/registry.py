@@ -1,0 +1,143 @@
+"""The one registry of games: ``register_game``, ``registered_games``, ``load_game``.
+
+Entry points are strings (``"package.module:GAME"``) imported on first use, as in Gymnasium,
+PettingZoo and TextArena, so registering costs nothing. A game in another installed package
+registers itself through the entry-point group ``traitors_env.games`` (as pytest plugins do)::
+
+    [project.entry-points."traitors_env.games"]
+    my_game = "my_package.my_game:GAME"
+
+The built-in games are the lines of :data:`BUILTIN_GAMES`; this is the only place that names them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from importlib import metadata
+
+from .game import Game
+
+__all__ = ["BUILTIN_GAMES", "ENTRY_POINT_GROUP", "UnknownGameError", "load_game", "register_game",
+           "registered_env_ids", "registered_games", "unregister_game"]
+
+#: The games that ship with the package: name → entry point.
+BUILTIN_GAMES = {
+    "traitors_aboard": "traitors_env.games.traitors_aboard.game:GAME",
+    "the_traitors": "traitors_env.games.the_traitors.game:GAME",
+}
+
+#: The entry-point group through which other installed packages register games.
+ENTRY_POINT_GROUP = "traitors_env.games"
+
+_entry_points: dict[str, str | Game | Callable[[], Game]] = dict(BUILTIN_GAMES)
+_env_ids: dict[str, str] = {name: f"{name}_v0" for name in BUILTIN_GAMES}
+_loaded: dict[str, Game] = {}
+_plugins_read = False
+
+
+class UnknownGameError(ValueError):
+    """A game name (or environment id) that is not registered."""
+
+
+def register_game(name: str, entry_point: str | Game | Callable[[], Game], *, env_id: str | None = None,
+                  override: bool = False) -> None:
+    """Register a game under ``name``.
+
+    Args:
+        name: the registry name, ``[a-z0-9_]+`` (the game's ``GameType.short_name``).
+        entry_point: ``"module:attribute"`` (imported on first :func:`load_game`), a :class:`Game`, or a
+            zero-argument callable returning one.
+        env_id: the PettingZoo environment name (default ``f"{name}_v0"``; checked against the game's
+            ``GameType.env_id`` when it loads).
+        override: replace a game registered under the same name (else ``ValueError``).
+
+    Raises:
+        ValueError: for a bad name, a malformed entry point, or a name already taken.
+    """
+    if not isinstance(name, str) or not name or not all(c.isalnum() or c == "_" for c in name) or name != name.lower():
+        raise ValueError(f"game name {name!r} is not valid; expected lowercase letters, digits and '_'")
+    if isinstance(entry_point, str) and ":" not in entry_point:
+        raise ValueError(f"entry point {entry_point!r} of game {name!r} is not 'module:attribute'")
+    if not isinstance(entry_point, (str, Game)) and not callable(entry_point):
+        raise ValueError(f"entry point of game {name!r} must be 'module:attribute', a Game or a callable; got {entry_point!r}")
+    _read_plugins()
+    if name in _entry_points and not override and _entry_points[name] != entry_point:
+        raise ValueError(f"a game named {name!r} is registered already; pass override=True to replace it")
+    _entry_points[name] = entry_point
+    _env_ids[name] = env_id or f"{name}_v0"
+    _loaded.clear()  # an environment id may have pointed at the replaced game
+
+
+def unregister_game(name: str) -> None:
+    """Remove a registered game (for tests that register a toy game); a built-in one may not be removed."""
+    if name in BUILTIN_GAMES:
+        raise ValueError(f"{name!r} is a built-in game and cannot be unregistered")
+    _entry_points.pop(name, None)
+    _env_ids.pop(name, None)
+    _loaded.clear()
+
+
+def _read_plugins() -> None:
+    global _plugins_read
+    if _plugins_read:
+        return
+    _plugins_read = True
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name not in _entry_points:
+            _entry_points[entry.name] = entry.value
+            _env_ids[entry.name] = f"{entry.name}_v0"
+
+
+def registered_games() -> tuple[str, ...]:
+    """The names of every registered game: the built-in ones first, then others in registration order."""
+    _read_plugins()
+    return tuple(_entry_points)
+
+
+def registered_env_ids() -> dict[str, str]:
+    """Environment id → game name of every registered game (without importing any of them)."""
+    _read_plugins()
+    return {env_id: name for name, env_id in _env_ids.items()}
+
+
+def _resolve(name: str) -> Game:
+    entry = _entry_points[name]
+    if isinstance(entry, Game):
+        game = entry
+    elif isinstance(entry, str):
+        module, _, attribute = entry.partition(":")
+        game = getattr(importlib.import_module(module), attribute)
+        if callable(game) and not isinstance(game, Game):
+            game = game()
+    else:
+        game = entry()
+    if not isinstance(game, Game):
+        raise TypeError(f"entry point of game {name!r} gave {type(game).__name__}, not a traitors_env.core.Game")
+    if game.type.short_name != name:
+        raise ValueError(f"game registered as {name!r} calls itself {game.type.short_name!r}")
+    if game.type.env_id != _env_ids[name]:
+        raise ValueError(f"game {name!r} was registered with env_id {_env_ids[name]!r} but its GameType says "
+                         f"{game.type.env_id!r}")
+    return game
+
+
+def load_game(name: str | Game) -> Game:
+    """The :class:`Game` registered as ``name`` (its short name or its environment id, ``"traitors_aboard_v0"``).
+
+    Raises:
+        UnknownGameError: naming ``name`` and the registered games.
+    """
+    if isinstance(name, Game):
+        return name
+    _read_plugins()
+    if name in _loaded:
+        return _loaded[name]
+    if not isinstance(name, str):
+        raise UnknownGameError(f"a game is named by a string; got {name!r}")
+    key = name if name in _entry_points else registered_env_ids().get(name)
+    if key is None:
+        raise UnknownGameError(f"unknown game {name!r}; registered games: {', '.join(registered_games())}")
+    game = _loaded.get(key) or _resolve(key)
+    _loaded[key] = _loaded[name] = game
+    return game

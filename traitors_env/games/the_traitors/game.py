@@ -1,0 +1,81 @@
+"""*The Traitors* board game as a plug-in: the one :data:`GAME` every generic layer reads (registry: ``the_traitors``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.agent import RandomAgent
+from ...core.game import Game, GameType
+from . import actions as A
+from .actions import describe_action
+from .bots import TheTraitorsHeuristicAgent
+from .cards import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, Role
+from .engine import GameConfig, GameState
+from .env import env, raw_env
+from .observation import _LAYOUT, OBS_SIZE, encode, role_of_observation
+from .rules_text import rules_summary
+
+__all__ = ["GAME", "TYPE"]
+
+TYPE = GameType(
+    short_name="the_traitors",
+    env_id="the_traitors_v0",
+    long_name="The Traitors",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=DEFAULT_PLAYERS,
+    num_actions=A.NUM_ACTIONS,
+    observation_shape=(OBS_SIZE,),
+    sides=("traitor", "faithful"),  # the row side of the kit's matrix is the Traitor's seat
+    side_labels=("Traitor", "Faithful"),
+    utility="general_sum",  # T16: individual rewards, several winners possible
+    rules="docs/rules/the-traitors-board-game-2nd-ed-en.txt",
+)
+
+
+def new_initial_state(num_players: int, seed: int | np.random.Generator | None = None, claims: bool = True) -> GameState:
+    """A dealt game (T02) of ``num_players``."""
+    return GameState.new(GameConfig(num_players=num_players, claims=claims), seed=seed)
+
+
+def side_of_seat(state: GameState, seat: int) -> int:
+    """0 for the Traitor, 1 for a Faithful seat (the deal, read as a game master)."""
+    return 0 if seat == state.traitor else 1
+
+
+def side_of_observation(observation: np.ndarray) -> int:
+    """0 for the Traitor, 1 for a Faithful seat: the observer's own role."""
+    return 0 if role_of_observation(observation) == Role.TRAITOR else 1
+
+
+def side_sizes(num_players: int) -> tuple[int, int]:
+    """(Traitor, Faithful) seats: one Traitor (T02)."""
+    return 1, num_players - 1
+
+
+def seat_won(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` is among the finished game's winners (T16)."""
+    return bool(state.winners[seat])
+
+
+def end_condition(state: GameState) -> str:
+    return state.result()["outcome"]
+
+
+GAME = Game(
+    type=TYPE,
+    raw_env=raw_env,
+    env=env,
+    new_initial_state=new_initial_state,
+    encode=encode,
+    side_of_seat=side_of_seat,
+    side_of_observation=side_of_observation,
+    side_sizes=side_sizes,
+    seat_won=seat_won,
+    end_condition=end_condition,
+    bots={"random": RandomAgent, "heuristic": TheTraitorsHeuristicAgent},
+    rules_summary=rules_summary,
+    layout=_LAYOUT,
+    action_text=describe_action,
+    extras={"roles": Role},
+)

@@ -1,0 +1,88 @@
+"""*Traitors Aboard* as a plug-in: the one :data:`GAME` every generic layer reads (registry: ``traitors_aboard``)."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from ...core.agent import RandomAgent
+from ...core.game import Game, GameType
+from . import actions as A
+from . import metrics, records
+from .actions import describe_action
+from .bots import HeuristicAgent
+from .cards import MAX_PLAYERS, MIN_PLAYERS, Role, table_setup
+from .engine import GameConfig, GameState
+from .env import env, raw_env
+from .observation import _LAYOUT, OBS_SIZE, encode, role_of_observation
+from .rules_text import rules_summary
+
+__all__ = ["GAME", "TYPE"]
+
+TYPE = GameType(
+    short_name="traitors_aboard",
+    env_id="traitors_aboard_v0",
+    long_name="Traitors Aboard",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=5,
+    num_actions=A.NUM_ACTIONS,
+    observation_shape=(OBS_SIZE,),
+    sides=("pirates", "mutineers"),  # Role.PIRATE = 0, Role.MUTINEER = 1
+    side_labels=("Pirates", "Mutineers"),
+    utility="zero_sum_teams",
+    rules="docs/rules/traitors-aboard-rulebook-en.txt",
+)
+
+
+def new_initial_state(num_players: int, seed: int | np.random.Generator | None = None, claims: bool = True) -> GameState:
+    """A dealt game (R01) of ``num_players``."""
+    return GameState.new(GameConfig(num_players=num_players, claims=claims), seed=seed)
+
+
+def side_of_seat(state: GameState, seat: int) -> int:
+    """0 for a Pirate, 1 for a Mutineer (the deal, read as a game master)."""
+    return int(state.roles[seat])
+
+
+def side_of_observation(observation: np.ndarray) -> int:
+    """0 for a Pirate, 1 for a Mutineer: the observer's own role (its observation shows it)."""
+    return int(role_of_observation(observation))
+
+
+def side_sizes(num_players: int) -> tuple[int, int]:
+    """(Pirates, Mutineers) at ``num_players`` (rulebook "Setup")."""
+    setup = table_setup(num_players)
+    return setup.pirates, setup.mutineers
+
+
+def seat_won(state: GameState, seat: int) -> bool:
+    """Whether ``seat``'s team won the finished game (R17: overboard seats share it)."""
+    return state.returns()[seat] > 0
+
+
+def end_condition(state: GameState) -> str:
+    return state.result()["end_condition"]
+
+
+GAME = Game(
+    type=TYPE,
+    raw_env=raw_env,
+    env=env,
+    new_initial_state=new_initial_state,
+    encode=encode,
+    side_of_seat=side_of_seat,
+    side_of_observation=side_of_observation,
+    side_sizes=side_sizes,
+    seat_won=seat_won,
+    end_condition=end_condition,
+    bots={"random": RandomAgent, "heuristic": HeuristicAgent},
+    rules_summary=rules_summary,
+    layout=_LAYOUT,
+    action_text=describe_action,
+    metrics=metrics,
+    records=records,
+    jax=lambda: importlib.import_module(f"{__package__}.jax"),
+    extras={"roles": Role},
+)
