@@ -183,7 +183,7 @@ def tally_record(record) -> dict[str, Counter]:
     Raises:
         RecordError: for an unreadable record, a decision the engine refuses, or another winner.
     """
-    from ..games.traitors_aboard.records import GameRecord, RecordError, load_record
+    from .records import GameRecord, RecordError, load_record
 
     if not isinstance(record, GameRecord):
         record = load_record(record)
