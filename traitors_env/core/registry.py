@@ -18,7 +18,7 @@ from importlib import metadata
 
 from .game import Game
 
-__all__ = ["BUILTIN_GAMES", "ENTRY_POINT_GROUP", "UnknownGameError", "load_game", "register_game",
+__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "UnknownGameError", "load_game", "register_game",
            "registered_env_ids", "registered_games", "unregister_game"]
 
 #: The games that ship with the package: name → entry point.
@@ -26,6 +26,9 @@ BUILTIN_GAMES = {
     "traitors_aboard": "traitors_env.games.traitors_aboard.game:GAME",
     "the_traitors": "traitors_env.games.the_traitors.game:GAME",
 }
+
+#: The game a tool plays when none is named (the package's first game).
+DEFAULT_GAME = "traitors_aboard"
 
 #: The entry-point group through which other installed packages register games.
 ENTRY_POINT_GROUP = "traitors_env.games"
