@@ -8,6 +8,8 @@ round (1). Actions: 0 pass, 1–4 accuse the seat that many places to the left.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from traitors_env.core.aec import CardGameAECEnv, wrap
@@ -71,6 +73,14 @@ def action_text(action: int) -> str:
     return "pass" if action == 0 else f"accuse the player {action} seat(s) to the left"
 
 
+def hidden_variant(state: ToyState, seat: int, rng: np.random.Generator) -> ToyState:
+    """Who the Spy is, redrawn where ``seat`` is not the Spy (the Spy knows itself; the Others know nothing)."""
+    variant = copy.deepcopy(state)
+    if seat != state.spy:
+        variant.spy = int(rng.choice([s for s in range(state.num_players) if s != seat]))
+    return variant
+
+
 class raw_env(CardGameAECEnv):  # noqa: N801 (PettingZoo's name)
     metadata = {"render_modes": ["ansi", "human"], "name": "toy_v0", "is_parallelizable": False}
     layout, num_actions = LAYOUT, MAX
@@ -107,4 +117,5 @@ GAME = Game(
     end_condition=lambda state: "spy exposed" if state.exposed() == state.spy else "spy hidden",
     bots={"random": RandomAgent, "heuristic": RandomAgent},
     rules_summary=lambda num_players=None: __doc__, layout=LAYOUT, action_text=action_text,
+    hidden_variant=hidden_variant,
 )

@@ -107,6 +107,8 @@ class Game:
         records: game records and replay (a module with ``record_game``, ``GameRecord``, ``load_record``).
         jax: a zero-argument loader of the JAX twin (imports ``jax`` only when called).
         terminal_view: the terminal game's view of the game (``traitors-play``).
+        hidden_variant: ``(state, seat, rng) -> state``: a copy with everything ``seat`` cannot know redrawn
+            (the game's declaration of its secrets; the conformance test checks that ``encode`` ignores it).
         extras: anything else a game wants to publish to its own tools.
     """
 
@@ -128,6 +130,7 @@ class Game:
     records: Any = None
     jax: Callable[[], Any] | None = None
     terminal_view: Any = None
+    hidden_variant: Callable[[Any, int, np.random.Generator], Any] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property

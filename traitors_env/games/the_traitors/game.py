@@ -12,6 +12,7 @@ from .bots import TheTraitorsHeuristicAgent
 from .cards import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, Role
 from .engine import GameConfig, GameState
 from .env import env, raw_env
+from .hidden import hidden_variant
 from .observation import _LAYOUT, OBS_SIZE, encode, role_of_observation
 from .rules_text import rules_summary
 
@@ -77,5 +78,6 @@ GAME = Game(
     rules_summary=rules_summary,
     layout=_LAYOUT,
     action_text=describe_action,
+    hidden_variant=hidden_variant,
     extras={"roles": Role},
 )

@@ -15,6 +15,7 @@ from .bots import HeuristicAgent
 from .cards import MAX_PLAYERS, MIN_PLAYERS, Role, table_setup
 from .engine import GameConfig, GameState
 from .env import env, raw_env
+from .hidden import hidden_variant
 from .observation import _LAYOUT, OBS_SIZE, encode, role_of_observation
 from .rules_text import rules_summary
 
@@ -84,5 +85,6 @@ GAME = Game(
     metrics=metrics,
     records=records,
     jax=lambda: importlib.import_module(f"{__package__}.jax"),
+    hidden_variant=hidden_variant,
     extras={"roles": Role},
 )

@@ -1,0 +1,175 @@
+"""One conformance test over every registered game (like ``pgx.api_test`` and OpenSpiel's ``api_test.py``).
+
+A new game passes it by registering: the built-in games come from the registry, and ``toy`` (a game defined only
+in ``tests/toy_game.py``) is registered here to prove it. Checked at every table size, claims on and off:
+PettingZoo's ``api_test`` (``env()`` and ``raw_env()``) and ``seed_test``; spaces fixed across table sizes and
+equal to the ``GameType``; masks never empty while the game runs; random games end with the declared rewards;
+the secrets test (the game's ``hidden_variant`` redraws what a seat cannot know; its observation is unchanged);
+pickle and deepcopy of a mid-game env continue as the original does.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import toy_game
+from pettingzoo.test import api_test, seed_test
+
+from traitors_env.core.registry import register_game, registered_games, unregister_game
+
+GAMES = [*registered_games(), "toy"] if "toy" not in registered_games() else list(registered_games())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _toy_registered():
+    register_game("toy", toy_game.GAME, override=True)
+    yield
+    unregister_game("toy")
+
+
+def _game(name):
+    from traitors_env.core import load_game
+
+    return load_game(name)
+
+
+def _sizes(name):
+    return _game(name).type.player_counts
+
+
+def _cases():
+    for name in GAMES:
+        game_type = (toy_game.GAME if name == "toy" else _game(name)).type
+        for n in game_type.player_counts:
+            for claims in (True, False):
+                yield pytest.param(name, n, claims, id=f"{name}-{n}p-claims_{'on' if claims else 'off'}")
+
+
+@pytest.mark.parametrize(("name", "num_players", "claims"), list(_cases()))
+def test_pettingzoo_api_test(name, num_players, claims):
+    game = _game(name)
+    api_test(game.env(num_players=num_players, claims=claims), num_cycles=200)
+    api_test(game.raw_env(num_players=num_players, claims=claims), num_cycles=200)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_pettingzoo_seed_test(name):
+    game = _game(name)
+    for n in game.type.player_counts:
+        seed_test(lambda n=n: game.env(num_players=n), num_cycles=50)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_spaces_are_the_same_at_every_table_size_and_match_the_game_type(name):
+    game = _game(name)
+    spaces = []
+    for n in game.type.player_counts:
+        env = game.raw_env(num_players=n)
+        agent = env.possible_agents[0]
+        assert len(env.possible_agents) == n
+        spaces.append((env.observation_space(agent), env.action_space(agent)))
+    observation_space, action_space = spaces[0]
+    assert observation_space["observation"].shape == game.type.observation_shape
+    assert observation_space["action_mask"].shape == (game.type.num_actions,)
+    assert action_space.n == game.type.num_actions
+    for other in spaces[1:]:
+        assert other == spaces[0]
+
+
+def _random_game(game, n, claims, seed, on_decision=None):
+    """Play one random game on the raw env; returns the env at its end, the number of decisions and each agent's return."""
+    env = game.raw_env(num_players=n, claims=claims)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter(max_iter=100_000):
+        observation, reward, termination, truncation, _ = env.last()
+        returns[agent] += reward
+        if termination or truncation:
+            env.step(None)
+            continue
+        mask = observation["action_mask"]
+        assert mask.any(), f"{game.type.env_id}: empty action mask for {agent} while the game runs (seed {seed})"
+        assert env.observation_space(agent)["observation"].contains(observation["observation"])
+        if on_decision is not None:
+            on_decision(env, agent, rng)
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+        decisions += 1
+    return env, decisions, returns
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_random_games_end_with_the_declared_rewards(name):
+    game = _game(name)
+    for n in game.type.player_counts:
+        for seed in range(8):
+            env, decisions, returns = _random_game(game, n, claims=bool(seed % 2), seed=seed)
+            state = env.game
+            assert state.is_terminal and decisions > 0
+            rewards = [returns[a] for a in env.possible_agents]
+            sides = [game.side_of_seat(state, s) for s in range(n)]
+            assert tuple(sides.count(side) for side in (0, 1)) == game.side_sizes(n)
+            for seat in range(n):
+                assert game.seat_won(state, seat) == (rewards[seat] > 0)
+                assert game.side_of_observation(game.encode(state, seat)) == sides[seat]
+            assert isinstance(game.end_condition(state), str)
+            if game.type.utility == "zero_sum_teams":  # one side wins: +1 for each of its seats, −1 for the others
+                winners = {sides[s] for s in range(n) if rewards[s] > 0}
+                assert len(winners) == 1
+                assert all(rewards[s] == (1 if sides[s] in winners else -1) for s in range(n))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_secrets_hidden_state_never_changes_an_observation(name):
+    game = _game(name)
+    assert game.hidden_variant is not None, f"{game.type.env_id} declares no hidden_variant (the secrets test needs it)"
+    checked = 0
+
+    def check(env, agent, rng):
+        nonlocal checked
+        state = env.game
+        for seat in range(state.num_players):
+            expected = game.encode(state, seat)
+            for _ in range(2):
+                variant = game.hidden_variant(state, seat, rng)
+                np.testing.assert_array_equal(game.encode(variant, seat), expected,
+                                              err_msg=f"{game.type.env_id}: seat {seat} sees hidden state")
+                if seat == state.current_player:
+                    np.testing.assert_array_equal(variant.legal_mask(), state.legal_mask())
+            checked += 1
+
+    for n in game.type.player_counts:
+        _random_game(game, n, claims=True, seed=100 + n, on_decision=check)
+    assert checked > 0
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_copied_mid_game_env_continues_as_the_original(name, how):
+    game = _game(name)
+    n = game.type.default_players
+    env = game.env(num_players=n)
+    env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    for _ in range(5):  # a few decisions in
+        observation, *_ = env.last()
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    clone = pickle.loads(pickle.dumps(env)) if how == "pickle" else copy.deepcopy(env)
+
+    def play_out(environment, seed):
+        rng = np.random.default_rng(seed)
+        trace = []
+        for agent in environment.agent_iter(max_iter=100_000):
+            observation, reward, termination, truncation, _ = environment.last()
+            trace.append((agent, observation["observation"].tobytes(), observation["action_mask"].tobytes(), reward))
+            if termination or truncation:
+                environment.step(None)
+            else:
+                environment.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        return trace
+
+    assert play_out(clone, 11) == play_out(env, 11)
