@@ -8,14 +8,16 @@ from game_helpers import EYP, GR, MC, MINUS, PL, PLUS, SG, ZERO, M, P  # noqa: E
 
 from traitors_env import agents as bots
 from traitors_env import traitors_aboard_v0
-from traitors_env.agents import HeuristicAgent, RandomAgent, TeamAgent, make_agent
+from traitors_env.agents import RandomAgent, SideAgent, TeamAgent, make_agent
+from traitors_env.core import load_game
 from traitors_env.evaluation import evaluate as evaluate_matchup
 from traitors_env.evaluation import play_game, wilson_interval
 from traitors_env.games.traitors_aboard import actions as A
-from traitors_env.games.traitors_aboard import bots as heuristic_module
+from traitors_env.games.traitors_aboard.bots import HeuristicAgent
 from traitors_env.games.traitors_aboard.engine import GameState, Phase
-from traitors_env.games.traitors_aboard.observation import OBS_SIZE, encode
+from traitors_env.games.traitors_aboard.observation import BLOCKS, OBS_SIZE, encode
 
+BOT_NAMES = load_game("traitors_aboard").bot_names  # the game's bots: GAME.bots
 TABLES = [(n, claims) for n in range(3, 9) for claims in (True, False)]
 
 
@@ -71,7 +73,7 @@ def test_bots_only_play_legal_actions(num_players, claims):
             agents = [RandomAgent(int(rng.integers(1 << 30))) for _ in range(num_players)]
         else:
             agents = [
-                make_agent(str(rng.choice(bots.AGENT_NAMES)), int(rng.integers(1 << 30))) for _ in range(num_players)
+                make_agent(str(rng.choice(BOT_NAMES)), int(rng.integers(1 << 30))) for _ in range(num_players)
             ]
         seats = [CheckedAgent(agent) for agent in agents]
         out = play_game(env, seats, seed=1000 * num_players + game)
@@ -87,7 +89,7 @@ def test_bots_reach_every_decision_phase():
 
     class Recorder:
         def act(self, observation, action_mask):
-            seen.add(int(np.argmax(observation[heuristic_module._PHASE])))
+            seen.add(int(np.argmax(observation[BLOCKS["phase"]])))
             return agent.act(observation, action_mask)
 
     for seed in range(20):
@@ -116,7 +118,7 @@ def test_heuristic_sees_no_hidden_state():
 
 
 # ------------------------------------------------------------------ determinism and construction
-@pytest.mark.parametrize("name", bots.AGENT_NAMES)
+@pytest.mark.parametrize("name", BOT_NAMES)
 def test_same_seed_same_game(name):
     """Agents are deterministic given their seed: the same seeds replay the same game, action for action."""
 
@@ -189,6 +191,34 @@ def test_team_agent_dispatches_on_the_observed_role():
     team = TeamAgent(Fixed(1), Fixed(2))
     mask = np.ones(A.NUM_ACTIONS, dtype=np.int8)
     assert team.act(pirate_obs, mask) == 1 and team.act(mutineer_obs, mask) == 2
+
+
+def test_side_agent_reads_the_side_of_each_game():
+    """SideAgent (TeamAgent's generic name) hands a decision to the agent of game.side_of_observation's side."""
+    import pickle
+
+    from traitors_env.games.the_traitors.engine import GameConfig, GameState
+    from traitors_env.games.the_traitors.observation import encode as tt_encode
+
+    class Fixed:
+        def __init__(self, action):
+            self.action = action
+
+        def act(self, observation, action_mask):
+            return self.action
+
+    assert TeamAgent is SideAgent
+    state = GameState.new(GameConfig(num_players=4), seed=3)
+    side = SideAgent(Fixed(1), Fixed(2), game="the_traitors_v0")  # sides: Traitor, Faithful
+    mask = np.ones(load_game("the_traitors").type.num_actions, dtype=np.int8)
+    for seat in range(4):
+        assert side.act(tt_encode(state, seat), mask) == (1 if seat == state.traitor else 2)
+    again = pickle.loads(pickle.dumps(SideAgent(RandomAgent(0), RandomAgent(1), game="the_traitors")))  # by game name
+    assert again.game == "the_traitors" and again.act(tt_encode(state, state.traitor), mask) in range(mask.size)
+    assert make_agent("heuristic", 0, game="the_traitors").__class__.__name__ == "TheTraitorsHeuristicAgent"
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        make_agent("random", 0, game="chess")
+    assert bots.HeuristicAgent is HeuristicAgent  # the default game's heuristic, under its old name
 
 
 def test_wilson_interval():

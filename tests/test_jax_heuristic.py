@@ -242,7 +242,7 @@ def test_jax_heuristic_reaches_memory_and_fallback(recorded):
 def test_one_batch_mixes_table_sizes_and_phases(recorded):
     """One vmapped batch over every table size gives each decision what it gets in its own batch."""
     mixed = [d for decisions in recorded.values() for d in decisions[:150]]
-    assert len({int(np.argmax(d["observation"][jh._bot._NUM_PLAYERS])) for d in mixed}) == 6
+    assert len({int(np.argmax(d["observation"][jh.BLOCKS["num_players"]])) for d in mixed}) == 6
     together = run_jax(mixed)[0]
     alone = [run_jax([d])[0][0] for d in mixed[::97]]
     np.testing.assert_array_equal(together[::97], np.stack(alone))

@@ -7,13 +7,10 @@ import pytest
 from the_traitors_helpers import TABLE_SIZES, after_phase, play, position
 
 from traitors_env import the_traitors_v0
+from traitors_env.agents import SideAgent, make_agent
 from traitors_env.evaluation.the_traitors_games import evaluate_role, learner_seat, play_the_traitors_game
 from traitors_env.games.the_traitors import actions as A
-from traitors_env.games.the_traitors.bots import (
-    TheTraitorsHeuristicAgent,
-    TheTraitorsRoleAgent,
-    make_the_traitors_agent,
-)
+from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent
 from traitors_env.games.the_traitors.engine import Phase
 from traitors_env.games.the_traitors.observation import encode
 
@@ -31,7 +28,7 @@ def test_heuristic_plays_legal_moves_at_every_table(num_players, claims):
 def test_heuristic_beats_random_in_both_roles():
     for role in ("faithful", "traitor"):
         heuristic = evaluate_role(TheTraitorsHeuristicAgent(1), TheTraitorsHeuristicAgent(2), role, 5, 120, seed=7)
-        random = evaluate_role(make_the_traitors_agent("random", 1), TheTraitorsHeuristicAgent(2), role, 5, 120, seed=7)
+        random = evaluate_role(make_agent("random", 1, game="the_traitors"), TheTraitorsHeuristicAgent(2), role, 5, 120, seed=7)
         assert heuristic.win_rate > random.win_rate + 0.08, (role, heuristic, random)
 
 
@@ -79,7 +76,7 @@ def test_role_agent_hands_each_decision_to_the_role_shown():
 
     faithful, traitor = Fixed("f"), Fixed("t")
     env = the_traitors_v0.raw_env(num_players=4)
-    play_the_traitors_game(env, [TheTraitorsRoleAgent(faithful, traitor)] * 4, seed=0)
+    play_the_traitors_game(env, [SideAgent(traitor, faithful, game="the_traitors")] * 4, seed=0)
     assert faithful.seen and traitor.seen
     assert all(o[1] == 1 for o in traitor.seen) and all(o[0] == 1 for o in faithful.seen)
 
@@ -92,4 +89,4 @@ def test_learner_seat_has_the_role():
     with pytest.raises(ValueError, match="role"):
         learner_seat(2, 5, "pirate", 0)
     with pytest.raises(ValueError, match="unknown agent"):
-        make_the_traitors_agent("clever")
+        make_agent("clever", game="the_traitors")

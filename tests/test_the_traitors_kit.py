@@ -121,11 +121,11 @@ def run_folder(tmp_path_factory):
 
 
 def _heuristic_pool():
-    from traitors_env.games.the_traitors.bots import make_the_traitors_agent
+    from traitors_env.agents import make_agent
 
     class Pool:
         def draw(self, rng):
-            return "heuristic", make_the_traitors_agent("heuristic", 0)
+            return "heuristic", make_agent("heuristic", 0, game="the_traitors")
 
     return Pool()
 

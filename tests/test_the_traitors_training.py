@@ -18,14 +18,15 @@ from training.config import ConfigError, config_from_dict, load_config  # noqa: 
 from training.the_traitors_team_env import IllegalOpponentActionError, RoleEnv, RolePool  # noqa: E402
 from training.the_traitors_train import snapshot_pairs  # noqa: E402
 from training.train import main as train_main  # noqa: E402
-from traitors_env.agents.checkpoint import PolicyLoadError  # noqa: E402
+from traitors_env.agents.checkpoint import PolicyLoadError, load_frozen_policy  # noqa: E402
+from traitors_env.agents.policy import observation_scale_of  # noqa: E402
 from traitors_env.agents.run_folder import RunFolder  # noqa: E402
-from traitors_env.agents.the_traitors_checkpoint import OBS_SCALE, load_the_traitors_policy  # noqa: E402
 from traitors_env.core.agent import RandomAgent  # noqa: E402
 from traitors_env.games.the_traitors.cards import Role  # noqa: E402
 from traitors_env.games.the_traitors.observation import encode, piece  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+OBS_SCALE = observation_scale_of("the_traitors")
 
 
 class Recorder:
@@ -94,7 +95,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="kind"):
         RolePool({"best": 1.0})
     with pytest.raises(PolicyLoadError, match="does not exist"):
-        load_the_traitors_policy("/nonexistent.zip")
+        load_frozen_policy("/nonexistent.zip", "the_traitors")
 
 
 def test_pool_draws_kinds_by_weight():
@@ -146,7 +147,7 @@ def test_tiny_run_trains_saves_and_evaluates(tmp_path, capsys):
     assert set(report["report"]) == {"faithful", "traitor"}
     assert report["report"]["traitor"]["trained"]["games"] == 8
     assert "## Faithful" in capsys.readouterr().out
-    policy = load_the_traitors_policy(run / "checkpoints" / "gen_002" / "traitor.zip")
+    policy = load_frozen_policy(run / "checkpoints" / "gen_002" / "traitor.zip", "the_traitors")
     env = RoleEnv("traitor", FixedPool(RandomAgent(0)), player_counts=(5,))
     env.reset(seed=0)
     probabilities = policy.probabilities(encode(env.game, env.seat), env.game.legal_mask())

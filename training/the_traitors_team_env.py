@@ -26,7 +26,7 @@ The design (the choices, and why):
   end on an opponent's decision (the other finalist's choice): the opponents are played inside
   the learner's last step, so the reward always reaches a learner step.
 - The policy sees only its seat's observation (``the_traitors_v0``'s, divided by
-  :data:`~traitors_env.agents.the_traitors_checkpoint.OBS_SCALE`), never the deal.
+  ``OBS_SCALE``, :func:`~traitors_env.agents.policy.observation_scale_of` the game), never the deal.
 
 ``info`` of the last step holds ``won`` (bool), ``num_players``, ``learner_decisions``,
 ``game_decisions`` and ``opponent`` (the pool kind).
@@ -40,17 +40,21 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from traitors_env.agents.the_traitors_checkpoint import OBS_SCALE, PolicyAgent, load_the_traitors_policy
+from traitors_env.agents import SideAgent
+from traitors_env.agents.checkpoint import PolicyAgent, load_frozen_policy
+from traitors_env.agents.policy import observation_scale_of
 from traitors_env.core.agent import RandomAgent
 from traitors_env.evaluation.the_traitors_games import ROLES, learner_seat
 from traitors_env.games.the_traitors import actions as A
-from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent, TheTraitorsRoleAgent
+from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent
 from traitors_env.games.the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS
 from traitors_env.games.the_traitors.engine import GameConfig, GameState
 from traitors_env.games.the_traitors.observation import OBS_SIZE, encode
 
 from .agents import OPPONENT_KINDS, drawable_kinds
 from .table_sizes import table_size_probabilities
+
+OBS_SCALE = observation_scale_of("the_traitors")
 
 
 class IllegalOpponentActionError(ValueError):
@@ -89,10 +93,10 @@ class RolePool:
 
     def _pair(self, pair: tuple[str | None, str | None]):
         faithful, traitor = (
-            self._heuristic if path is None else PolicyAgent(load_the_traitors_policy(path), seed=self.rng)
+            self._heuristic if path is None else PolicyAgent(load_frozen_policy(path, "the_traitors"), seed=self.rng)
             for path in pair
         )
-        return TheTraitorsRoleAgent(faithful, traitor)
+        return SideAgent(traitor, faithful, game="the_traitors")
 
     def draw(self, rng: np.random.Generator):
         """One opponent for a game, playing every other seat: ``(label, agent)``."""

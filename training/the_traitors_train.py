@@ -35,10 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from traitors_env.agents.the_traitors_checkpoint import PolicyAgent, load_the_traitors_policy
+from traitors_env.agents import make_agent
+from traitors_env.agents.checkpoint import PolicyAgent, load_frozen_policy
 from traitors_env.core.stats import wilson_interval
 from traitors_env.evaluation.the_traitors_games import ROLES, evaluate_role
-from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent, make_the_traitors_agent
+from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent
 
 from .config import RunConfig
 from .storage import RunFolder, atomic_write_text, save_model_atomic
@@ -92,8 +93,8 @@ def snapshot_pairs(run: RunFolder, generation: int, role: str) -> list[tuple[str
 
 def _agent(policy: str, snapshot: str | None, seed: int, deterministic: bool):
     if policy == "trained":
-        return PolicyAgent(load_the_traitors_policy(snapshot), seed=seed, deterministic=deterministic)
-    return make_the_traitors_agent(policy, seed)
+        return PolicyAgent(load_frozen_policy(snapshot, "the_traitors"), seed=seed, deterministic=deterministic)
+    return make_agent(policy, seed, game="the_traitors")
 
 
 def vs_heuristic(

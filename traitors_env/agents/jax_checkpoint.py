@@ -3,16 +3,20 @@
 A checkpoint is one msgpack file (``flax.serialization``) holding a dict::
 
     format        "traitors-aboard-jax-ppo"     version  1
-    team          "pirates" | "mutineers"      num_timesteps  learner decisions trained so far
+    team          a side of the game ("pirates")  num_timesteps  learner decisions trained so far
     net_arch      int array (hidden sizes)       activation  "tanh" | "relu"
-    obs_size      1228                           num_actions  196
+    obs_size      the game's observation length  num_actions  the game's number of actions
     params        {"params": {"actor": {"hidden_0": {"kernel", "bias"}, …, "out": …}, "critic": {…}}}
     opt_state     the optax state (for --resume)
 
 :class:`JaxPolicy` plays the actor with numpy (one observation at a time, no ``jit``), with the
 same masked softmax as training; :func:`load_jax_policy` caches it per file version. Written by
 ``training/jax_backend`` through :func:`save_checkpoint`; read here so that agents by spec and
-evaluation play JAX checkpoints without importing ``training/``.
+evaluation play JAX checkpoints without importing ``training/``. Every function takes the ``game``
+(name, environment id or :class:`~traitors_env.core.Game`; default
+:data:`~traitors_env.core.registry.DEFAULT_GAME`) whose spaces the checkpoint has.
+
+``format`` names this project's checkpoint format (``traitors-aboard-rl``), not a game.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..games.traitors_aboard.actions import NUM_ACTIONS
-from ..games.traitors_aboard.observation import OBS_SIZE
-from .checkpoint import PolicyLoadError, cached_loader, masked_probabilities, scale_observation
+from ..core.game import Game
+from ..core.registry import DEFAULT_GAME, load_game
+from .policy import PolicyLoadError, cached_loader, masked_probabilities, observation_scale_of
 
 __all__ = ["FORMAT", "SUFFIX", "JaxPolicy", "load_jax_policy", "read_checkpoint", "save_checkpoint"]
 
@@ -33,9 +37,13 @@ VERSION = 1
 SUFFIX = ".msgpack"
 
 
-def save_checkpoint(path: str | Path, params, opt_state, *, team: str, net_arch, activation: str, num_timesteps: int):
-    """Write a checkpoint atomically (a temporary file beside ``path``, then ``os.replace``)."""
+def save_checkpoint(path: str | Path, params, opt_state, *, team: str, net_arch, activation: str, num_timesteps: int,
+                    game: str | Game = DEFAULT_GAME):
+    """Write a checkpoint of ``game`` atomically (a temporary file beside ``path``, then ``os.replace``)."""
     from flax import serialization
+
+    kind = load_game(game).type
+    (obs_size,), num_actions = kind.observation_shape, kind.num_actions
 
     payload = {
         "format": FORMAT,
@@ -44,8 +52,8 @@ def save_checkpoint(path: str | Path, params, opt_state, *, team: str, net_arch,
         "num_timesteps": int(num_timesteps),
         "net_arch": np.asarray(list(net_arch), dtype=np.int64),
         "activation": activation,
-        "obs_size": OBS_SIZE,
-        "num_actions": NUM_ACTIONS,
+        "obs_size": obs_size,
+        "num_actions": num_actions,
         "params": serialization.to_state_dict(params),
         "opt_state": serialization.to_state_dict(opt_state),
     }
@@ -64,8 +72,8 @@ def _to_numpy(tree):
     return tree
 
 
-def read_checkpoint(path: str | Path) -> dict:
-    """The checkpoint's dict (arrays as numpy), checked to be this format for this game.
+def read_checkpoint(path: str | Path, game: str | Game = DEFAULT_GAME) -> dict:
+    """The checkpoint's dict (arrays as numpy), checked to be this format for ``game``'s spaces.
 
     Raises:
         PolicyLoadError: if the file is missing, not msgpack, not this format, or for other spaces.
@@ -85,20 +93,24 @@ def read_checkpoint(path: str | Path) -> dict:
         raise PolicyLoadError(f"checkpoint {str(path)!r} is not a JAX PPO checkpoint: {error}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise PolicyLoadError(f"checkpoint {str(path)!r} is not a {FORMAT!r} file")
-    if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
+    kind = load_game(game).type
+    (obs_size,), num_actions = kind.observation_shape, kind.num_actions
+    if data.get("obs_size") != obs_size or data.get("num_actions") != num_actions:
         raise PolicyLoadError(
             f"checkpoint {str(path)!r} was trained on observations of size {data.get('obs_size')} and "
-            f"{data.get('num_actions')} actions; traitors_aboard_v0 has {OBS_SIZE} and {NUM_ACTIONS}"
+            f"{data.get('num_actions')} actions; {kind.env_id} has {obs_size} and {num_actions}"
         )
     return data
 
 
 class JaxPolicy:
-    """The actor of a JAX checkpoint, in numpy: ``probabilities(observation, action_mask)`` like ``FrozenPolicy``."""
+    """The actor of a JAX checkpoint of ``game``, in numpy: ``probabilities(observation, action_mask)`` like
+    ``FrozenPolicy``. Raises :class:`PolicyLoadError` (see :func:`read_checkpoint`)."""
 
-    def __init__(self, path: str | Path) -> None:
-        data = read_checkpoint(path)
+    def __init__(self, path: str | Path, game: str | Game = DEFAULT_GAME) -> None:
+        data = read_checkpoint(path, game)
         self.path = str(path)
+        self.obs_scale = observation_scale_of(game)
         actor = data["params"]["params"]["actor"]
         depth = len(data["net_arch"])
         self.layers = [
@@ -108,24 +120,24 @@ class JaxPolicy:
         self.activation = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}[data["activation"]]
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        """Actor logits, ``float32 (NUM_ACTIONS,)``, of one raw observation ``(OBS_SIZE,)``."""
-        x = scale_observation(np.asarray(observation, dtype=np.float32))
+        """Actor logits, ``float32 (num_actions,)``, of one raw observation ``(obs_size,)``."""
+        x = np.asarray(observation, dtype=np.float32) / self.obs_scale
         for kernel, bias in self.layers:
             x = self.activation(x @ kernel + bias)
         return x @ self.head[0] + self.head[1]
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Action probabilities, shape ``(NUM_ACTIONS,)`` ``float64``, zero outside ``action_mask``."""
+        """Action probabilities, shape ``(num_actions,)`` ``float64``, zero outside ``action_mask``."""
         return masked_probabilities(self.logits(observation), action_mask)
 
 
-def load_jax_policy(path: str | Path) -> JaxPolicy:
-    """:class:`JaxPolicy` of ``path``, cached per process and file version.
+def load_jax_policy(path: str | Path, game: str | Game = DEFAULT_GAME) -> JaxPolicy:
+    """:class:`JaxPolicy` of ``path`` for ``game``, cached per process, file version and game.
 
     Raises:
         PolicyLoadError: see :func:`read_checkpoint`.
     """
-    return _load(path)
+    return _load(path, load_game(game).name)
 
 
 _load = cached_loader(JaxPolicy)

@@ -1,22 +1,25 @@
-"""Agents by spec: one string names any agent the package can play.
+"""Agents by spec: one string names any agent of any registered game.
 
-A spec is one of:
+A spec, for a game (a registered name or environment id, or a :class:`~traitors_env.core.Game`; default
+:data:`~traitors_env.core.registry.DEFAULT_GAME`), is one of:
 
-- ``random`` or ``heuristic``: a scripted baseline (:func:`traitors_env.agents.make_agent`);
-- a path to a trained checkpoint: a ``MaskablePPO`` ``.zip`` (plays every seat it is given), a
-  generation folder (``pirates.zip`` + ``mutineers.zip``, played by role through :class:`TeamAgent`)
-  or a run folder (its newest completed generation); needs the ``train`` extra; the same with the
-  JAX backend's ``.msgpack`` checkpoints (:mod:`traitors_env.agents.jax_checkpoint`; needs the ``jax`` extra);
-- ``package.module:function`` or ``path/to/file.py:function``: a user's factory, called as ``function(seed=seed)`` (or ``function()``
-  if it takes no ``seed``), returning an object with ``act(observation, action_mask) -> int``
+- a bot name of the game (``game.bots``: ``random``, ``heuristic``, …; :func:`traitors_env.agents.make_agent`);
+- a path to a trained checkpoint of one of the three backends:
+
+  - a ``MaskablePPO`` ``.zip`` (SB3; needs the ``train`` extra) or a ``.msgpack`` (JAX; needs the ``jax`` extra)
+    plays every seat it is given (:mod:`.checkpoint`, :mod:`.jax_checkpoint`);
+  - a generation folder (``<side>.zip`` or ``<side>.msgpack`` for both of the game's sides, e.g. ``pirates.zip`` +
+    ``mutineers.zip``) plays each decision with the policy of the side the observation shows (:class:`SideAgent`);
+  - a run folder: its newest completed generation (the last one ``state.json`` calls completed);
+  - an RLlib module folder, algorithm checkpoint or run folder (:mod:`.rllib_checkpoint`; needs the ``rllib`` extra);
+
+  a checkpoint of another game (other spaces, or another game's side files) is refused with a clear error;
+- ``package.module:function`` or ``path/to/file.py:function``: a user's factory, called as ``function(seed=seed)``
+  (or ``function()`` if it takes no ``seed``), returning an object with ``act(observation, action_mask) -> int``
   (:class:`traitors_env.agents.Agent`).
 
-Those are agents of ``traitors_aboard_v0``; ``game="the_traitors"`` resolves a spec for
-``the_traitors_v0`` instead (:mod:`traitors_env.agents.the_traitors_spec`: its bots, run folders,
-generation folders and checkpoints; a checkpoint of the other game is refused with a clear error).
-
-Checkpoints are loaded through :mod:`traitors_env.agents.checkpoint`, which imports sb3-contrib only
-then, so the environment package never imports ``training/``.
+Checkpoints are loaded through :mod:`.checkpoint`, which imports sb3-contrib only then, so the environment
+package never imports ``training/``.
 """
 
 from __future__ import annotations
@@ -30,28 +33,32 @@ from pathlib import Path
 
 import numpy as np
 
-from . import AGENT_NAMES, Agent, TeamAgent, make_agent
+from ..core.agent import Agent
+from ..core.game import Game
+from ..core.registry import DEFAULT_GAME, UnknownGameError, load_game, registered_games
+from . import make_agent
+from .policy import AgentSpecError, PolicyAgent, PolicyLoadError, generator
 from .run_folder import RunFolder
+from .side import SideAgent
 
 __all__ = ["AgentSpecError", "agent_maker", "load_agent"]
 
-
-class AgentSpecError(ValueError):
-    """A spec that names no agent that can be built (unknown name, missing checkpoint, broken factory)."""
+#: The checkpoint file suffixes of the SB3 and JAX backends, in the order a generation folder is searched.
+_SUFFIXES = (".msgpack", ".zip")
 
 
 def load_agent(spec: str, seed: int | np.random.Generator | None = None,
-               game: str = "traitors_aboard") -> tuple[str, Agent]:
+               game: str | Game = DEFAULT_GAME) -> tuple[str, Agent]:
     """The agent a ``spec`` names (see the module docstring); returns ``(label, agent)``.
 
     Args:
-        spec: a baseline name, a checkpoint path, or ``package.module:function``.
+        spec: a bot name, a checkpoint or run folder path, or ``package.module:function``.
         seed: seeds the agent's own randomness (an int, ``None`` or a ``numpy.random.Generator``).
-        game: ``traitors_aboard`` (default) or ``the_traitors`` (:mod:`.the_traitors_spec`).
+        game: the game the agent plays: a registered name or environment id, or a ``Game``.
 
     Returns:
         ``label`` names the agent in records and reports (``"heuristic"``, ``"policy:runs/quick/..."``,
-        ``"factory:pkg.mod:fn"``).
+        ``"factory:pkg.mod:fn"``, ``"rllib:..."``).
 
     Raises:
         AgentSpecError: naming the spec and what was expected.
@@ -60,40 +67,37 @@ def load_agent(spec: str, seed: int | np.random.Generator | None = None,
     return label, make(seed)
 
 
-def agent_maker(spec: str, game: str = "traitors_aboard") -> tuple[str, Callable[[int | np.random.Generator | None], Agent]]:
-    """Resolve ``spec`` once; returns ``(label, make)`` where ``make(seed)`` builds a fresh agent.
+def agent_maker(spec: str, game: str | Game = DEFAULT_GAME) -> tuple[str, Callable[[int | np.random.Generator | None], Agent]]:
+    """Resolve ``spec`` for ``game`` once; returns ``(label, make)`` where ``make(seed)`` builds a fresh agent.
 
     The benchmark kit resolves a spec once per process and builds one agent per game from that game's
     seed (so results do not depend on how games are split over workers). Checkpoints are loaded once
-    (:func:`traitors_env.agents.checkpoint.load_frozen_policy` caches them); a factory is imported once
-    and called for every agent, and is checked here by building one agent with seed 0.
+    (the loaders cache them per file version); a factory is imported once and called for every agent,
+    and is checked here by building one agent with seed 0.
 
     Raises:
-        AgentSpecError: naming the spec and what was expected (unknown name, missing path, a module
-            that cannot be imported, a factory that raises or returns no agent, a checkpoint of
-            another environment).
+        AgentSpecError: naming the spec and what was expected (an unknown game or name, a missing path, a module
+            that cannot be imported, a factory that raises or returns no agent, a checkpoint of another game).
     """
     if not isinstance(spec, str) or not spec:
         raise AgentSpecError(f"agent spec {spec!r} is not a non-empty string")
-    if game in ("the_traitors", "the_traitors_v0"):
-        from .the_traitors_spec import the_traitors_agent_maker
-
-        return the_traitors_agent_maker(spec, error=AgentSpecError)
-    if game not in ("traitors_aboard", "traitors_aboard_v0"):
-        raise AgentSpecError(f"agent {spec!r}: game {game!r} is not known; expected traitors_aboard or the_traitors")
-    if spec in AGENT_NAMES:
-        return spec, functools.partial(make_agent, spec)
+    try:
+        game = load_game(game)
+    except UnknownGameError as error:
+        raise AgentSpecError(f"agent {spec!r}: {error}") from None
+    if spec in game.bots:
+        return spec, functools.partial(make_agent, spec, game=game)
     path = Path(spec)
     if path.exists():
-        return _checkpoint_maker(spec, path)
+        return _checkpoint_maker(spec, path, game)
     module_part = spec.rpartition(":")[0]
     if module_part and (module_part.endswith(".py") or not spec.startswith((".", "/"))):
         make = _factory_maker(spec)
         make(0)  # a factory that fails or returns no agent is refused before any game
         return f"factory:{spec}", make
     raise AgentSpecError(
-        f"agent {spec!r} is neither a bot name ({', '.join(AGENT_NAMES)}), an existing checkpoint file or folder, "
-        "nor a factory 'package.module:function' or 'path/to/file.py:function'"
+        f"agent {spec!r} is neither a bot name of {game.type.env_id} ({', '.join(game.bots)}), an existing checkpoint "
+        "file or folder, nor a factory 'package.module:function' or 'path/to/file.py:function'"
     )
 
 
@@ -136,14 +140,40 @@ def _factory_maker(spec: str) -> Callable:
     return make
 
 
-def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
+def _side_files(folder: Path, game: Game) -> tuple[Path, Path] | None:
+    """Both sides' checkpoints of ``game`` in a generation folder (``<side>.msgpack``, else ``<side>.zip``), or ``None``."""
+    for suffix in _SUFFIXES:
+        files = tuple(folder / f"{side}{suffix}" for side in game.type.sides)
+        if all(file.is_file() for file in files):
+            return files
+    return None
+
+
+def _other_game(folder: Path, game: Game) -> str:
+    """`` (it holds <file>: a checkpoint of <env id>; use --game <name>)`` for a folder of another registered game's
+    side checkpoints, else ``""`` (for the error that names what a folder holds)."""
+    for name in registered_games():
+        try:
+            other = load_game(name)
+        except Exception:  # noqa: BLE001 - a broken plug-in must not hide the error being reported
+            continue
+        if other.type == game.type:
+            continue
+        for side in other.type.sides:
+            for suffix in _SUFFIXES:
+                if (folder / f"{side}{suffix}").is_file() and side not in game.type.sides:
+                    return f" (it holds {side}{suffix}: a checkpoint of {other.type.env_id}; use --game {other.name})"
+    return ""
+
+
+def _checkpoint_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable]:
     from . import rllib_checkpoint  # reads files only; ray is imported when a module loads
-    from .checkpoint import PolicyAgent, PolicyLoadError, load_frozen_policy
+    from .checkpoint import load_frozen_policy
 
     if rllib_checkpoint.is_rllib_checkpoint(path):  # an RLlib module, algorithm checkpoint or run folder
-        label, _ = rllib_checkpoint.load_rllib_agent(spec, path, 0)  # loads (and caches) now: errors before any game
-        return label, lambda seed: rllib_checkpoint.load_rllib_agent(spec, path, seed)[1]
-    if not _is_jax_checkpoint(path):
+        label, _ = rllib_checkpoint.load_rllib_agent(spec, path, 0, game)  # loads (and caches) now: errors before any game
+        return label, lambda seed: rllib_checkpoint.load_rllib_agent(spec, path, seed, game)[1]
+    if not _is_jax_checkpoint(path, game):
         try:
             import sb3_contrib  # noqa: F401  (checked here so the error names the missing extra)
         except ImportError as error:
@@ -153,18 +183,15 @@ def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
 
     def policy(file: Path):
         try:
-            return load_frozen_policy(file)
+            return load_frozen_policy(file, game)
         except PolicyLoadError as error:
             raise AgentSpecError(f"agent {spec!r}: {error}") from None
-
-    def generator(seed) -> np.random.Generator:
-        return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     if path.is_file():
         frozen = policy(path)
         return f"policy:{path}", lambda seed: PolicyAgent(frozen, seed=generator(seed))
     folder = path
-    if not (path / "pirates.zip").is_file() and (path / "checkpoints").is_dir():
+    if _side_files(path, game) is None and (path / "checkpoints").is_dir():
         # A run folder: its newest generation is the last one state.json calls completed (a generation
         # killed while saving is not).
         run = RunFolder(path)
@@ -172,26 +199,27 @@ def _checkpoint_maker(spec: str, path: Path) -> tuple[str, Callable]:
         if not completed:
             raise AgentSpecError(f"run folder {spec!r} has no generation completed yet (its state.json names none)")
         folder = run.generation_dir(completed - 1)
-    suffix = ".msgpack" if (folder / "pirates.msgpack").is_file() else ".zip"  # JAX or SB3 backend
-    pirates, mutineers = folder / f"pirates{suffix}", folder / f"mutineers{suffix}"
-    if not (pirates.is_file() and mutineers.is_file()):
-        other = " (it holds faithful.zip: a checkpoint of the_traitors_v0; use --game the_traitors)" if (
-            folder / "faithful.zip").is_file() else ""
+    files = _side_files(folder, game)
+    if files is None:
+        first, second = game.type.sides
         raise AgentSpecError(
-            f"agent {spec!r}: folder holds no pirates.zip and mutineers.zip (nor .msgpack){other}; expected a "
-            "checkpoint .zip or .msgpack, a generation folder or a run folder"
+            f"agent {spec!r}: folder {str(folder)!r} holds no {first}.zip and {second}.zip (nor .msgpack)"
+            f"{_other_game(folder, game)}; expected a checkpoint .zip or .msgpack, a generation folder or a run folder "
+            f"of {game.type.env_id}"
         )
-    frozen_pirates, frozen_mutineers = policy(pirates), policy(mutineers)
+    frozen = tuple(policy(file) for file in files)
 
     def make(seed) -> Agent:
-        rng = generator(seed)  # one stream for both teams' policies, as before
-        return TeamAgent(PolicyAgent(frozen_pirates, seed=rng), PolicyAgent(frozen_mutineers, seed=rng))
+        rng = generator(seed)  # one stream for both sides' policies, as before
+        return SideAgent(*(PolicyAgent(side, seed=rng) for side in frozen), game=game)
 
     return f"policy:{folder}", make
 
 
-def _is_jax_checkpoint(path: Path) -> bool:
-    """A ``.msgpack`` checkpoint of the JAX backend, or a generation/run folder of one."""
+def _is_jax_checkpoint(path: Path, game: Game) -> bool:
+    """A ``.msgpack`` checkpoint of the JAX backend, or a generation/run folder of one (of ``game``'s sides)."""
     if path.is_file():
         return path.suffix == ".msgpack"
-    return (path / "pirates.msgpack").is_file() or any(path.glob("checkpoints/gen_*/pirates.msgpack"))
+    first = game.type.sides[0]
+    return (path / f"{first}.msgpack").is_file() or any(path.glob(f"checkpoints/gen_*/{first}.msgpack"))
+

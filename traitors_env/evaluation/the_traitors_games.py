@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import the_traitors_v0
+from ..agents import make_agent
 from ..core.stats import wilson_interval
-from ..games.the_traitors.bots import make_the_traitors_agent
 from ..games.the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = ["ROLES", "RoleResult", "evaluate_role", "learner_seat", "play_the_traitors_game"]
@@ -99,7 +99,7 @@ def evaluate_role(
     """Play ``games`` games with ``agent`` in a seat of ``role`` and ``opponents`` in all other seats.
 
     ``agent`` and ``opponents`` follow :class:`traitors_env.agents.Agent`; the opponents' agent sees
-    its own role in each observation (use :class:`~traitors_env.games.the_traitors.bots.TheTraitorsRoleAgent`
+    its own role in each observation (use :class:`~traitors_env.agents.SideAgent`
     to give each role its own policy).
 
     Raises:
@@ -131,8 +131,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         for role in ROLES:
             for name, opponents in pairs:
                 result = evaluate_role(
-                    make_the_traitors_agent(name, args.seed),
-                    make_the_traitors_agent(opponents, args.seed + 1),
+                    make_agent(name, args.seed, game="the_traitors"),
+                    make_agent(opponents, args.seed + 1, game="the_traitors"),
                     role,
                     n,
                     args.games,

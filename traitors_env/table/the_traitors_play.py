@@ -49,14 +49,17 @@ class BotSpecError(ValueError):
 
 def make_bot(spec: str, seed: np.random.Generator):
     """``(label, agent)`` for ``spec``: a baseline name, a run folder, a generation folder or a checkpoint
-    (:func:`traitors_env.agents.the_traitors_spec.the_traitors_agent_maker`, shared with the benchmark kit).
+    (:func:`traitors_env.agents.spec.agent_maker`, shared with the benchmark kit).
 
     Raises:
         BotSpecError: naming the spec and what was expected.
     """
-    from ..agents.the_traitors_spec import the_traitors_agent_maker
+    from ..agents.spec import AgentSpecError, agent_maker
 
-    label, make = the_traitors_agent_maker(spec, error=BotSpecError)
+    try:
+        label, make = agent_maker(spec, game="the_traitors")
+    except AgentSpecError as error:
+        raise BotSpecError(str(error)) from None
     return label, make(seed)
 
 

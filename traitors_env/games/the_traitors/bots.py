@@ -1,4 +1,4 @@
-"""The scripted heuristic of ``the_traitors_v0``, one strategy per role, and the role-switching agent.
+"""The scripted heuristic of ``the_traitors_v0``, one strategy per role (the game's bots: ``GAME.bots``).
 
 It reads the observation only through the declared layout
 (:data:`traitors_env.games.the_traitors.observation.LAYOUT`), never the engine's hidden state. Its
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.agent import RandomAgent, _generator, _no_legal_action
+from ...core.agent import _generator, _no_legal_action
 from . import actions as A
 from .cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
 from .engine import Phase
 from .observation import OFFSETS, piece, seat_feature
 
-__all__ = ["TheTraitorsHeuristicAgent", "TheTraitorsRoleAgent", "make_the_traitors_agent"]
+__all__ = ["TheTraitorsHeuristicAgent"]
 
 _GOLD = seat_feature("personal gold (T03)")
 _PRESENT = seat_feature("present (seat exists at this table)")
@@ -145,35 +145,3 @@ class TheTraitorsHeuristicAgent:
         if observation[_ROLE_TRAITOR] <= 0.5:
             score[0] = -np.inf
         return score
-
-
-class TheTraitorsRoleAgent:
-    """Plays each decision with ``faithful`` or ``traitor``, by the role the observation shows.
-
-    Lets one pair of agents (e.g. two trained policies) sit at every seat without knowing the deal.
-    """
-
-    def __init__(self, faithful, traitor) -> None:
-        self.faithful = faithful
-        self.traitor = traitor
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The chosen agent's action."""
-        agent = self.traitor if observation[_ROLE_TRAITOR] > 0.5 else self.faithful
-        return agent.act(observation, action_mask)
-
-
-THE_TRAITORS_AGENT_NAMES = ("random", "heuristic")
-
-
-def make_the_traitors_agent(name: str, seed: int | np.random.Generator | None = None):
-    """A baseline of ``the_traitors_v0`` by name: ``"random"`` or ``"heuristic"``.
-
-    Raises:
-        ValueError: naming ``name`` and the allowed names.
-    """
-    if name == "random":
-        return RandomAgent(seed)
-    if name == "heuristic":
-        return TheTraitorsHeuristicAgent(seed)
-    raise ValueError(f"unknown agent name {name!r}; expected one of {list(THE_TRAITORS_AGENT_NAMES)}")

@@ -19,56 +19,64 @@ from ...core.agent import _generator, _no_legal_action
 from . import actions as A
 from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE, CardKind
 from .engine import Phase
-from .observation import CHEST_FEATURES, CLAIM_FEATURES, LAYOUT, OFFSETS, SEAT_FEATURES
+from .observation import (
+    BLOCKS,
+    CHEST_FEATURES,
+    CLAIM_ACCUSED,
+    CLAIM_FEATURES,
+    CLAIM_HAND,
+    CLAIM_VOUCHED,
+    OFFSETS,
+    SEAT_COLUMNS,
+    SEAT_FEATURES,
+)
 
 __all__ = ["HeuristicAgent"]
 
 
 # ------------------------------------------------------------------ reading the observation
-def _block(name: str) -> slice:
-    spec = next(p for p in LAYOUT if p.name == name)
-    return slice(OFFSETS[name], OFFSETS[name] + spec.size)
-
-
+# Where the agent reads, all from the observation's published layout names (the JAX twin reads the same ones).
 _ROLE_PIRATE = OFFSETS["role"]  # role one-hot: Pirate, Mutineer
-_HAND = _block("hand")
-_PHASE = _block("phase")
-_NUM_PLAYERS = _block("num_players")
+_HAND = BLOCKS["hand"]
+_PHASE = BLOCKS["phase"]
+_NUM_PLAYERS = BLOCKS["num_players"]
 _TARGET = OFFSETS["target"]
 _DRAW = OFFSETS["draw_pile_size"]
 _CHEST_SIZE = OFFSETS["chest_size"]
 assert (_DRAW, _CHEST_SIZE) == (_TARGET + 1, _TARGET + 3)  # read together: target, draw pile, discard, chest
-_SG_TAKEN = _block("spyglass_taken")
-_SG_VIEW = _block("spyglass_view")
-_SEATS = _block("seats")
-_CLAIMS = _block("claims")
+_SG_TAKEN = BLOCKS["spyglass_taken"]
+_SG_VIEW = BLOCKS["spyglass_view"]
+_SEATS = BLOCKS["seats"]
+_CLAIMS = BLOCKS["claims"]
 _CHEST_START = OFFSETS["chest_cards"]
-_CHEST_SUMMARY = _block("chest_summary")
+_CHEST_SUMMARY = BLOCKS["chest_summary"]
 
 # Columns of one row of "seats" (SEAT_FEATURES order).
 _SEAT_WIDTH = len(SEAT_FEATURES)
-_S_ABOARD = SEAT_FEATURES.index("aboard")
-_S_ONE_PLANK = SEAT_FEATURES.index("1 Plank in front")
-_S_TWO_PLANKS = SEAT_FEATURES.index("2 Planks in front")
-_S_REVEALED_PIRATE = SEAT_FEATURES.index("revealed Pirate")
-_S_REVEALED_MUTINEER = SEAT_FEATURES.index("revealed Mutineer")
-_S_PLANKS_PLAYED = SEAT_FEATURES.index("Planks played")
-_S_GOOD_RIDDANCE = SEAT_FEATURES.index("Good Riddance played")
+_S_ABOARD = SEAT_COLUMNS["aboard"]
+_S_ONE_PLANK = SEAT_COLUMNS["1 Plank in front"]
+_S_TWO_PLANKS = SEAT_COLUMNS["2 Planks in front"]
+_S_REVEALED_PIRATE = SEAT_COLUMNS["revealed Pirate"]
+_S_REVEALED_MUTINEER = SEAT_COLUMNS["revealed Mutineer"]
+_S_PLANKS_PLAYED = SEAT_COLUMNS["Planks played"]
+_S_GOOD_RIDDANCE = SEAT_COLUMNS["Good Riddance played"]
 # Columns of one row of "claims": accused seat one-hot (8), vouched seat one-hot (8), hand counts per kind (8), …
-_C_VOUCH = MAX_PLAYERS
-_C_HAND = 2 * MAX_PLAYERS
-# A row of "chest_cards" (present; announced one-hot 3; placer one-hot 8; scrambled; true value one-hot 3)
-# is folded into one exact float code = announced(1-3) + 4·placer + 32·scrambled + 64·known value(1-3).
-_CHEST_CODE = np.zeros(CHEST_FEATURES, dtype=np.float32)
-_CHEST_CODE[1:4] = (1, 2, 3)
-_CHEST_CODE[4 : 4 + MAX_PLAYERS] = 4 * np.arange(MAX_PLAYERS)
-_CHEST_CODE[4 + MAX_PLAYERS] = 32
-_CHEST_CODE[5 + MAX_PLAYERS : 8 + MAX_PLAYERS] = (64, 128, 192)
+_C_VOUCH = CLAIM_VOUCHED
+_C_HAND = CLAIM_HAND
+assert CLAIM_ACCUSED == 0
+#: A row of "chest_cards" (present; announced one-hot 3; placer one-hot 8; scrambled; true value one-hot 3)
+#: is folded into one exact float code = announced(1-3) + 4·placer + 32·scrambled + 64·known value(1-3):
+#: ``row @ CHEST_CODE`` (the JAX twin reads the same columns).
+CHEST_CODE = np.zeros(CHEST_FEATURES, dtype=np.float32)
+CHEST_CODE[1:4] = (1, 2, 3)
+CHEST_CODE[4 : 4 + MAX_PLAYERS] = 4 * np.arange(MAX_PLAYERS)
+CHEST_CODE[4 + MAX_PLAYERS] = 32
+CHEST_CODE[5 + MAX_PLAYERS : 8 + MAX_PLAYERS] = (64, 128, 192)
 assert CHEST_FEATURES == 8 + MAX_PLAYERS and CLAIM_FEATURES > 3 * MAX_PLAYERS
 
 
 @dataclass(frozen=True)
-class _Card:
+class ChestCard:
     """One chest card as the observer sees it: loot indices (0 = +1, 1 = 0, 2 = −2) or −1 when unknown."""
 
     announced: int  # −1 once a Spyglass scrambled the position (R07)
@@ -77,8 +85,9 @@ class _Card:
     known: int  # true value if the observer knows it, else −1
 
 
-_CARD_OF_CODE: dict[float, _Card] = {
-    float(ann + 4 * placer + 32 * scr + 64 * known): _Card(ann - 1, placer if ann else -1, bool(scr), known - 1)
+#: The chest card of each code ``row @ CHEST_CODE`` can take.
+CARD_OF_CODE: dict[float, ChestCard] = {
+    float(ann + 4 * placer + 32 * scr + 64 * known): ChestCard(ann - 1, placer if ann else -1, bool(scr), known - 1)
     for ann, placer, scr, known in itertools.product(range(4), range(MAX_PLAYERS), range(2), range(4))
     if not (ann == 0 and placer)
 }
@@ -143,10 +152,10 @@ class _Table:
             else:
                 vouched[row] = col - _C_VOUCH
         self.claims_spyglass = [x > 0 for x in claims[:n, _C_HAND + SPYGLASS].tolist()]
-        self.chest: list[_Card] = []
+        self.chest: list[ChestCard] = []
         if with_chest and k:
             block = obs[_CHEST_START : _CHEST_START + k * CHEST_FEATURES].reshape(k, CHEST_FEATURES)
-            self.chest = [_CARD_OF_CODE[code] for code in (block @ _CHEST_CODE).tolist()]
+            self.chest = [CARD_OF_CODE[code] for code in (block @ CHEST_CODE).tolist()]
 
     def unrevealed_others(self) -> list[int]:
         """Relative seats other than mine whose role is not revealed (so they are aboard, R11)."""

@@ -137,6 +137,13 @@ OFFSETS: dict[str, int] = _LAYOUT.offsets
 OBS_SIZE: int = _LAYOUT.size
 OBS_LOW: np.ndarray = _LAYOUT.low
 OBS_HIGH: np.ndarray = _LAYOUT.high
+#: The slice of each declared block in the flat vector, by name (the heuristic bots and the JAX twin read these).
+BLOCKS: dict[str, slice] = {p.name: slice(OFFSETS[p.name], OFFSETS[p.name] + p.size) for p in LAYOUT}
+#: The column of each feature in a row of the ``seats`` block, by its name in :data:`SEAT_FEATURES`.
+SEAT_COLUMNS: dict[str, int] = {name: i for i, name in enumerate(SEAT_FEATURES)}
+#: The first column of each group of a row of the ``claims`` block: the accused seat one-hot (8), the vouched
+#: seat one-hot (8), the claimed hand as counts per CardKind (then the chest-top claim).
+CLAIM_ACCUSED, CLAIM_VOUCHED, CLAIM_HAND = 0, MAX_PLAYERS, 2 * MAX_PLAYERS
 
 
 #: The observation layout as a markdown table: slice, name, shape, meaning.

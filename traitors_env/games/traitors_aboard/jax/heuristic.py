@@ -1,15 +1,16 @@
 """The heuristic agent as a pure JAX function, so that training can play against it inside ``jit``.
 
-:func:`heuristic_act` chooses what :class:`traitors_env.agents.HeuristicAgent` chooses: the same
+:func:`heuristic_act` chooses what :class:`traitors_env.games.traitors_aboard.bots.HeuristicAgent` chooses: the same
 legal actions with the same probabilities, given the same observation, action mask and memory.
 :func:`heuristic_probabilities` gives that distribution over the 196 actions. Both are pure
 (fixed shapes, no Python control flow on values), so they ``jit`` and ``vmap``; one batch may mix
 table sizes, roles and phases.
 
-The strategy is the Python agent's, read where it reads: the observation slices, the chest-card
-decoding and every weight, threshold and preference order come from
-:mod:`traitors_env.games.traitors_aboard.bots` itself (which derives them from
-:data:`traitors_env.games.traitors_aboard.observation.LAYOUT`), so a retuned Python agent retunes this one.
+The strategy is the Python agent's, read where it reads: the observation slices are the published
+names of :mod:`traitors_env.games.traitors_aboard.observation` (``BLOCKS``, ``OFFSETS``, ``SEAT_COLUMNS``, the
+``CLAIM_*`` columns, all derived from its ``LAYOUT``) that the Python agent reads too, and the chest-card decoding
+(``CHEST_CODE``, ``CARD_OF_CODE``) and every weight, threshold and preference order are the public names of
+:mod:`traitors_env.games.traitors_aboard.bots` itself, so a retuned Python agent retunes this one.
 
 **Memory.** The Python agent remembers one thing between decisions: between a Pirate's
 Spyglass and the claim of the same turn, who announced what on the top chest cards (R07
@@ -42,19 +43,30 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import actions as A
-from .. import bots as _bot
+from ..bots import (
+    CARD_OF_CODE,
+    CATCH,
+    CHEST_CODE,
+    GOOD_RIDDANCE,
+    MINUS,
+    PLANK,
+    PLUS,
+    POCKETS,
+    REVEALED_MUTINEER,
+    REVEALED_PIRATE,
+    SPYGLASS,
+    ZERO,
+    HeuristicAgent,
+)
 from ..cards import HAND_SIZE, LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE
 from ..engine import Phase
-from ..observation import MAX_CHEST, OBS_SIZE
+from ..observation import BLOCKS, CLAIM_ACCUSED, CLAIM_HAND, CLAIM_VOUCHED, MAX_CHEST, OBS_SIZE, OFFSETS, SEAT_COLUMNS
 from .engine import _once
 
 __all__ = ["Memory", "heuristic_act", "heuristic_probabilities", "init_memory"]
 
-_H = _bot.HeuristicAgent  # the strategy's parameters are its class attributes
-_R_PIRATE, _R_MUTINEER = _bot.REVEALED_PIRATE, _bot.REVEALED_MUTINEER
-PLUS, ZERO, MINUS = _bot.PLUS, _bot.ZERO, _bot.MINUS
-PLANK, GOOD_RIDDANCE, SPYGLASS = _bot.PLANK, _bot.GOOD_RIDDANCE, _bot.SPYGLASS
-CATCH, POCKETS = _bot.CATCH, _bot.POCKETS
+_H = HeuristicAgent  # the strategy's parameters are its class attributes
+_R_PIRATE, _R_MUTINEER = REVEALED_PIRATE, REVEALED_MUTINEER
 
 _SEATS = MAX_PLAYERS  # relative seats, padded
 _REMEMBERED = len(A.SPYGLASS_PERMUTATIONS[0])  # chest cards remembered across a Spyglass (the most it takes, R07)
@@ -65,18 +77,18 @@ _LOOT_VALUES = np.array(LOOT_VALUES, dtype=np.float32)
 _MUTINEERS = np.array([SETUP_TABLE[n].mutineers for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)], dtype=np.int32)
 
 
-# The columns of a chest-card row that the Python agent's ``_CHEST_CODE`` folds into one code: announced
+# The columns of a chest-card row that the Python agent's ``CHEST_CODE`` folds into one code: announced
 # (one-hot, code 1–3), placer (one-hot, code 4·seat), true value (one-hot, code 64–192). Read here column by
 # column (one-hot products, no code table): the same fields, each kept as its one-hot too.
 _ANNOUNCED_COLUMNS = slice(1, 4)
 _PLACER_COLUMNS = slice(4, 4 + MAX_PLAYERS)
 _KNOWN_COLUMNS = slice(5 + MAX_PLAYERS, 8 + MAX_PLAYERS)
-assert list(_bot._CHEST_CODE[_ANNOUNCED_COLUMNS]) == [1, 2, 3]
-assert list(_bot._CHEST_CODE[_PLACER_COLUMNS]) == [4 * p for p in range(MAX_PLAYERS)]
-assert list(_bot._CHEST_CODE[_KNOWN_COLUMNS]) == [64, 128, 192]
+assert list(CHEST_CODE[_ANNOUNCED_COLUMNS]) == [1, 2, 3]
+assert list(CHEST_CODE[_PLACER_COLUMNS]) == [4 * p for p in range(MAX_PLAYERS)]
+assert list(CHEST_CODE[_KNOWN_COLUMNS]) == [64, 128, 192]
 assert all(
     (card.announced, card.placer, card.known) == ((c % 4) - 1, (c // 4) % 8 if c % 4 else -1, c // 64 - 1)
-    for c, card in ((int(code), card) for code, card in _bot._CARD_OF_CODE.items())
+    for c, card in ((int(code), card) for code, card in CARD_OF_CODE.items())
 )  # the decoding below is the Python agent's table
 
 
@@ -186,21 +198,21 @@ def _at(values, index: jax.Array) -> jax.Array:
 
 def _read(obs: jax.Array) -> _Table:
     idx = jnp.arange(_SEATS)
-    n = jnp.argmax(obs[_bot._NUM_PLAYERS]) + MIN_PLAYERS
+    n = jnp.argmax(obs[BLOCKS["num_players"]]) + MIN_PLAYERS
     seat = idx < n
-    target, draw, _, k = (obs[_bot._TARGET + i] for i in range(4))
-    rows = obs[_bot._SEATS].reshape(_SEATS, _bot._SEAT_WIDTH)
+    target, draw, _, k = (obs[OFFSETS["target"] + i] for i in range(4))
+    rows = obs[BLOCKS["seats"]].reshape(_SEATS, len(SEAT_COLUMNS))
     revealed = jnp.where(
-        rows[:, _bot._S_REVEALED_PIRATE] != 0,
+        rows[:, SEAT_COLUMNS["revealed Pirate"]] != 0,
         _R_PIRATE,
-        jnp.where(rows[:, _bot._S_REVEALED_MUTINEER] != 0, _R_MUTINEER, 0),
+        jnp.where(rows[:, SEAT_COLUMNS["revealed Mutineer"]] != 0, _R_MUTINEER, 0),
     )
     revealed = jnp.where(seat, revealed, 0)
-    claims = obs[_bot._CLAIMS].reshape(_SEATS, -1)
-    accused = jnp.where(seat, _last_hot(claims[:, : _bot._C_VOUCH]), -1)
-    vouched = jnp.where(seat, _last_hot(claims[:, _bot._C_VOUCH : _bot._C_HAND]), -1)
-    width = _bot._CHEST_CODE.size
-    chest = obs[_bot._CHEST_START : _bot._CHEST_START + MAX_CHEST * width].reshape(MAX_CHEST, width)
+    claims = obs[BLOCKS["claims"]].reshape(_SEATS, -1)
+    accused = jnp.where(seat, _last_hot(claims[:, CLAIM_ACCUSED:CLAIM_VOUCHED]), -1)
+    vouched = jnp.where(seat, _last_hot(claims[:, CLAIM_VOUCHED : CLAIM_HAND]), -1)
+    width = CHEST_CODE.size
+    chest = obs[OFFSETS["chest_cards"] : OFFSETS["chest_cards"] + MAX_CHEST * width].reshape(MAX_CHEST, width)
     card = jnp.arange(MAX_CHEST) < k
 
     def code(columns: slice) -> jax.Array:  # 1 + the hot column of a one-hot group, 0 if none (exact floats)
@@ -221,22 +233,22 @@ def _read(obs: jax.Array) -> _Table:
         target=target,
         draw=draw,
         chest_size=k,
-        hand=obs[_bot._HAND].astype(jnp.int32),
-        aboard=seat & (rows[:, _bot._S_ABOARD] > 0),
-        planks=jnp.where(seat, rows[:, _bot._S_ONE_PLANK] + 2 * rows[:, _bot._S_TWO_PLANKS], 0).astype(jnp.int32),
+        hand=obs[BLOCKS["hand"]].astype(jnp.int32),
+        aboard=seat & (rows[:, SEAT_COLUMNS["aboard"]] > 0),
+        planks=jnp.where(seat, rows[:, SEAT_COLUMNS["1 Plank in front"]] + 2 * rows[:, SEAT_COLUMNS["2 Planks in front"]], 0).astype(jnp.int32),
         revealed=revealed,
-        good_riddance=jnp.where(seat, rows[:, _bot._S_GOOD_RIDDANCE], 0.0),
-        planks_played=jnp.where(seat, rows[:, _bot._S_PLANKS_PLAYED], 0.0),
+        good_riddance=jnp.where(seat, rows[:, SEAT_COLUMNS["Good Riddance played"]], 0.0),
+        planks_played=jnp.where(seat, rows[:, SEAT_COLUMNS["Planks played"]], 0.0),
         mutineers_aboard=jnp.asarray(_MUTINEERS)[n - MIN_PLAYERS] - jnp.sum(revealed == _R_MUTINEER),
         accused=accused,
         vouched=vouched,
-        claims_spyglass=seat & (claims[:, _bot._C_HAND + SPYGLASS] > 0),
+        claims_spyglass=seat & (claims[:, CLAIM_HAND + SPYGLASS] > 0),
         card=card,
         announced=announced,
         placer=placer,
         known=known,
-        summary=obs[_bot._CHEST_SUMMARY],
-        spyglass_taken=jnp.argmax(obs[_bot._SG_TAKEN]),
+        summary=obs[BLOCKS["chest_summary"]],
+        spyglass_taken=jnp.argmax(obs[BLOCKS["spyglass_taken"]]),
         others=seat & (idx >= 1) & (revealed == 0),
     )
 
@@ -523,8 +535,8 @@ def _mutineer_claim(t: _Table) -> _Choices:
 
 
 def _spyglass_order(obs: jax.Array, pirate: jax.Array) -> _Choices:
-    taken = jnp.argmax(obs[_bot._SG_TAKEN])
-    seen = obs[_bot._SG_VIEW].reshape(_REMEMBERED, len(LOOT_VALUES))
+    taken = jnp.argmax(obs[BLOCKS["spyglass_taken"]])
+    seen = obs[BLOCKS["spyglass_view"]].reshape(_REMEMBERED, len(LOOT_VALUES))
     values = jnp.asarray(_LOOT_VALUES)[jnp.argmax(seen == 1.0, axis=1)]
     position = jnp.arange(_REMEMBERED)
     # Stable sort of the taken cards (lowest value on top for a Pirate); the others stay where they are.
@@ -542,8 +554,8 @@ def _catch_return(hand: jax.Array, pirate: jax.Array) -> _Choices:
 
 def _decide(obs: jax.Array, memory: Memory) -> tuple[_Choices, jax.Array, jax.Array, _Table]:
     """Every phase's choices, the one of this observation selected. Returns (choices, phase, pirate, table)."""
-    phase = jnp.argmax(obs[_bot._PHASE])
-    pirate = obs[_bot._ROLE_PIRATE] > 0.5
+    phase = jnp.argmax(obs[BLOCKS["phase"]])
+    pirate = obs[OFFSETS["role"]] > 0.5
     t = _read(obs)
     score, prob = _suspicion(t)  # a Pirate's, for its main decision and its claim
     options = {
