@@ -208,8 +208,14 @@ def test_side_agent_reads_the_side_of_each_game():
             return self.action
 
     assert TeamAgent is SideAgent
+    by_name = TeamAgent(pirate=Fixed(1), mutineer=Fixed(2))  # the README's keywords: a side's key, label or singular
+    assert by_name.agents[0].action == 1 and by_name.agents[1].action == 2
+    with pytest.raises(ValueError, match="has no side 'captain'"):
+        TeamAgent(captain=Fixed(1), mutineer=Fixed(2))
+    with pytest.raises(ValueError, match="needs an agent for each side"):
+        SideAgent(Fixed(1))
     state = GameState.new(GameConfig(num_players=4), seed=3)
-    side = SideAgent(Fixed(1), Fixed(2), game="the_traitors_v0")  # sides: Traitor, Faithful
+    side = SideAgent(faithful=Fixed(2), traitor=Fixed(1), game="the_traitors_v0")  # sides: Traitor, Faithful
     mask = np.ones(load_game("the_traitors").type.num_actions, dtype=np.int8)
     for seat in range(4):
         assert side.act(tt_encode(state, seat), mask) == (1 if seat == state.traitor else 2)
