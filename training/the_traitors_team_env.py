@@ -11,7 +11,7 @@ The design (the choices, and why):
   in one trajectory would mix two players' returns; so :class:`RoleEnv` deals a game, reads the
   deal only to pick the learner's seat (the Traitor's seat for ``role="traitor"``; one Faithful
   seat drawn from the game's seed for ``role="faithful"``, the rule of
-  :func:`traitors_env.evaluation.the_traitors_games.learner_seat`, so training and evaluation
+  :func:`traitors_env.evaluation.games.agent_seats`, so training and evaluation
   seat the learner alike) and plays every other seat with one opponent drawn from the pool for
   the whole game. The other Faithful seats of a Faithful learner are opponents too (self-play
   against snapshots of the Faithful policy, not the learner itself, so the learner's update sees a
@@ -42,7 +42,8 @@ from gymnasium import spaces
 
 from traitors_env.agents.the_traitors_checkpoint import OBS_SCALE, PolicyAgent, load_the_traitors_policy
 from traitors_env.core.agent import RandomAgent
-from traitors_env.evaluation.the_traitors_games import ROLES, learner_seat
+from traitors_env.core.registry import load_game
+from traitors_env.evaluation.games import agent_seats
 from traitors_env.games.the_traitors import actions as A
 from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent, TheTraitorsRoleAgent
 from traitors_env.games.the_traitors.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -51,6 +52,8 @@ from traitors_env.games.the_traitors.observation import OBS_SIZE, encode
 
 from .agents import OPPONENT_KINDS, drawable_kinds
 from .table_sizes import table_size_probabilities
+
+ROLES = ("faithful", "traitor")  # training's order of the roles (was evaluation.the_traitors_games.ROLES)
 
 
 class IllegalOpponentActionError(ValueError):
@@ -166,7 +169,7 @@ class RoleEnv(gymnasium.Env):
             game_seed = int(self.np_random.integers(2**63))
             game = self.game = GameState.new(self._configs[n], seed=game_seed)
             # Game master: the deal only decides which seat the learner plays.
-            self.seat = learner_seat(game.traitor, n, self.role, game_seed)
+            self.seat = agent_seats(load_game("the_traitors"), game, self.role, game_seed)[0]
             self._opponent_kind, self._opponent = self.pool.draw(self.np_random)
             self._decisions = 0
             self._advance()

@@ -37,12 +37,12 @@ import numpy as np
 
 from traitors_env.agents.the_traitors_checkpoint import PolicyAgent, load_the_traitors_policy
 from traitors_env.core.stats import wilson_interval
-from traitors_env.evaluation.the_traitors_games import ROLES, evaluate_role
+from traitors_env.evaluation.games import evaluate
 from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent, make_the_traitors_agent
 
 from .config import RunConfig
 from .storage import RunFolder, atomic_write_text, save_model_atomic
-from .the_traitors_team_env import RoleEnv, RolePool
+from .the_traitors_team_env import ROLES, RoleEnv, RolePool
 
 POLICIES = ("trained", "heuristic", "random")
 
@@ -114,7 +114,7 @@ def vs_heuristic(
             per_table = {}
             for n in counts:
                 agent = _agent(policy, snapshots and snapshots[role], seed, config.deterministic(role))
-                r = evaluate_role(
+                r = evaluate(
                     agent,
                     TheTraitorsHeuristicAgent(seed + 1),
                     role,
@@ -122,6 +122,7 @@ def vs_heuristic(
                     per_count,
                     seed=seed + 1000 * n,
                     claims=config.env.claims,
+                    game="the_traitors",
                 )
                 low, high = r.interval
                 per_table[str(n)] = {"win_rate": r.win_rate, "ci_low": low, "ci_high": high, "games": r.games}
