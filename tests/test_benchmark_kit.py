@@ -15,13 +15,14 @@ from traitors_env.agents.spec import AgentSpecError, agent_maker
 from traitors_env.evaluation.cli import main as eval_main
 from traitors_env.evaluation.cli import run_benchmark
 from traitors_env.evaluation.metagame import solve_zero_sum
+from traitors_env.evaluation.metrics import summarize as summarize_metrics
 from traitors_env.evaluation.population import PopulationError, load_population_file, parse_population
 from traitors_env.evaluation.ratings import rate_games
 from traitors_env.evaluation.report import bootstrap_over_seeds
 from traitors_env.games.traitors_aboard import actions as A
 from traitors_env.games.traitors_aboard.cards import LOOT_VALUES, CardKind, Role
 from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, Phase
-from traitors_env.games.traitors_aboard.metrics import summarize, tally_game, tally_record
+from traitors_env.games.traitors_aboard.metrics import METRICS, tally_game, tally_record
 from traitors_env.games.traitors_aboard.records import RecordError, record_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +80,11 @@ def crashes_later(seed=None):
 
 
 SELF = "test_benchmark_kit"
+
+
+def summarize(tally):
+    """Traitors Aboard's metrics of one tally (the kit's generic summary over the game's declarations)."""
+    return summarize_metrics(tally, METRICS)
 
 
 # ------------------------------------------------------------------ hand-built games

@@ -22,17 +22,12 @@ from rich.console import Console
 
 from traitors_env.agents import make_agent
 from traitors_env.games.traitors_aboard import actions as A
+from traitors_env.games.traitors_aboard import view as aboard_view
 from traitors_env.games.traitors_aboard.observation import decode, encode
 from traitors_env.games.traitors_aboard.records import load_record, replay
+from traitors_env.games.traitors_aboard.view import CONFIRM_PROMPT, HAND_PROMPT
 from traitors_env.table import play
-from traitors_env.table.play import (
-    CONFIRM_PROMPT,
-    HAND_PROMPT,
-    BotSpecError,
-    GameAbandoned,
-    PlaySession,
-    make_bot,
-)
+from traitors_env.table.play import BotSpecError, GameAbandoned, PlaySession, make_bot
 from traitors_env.table.replay import main as replay_main
 from traitors_env.table.replay import record_states, step_view
 
@@ -495,7 +490,7 @@ def test_ctrl_c_while_the_end_is_shown_still_saves_the_finished_record(tmp_path,
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(play, "result_view", interrupted)
+    monkeypatch.setattr(aboard_view, "result_view", interrupted)  # the game's view draws the end
     path = tmp_path / "g.json"
     status = play.main(["--players", "3", "--seed", "2", "--record", str(path)], console=console(), stdin=io.StringIO("1\n" * 300))
     assert status == 130 and load_record(path).finished

@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from the_traitors_helpers import TABLE_SIZES, after_phase, play, position
 
 from traitors_env import the_traitors_v0
 from traitors_env.agents import SideAgent, make_agent
-from traitors_env.evaluation.the_traitors_games import evaluate_role, learner_seat, play_the_traitors_game
+from traitors_env.evaluation.games import agent_seats, evaluate, play_game
 from traitors_env.games.the_traitors import actions as A
 from traitors_env.games.the_traitors.bots import TheTraitorsHeuristicAgent
 from traitors_env.games.the_traitors.engine import Phase
 from traitors_env.games.the_traitors.observation import encode
+
+
+def play_the_traitors_game(env, agents, seed):
+    """Every seat's final ``info`` of one game (the kit's one play loop)."""
+    return play_game(env, agents, seed)["infos"]
+
+
+def evaluate_role(agent, opponents, role, num_players, games, seed):
+    return evaluate(agent, opponents, role, num_players, games, seed, game="the_traitors")
+
+
+def learner_seat(traitor, num_players, role, seed):
+    """The seat an agent evaluated (or trained) in ``role`` plays at a table whose Traitor sits at ``traitor``."""
+    (seat,) = agent_seats("the_traitors", SimpleNamespace(num_players=num_players, traitor=traitor), role, seed)
+    return seat
 
 
 @pytest.mark.parametrize("num_players", TABLE_SIZES)
@@ -86,7 +103,7 @@ def test_learner_seat_has_the_role():
         seat = learner_seat(traitor=2, num_players=5, role="faithful", seed=seed)
         assert seat != 2 and 0 <= seat < 5
     assert learner_seat(2, 5, "traitor", 0) == 2
-    with pytest.raises(ValueError, match="role"):
+    with pytest.raises(ValueError, match="side 'pirate'"):  # not a side (role) of the_traitors_v0
         learner_seat(2, 5, "pirate", 0)
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("clever", game="the_traitors")

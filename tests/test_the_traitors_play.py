@@ -22,7 +22,7 @@ def run(argv, answers: str):
 def test_a_human_plays_a_whole_game(players):
     status, text = run(["--players", str(players), "--seat", "1", "--seed", "4"], "1\n" * 300)
     assert status == 0
-    assert "game over" in text and "You are player_1" in text and "Game seed: 4" in text
+    assert "game over" in text and "You are player_1" in text and "Seed 4." in text
     assert "Your choice (1–" in text
 
 
@@ -34,7 +34,7 @@ def test_the_same_seed_and_answers_replay_the_same_game():
 
 def test_quit_and_bad_answers():
     status, text = run(["--seed", "1"], "x\n9\nq\n")
-    assert status == 1 and "Please answer with a number" in text
+    assert status == 1 and "is not one of the choices: enter a number" in text
     assert run(["--seed", "1"], "")[0] == 1  # input ended
     assert "Game abandoned (quit at the prompt)" in text and "--seed 1" in text  # how to deal it again
 

@@ -19,10 +19,12 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from traitors_env.evaluation.the_traitors_games import ROLES as THE_TRAITORS_ROLES
 from traitors_env.games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 
 from .table_sizes import table_size_probabilities
+
+#: The roles of the_traitors_v0 in training's order (was evaluation.the_traitors_games.ROLES).
+THE_TRAITORS_ROLES = ("faithful", "traitor")
 
 TEAMS = ("pirates", "mutineers")
 OPPONENT_KINDS = ("latest", "past", "heuristic", "random")

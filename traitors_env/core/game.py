@@ -103,10 +103,14 @@ class Game:
         action_text: ``(action) -> str``: an action index in the rulebook's words.
 
     Optional capabilities (``None`` where a game lacks them):
-        metrics: hidden-role metrics from finished games (an object with ``tally_game`` and ``METRICS``).
-        records: game records and replay (a module with ``record_game``, ``GameRecord``, ``load_record``).
+        metrics: hidden-role metrics from finished games (an object with ``METRICS`` and ``tally_state(state, seed)``;
+            see :mod:`traitors_env.evaluation.metrics`).
+        records: game records and replay (a module with ``record_game(state, seed, seats)``, ``GameRecord``,
+            ``load_record``, ``replay_steps``, ``RecordError``).
         jax: a zero-argument loader of the JAX twin (imports ``jax`` only when called).
-        terminal_view: the terminal game's view of the game (``traitors-play``).
+        terminal_view: a zero-argument loader of the terminal game's view of the game (``traitors-play``,
+            ``traitors-replay``): an object with the functions of :mod:`traitors_env.table.text_view`'s protocol
+            (usually the module ``games/<name>/view.py``); ``None``: the table's generic view.
         hidden_variant: ``(state, seat, rng) -> state``: a copy with everything ``seat`` cannot know redrawn
             (the game's declaration of its secrets; the conformance test checks that ``encode`` ignores it).
         extras: anything else a game wants to publish to its own tools.

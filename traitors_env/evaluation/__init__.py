@@ -1,16 +1,17 @@
-"""Evaluation and the benchmark kit (no ``train`` extra needed for bots and user agents).
+"""Evaluation and the benchmark kit, generic over the game registry (no ``train`` extra needed for bots and user agents).
 
-- :mod:`.games`: one game with one agent per seat; baseline match-ups with Wilson intervals.
+Every module reads the game it plays from :func:`traitors_env.core.load_game` (``--game NAME``): team sizes,
+which side a seat plays, the outcome, side keys and labels, and the hidden-role metrics where the game has them.
+
+- :mod:`.games`: the one play loop (:func:`play_game`) and one agent's win rate in a side (:func:`evaluate`).
 - :mod:`.crossplay`: seeded cross-play over worker processes (identical for any worker count).
-- :mod:`.metrics`: hidden-role metrics (deception, deduction, judgement) from replayed game records.
+- :mod:`.metrics`: hidden-role metrics (a game's ``metrics`` capability) summarized with intervals.
 - :mod:`.ratings`: openskill team ratings; :mod:`.metagame`: the Nash equilibrium of the meta-game.
 - :mod:`.population`: agents by spec and seed groups; :mod:`.report`, :mod:`.plots`: report.json/.md, PNGs.
-- :mod:`.cli`: ``traitors-eval --agents …``; :mod:`.compare`: two reports side by side.
-- :mod:`.kit_games`: the games the kit plays (``--game traitors_aboard`` or ``the_traitors``).
-- :mod:`.the_traitors_games`: one agent in a role of ``the_traitors_v0`` against opponents.
+- :mod:`.cli`: ``traitors-eval --agents … --game NAME``; :mod:`.compare`: two reports side by side.
 """
 
 from ..core.stats import wilson_interval
-from .games import MatchupResult, evaluate, play_game
+from .games import MatchupResult, agent_seats, evaluate, play_game
 
-__all__ = ["MatchupResult", "evaluate", "play_game", "wilson_interval"]
+__all__ = ["MatchupResult", "agent_seats", "evaluate", "play_game", "wilson_interval"]

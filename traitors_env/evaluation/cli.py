@@ -1,9 +1,9 @@
-"""``traitors-eval --agents SPEC …``: the benchmark kit's command (cross-play, ratings, meta-game, metrics).
+"""``traitors-eval --agents SPEC … [--game NAME]``: the benchmark kit's command (cross-play, ratings, meta-game, metrics).
 
-Every agent plays the Pirates against every agent as the Mutineers at each table size (with
-``--game the_traitors``: every agent in the Traitor's seat against every agent in the Faithful seats,
-:mod:`.kit_games`); see
-:mod:`.crossplay` (games), :mod:`.report` (report.json, report.md), :mod:`.plots` (PNG files).
+For any registered game (``--game``, default :data:`~traitors_env.core.registry.DEFAULT_GAME`): every agent
+plays the game's row side (``type.sides[0]``: Traitors Aboard's Pirates, The Traitors' Traitor) against every
+agent at the other side's seats, at each table size; see :mod:`.crossplay` (games), :mod:`.report`
+(report.json, report.md), :mod:`.plots` (PNG files).
 Exit status: 0 done; 1 an agent failed mid-run or the run was interrupted (the report holds every
 finished game and names the failure); 2 bad input (nothing played).
 """
@@ -17,10 +17,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..core.game import Game
+from ..core.registry import DEFAULT_GAME, load_game, registered_games
 from ..files import atomic_write_text
-from ..games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
 from .crossplay import play_cells
-from .kit_games import GAMES, KitGame, kit_game
 from .population import Population, PopulationError, load_population_file, parse_population
 
 __all__ = ["main", "run_benchmark"]
@@ -38,37 +38,41 @@ def run_benchmark(
     records: int = 0,
     plots: bool = True,
     progress: bool = False,
-    game: str | KitGame = "traitors_aboard",
+    game: str | Game = DEFAULT_GAME,
 ) -> dict:
     """Check every spec, play the cross-play, write ``report.json``, ``report.md`` and the plots into ``out``.
 
     Args:
         population: the agents (:mod:`.population`).
-        players: table sizes (3–8); games: per cell; seed: base seed; claims: the claim step (R14).
+        players: table sizes (the game's ``min_players``–``max_players``); games: per cell; seed: base seed;
+            claims: the game's claims option.
         workers: processes (results are identical for any number).
         anchor: if given, only the cells in which one side is one of these agents.
         records: keep the game records of the first ``records`` games of each cell in ``out/records/``
-            (Traitors Aboard only).
-        game: ``traitors_aboard`` (default) or ``the_traitors`` (:mod:`.kit_games`; table sizes 3–6).
+            (a game with the ``records`` capability only).
+        game: a registry name (default :data:`~traitors_env.core.registry.DEFAULT_GAME`) or a :class:`Game`.
 
     Returns:
         the report (see :mod:`.report`) plus ``"files"``: the paths written.
 
     Raises:
         AgentSpecError: naming the first spec that names no agent (before any game is played).
-        ValueError: for an unknown game, bad table sizes, games, workers or anchors.
+        ValueError: for an unknown game (``UnknownGameError``), bad table sizes, games, workers or anchors, or
+            ``records`` for a game without records (``MissingCapabilityError``).
     """
+    from ..agents.spec import agent_maker
+    from ..core.game import MissingCapabilityError
     from .plots import plot_crossplay, plot_metrics, plot_ratings
     from .report import build_report, markdown
 
-    game = kit_game(game)
+    game = load_game(game)
     players = list(dict.fromkeys(int(n) for n in players))  # a size given twice is played once
-    bad = [n for n in players if not game.min_players <= n <= game.max_players]
+    lo, hi = game.type.min_players, game.type.max_players
+    bad = [n for n in players if not lo <= n <= hi]
     if bad or not players:
-        raise ValueError(f"--players {bad or players}: expected table sizes in {game.min_players}–{game.max_players} "
-                         f"({game.env_name})")
-    if records and game.name != "traitors_aboard":
-        raise ValueError(f"--records {records}: game records exist for traitors_aboard only, not {game.name}")
+        raise ValueError(f"--players {bad or players}: expected table sizes in {lo}–{hi} ({game.type.env_id})")
+    if records and game.records is None:
+        raise MissingCapabilityError(f"--records {records}: {game.type.env_id} has no game records")
     if games < 1 or workers < 1 or records < 0:
         raise ValueError(f"--games {games}, --workers {workers}, --records {records}: expected games and workers >= 1")
     names = population.names
@@ -78,7 +82,7 @@ def run_benchmark(
     if unknown:
         raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
     for spec in population.specs.values():
-        game.agent_maker(spec)  # raises AgentSpecError naming the spec, before anything is played
+        agent_maker(spec, game=game.name)  # raises AgentSpecError naming the spec, before anything is played
     cells = [
         (n, p, population.specs[p], m, population.specs[m])
         for n in players
@@ -105,7 +109,7 @@ def run_benchmark(
         old.unlink()
     if plots:
         for name, plot in (("crossplay.png", plot_crossplay), ("ratings.png", plot_ratings),
-                           ("metrics.png", plot_metrics))[:3 if game.has_metrics else 2]:
+                           ("metrics.png", plot_metrics))[:3 if game.metrics is not None else 2]:
             files.append(out / name)
             plot(report, files[-1])
     if crossplay.records:
@@ -118,22 +122,22 @@ def run_benchmark(
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="traitors-eval",
-        description="Benchmark agents: every agent as the Pirates against every agent as the Mutineers at each "
-        "table size; writes report.json, report.md, crossplay.png, ratings.png, metrics.png into --out. "
+        description="Benchmark agents: every agent at the game's row side (Traitors Aboard: the Pirates) against "
+        "every agent at the other side, at each table size; writes report.json, report.md, crossplay.png, "
+        "ratings.png and, for a game with hidden-role metrics, metrics.png into --out. "
         "(traitors-eval --run RUN evaluates one training run instead.)",
         epilog="One training run instead: traitors-eval --run RUN [--generation G] [--games N] [--workers W] "
         "evaluates generation G (1-based, default the newest) of the run folder RUN against the heuristic and "
         "writes the report into RUN (needs the train extra; traitors-eval --run RUN --help for more).",
     )
-    parser.add_argument("--game", choices=list(GAMES), default="traitors_aboard",
-                        help="the game: traitors_aboard (default) or the_traitors (every agent as the Traitor "
-                        "against every agent as the Faithful; table sizes 3–6)")
+    parser.add_argument("--game", choices=registered_games(), default=DEFAULT_GAME,
+                        help=f"the game (a registered name; default {DEFAULT_GAME})")
     parser.add_argument("--agents", nargs="+", default=[], metavar="SPEC",
                         help="agents: random, heuristic, a checkpoint (.zip, generation or run folder), "
                         "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
     parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
     parser.add_argument("--players", type=int, nargs="+", default=None,
-                        help=f"table sizes (default {MIN_PLAYERS}–{MAX_PLAYERS}; the_traitors: 3–6)")
+                        help="table sizes (default: every size the game allows)")
     parser.add_argument("--games", type=int, default=100, help="seeded games per cell (default 100)")
     parser.add_argument("--out", default="reports/benchmark", help="output folder (default reports/benchmark)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the deals and agents (default 0)")
@@ -156,8 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         population = parse_population(args.agents)
         if args.agents_file:
             population.extend(load_population_file(args.agents_file))
-        game = kit_game(args.game)
-        players = args.players or list(range(game.min_players, game.max_players + 1))
+        game = load_game(args.game)
+        players = args.players or list(game.type.player_counts)
         report = run_benchmark(
             population, players, args.games, args.out, seed=args.seed, claims=not args.no_claims,
             workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,

@@ -1,7 +1,7 @@
 """Two benchmark reports side by side: ``python -m traitors_env.evaluation.compare DIR_A DIR_B --group A B``.
 
-For each named agent or seed group (one per report), every metric per team: a seed group's mean over
-seeds with its bootstrap interval, or a single agent's value with its interval. Used by the claims
+For each named agent or seed group (one per report), every metric per side of the reports' game: a seed
+group's mean over seeds with its bootstrap interval, or a single agent's value with its interval. Used by the claims
 ablation (``scripts/claims-ablation.sh``) to put the claims-on and claims-off arms next to each other.
 """
 
@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..games.traitors_aboard.metrics import METRICS
+from .report import report_game
 
 __all__ = ["compare", "main"]
 
@@ -36,7 +36,18 @@ def _cell(report: dict, name: str, team: str, metric: str, percent: bool) -> str
 
 
 def compare(reports: Sequence[dict], names: Sequence[str], labels: Sequence[str]) -> str:
-    """Markdown: per team, one row per metric, one column per (report, agent or group)."""
+    """Markdown: per side, one row per metric, one column per (report, agent or group).
+
+    Raises:
+        ValueError: for reports of different games.
+    """
+    games = {report_game(r).name for r in reports}
+    if len(games) > 1:
+        raise ValueError(f"the reports are of different games ({', '.join(sorted(games))}); compare reports of one game")
+    game = report_game(reports[0])
+    if game.metrics is None:
+        return f"Nothing to compare: `{game.type.env_id}` has no hidden-role metrics.\n"
+    metrics = list(game.metrics.METRICS)
     heads = []
     for report, name, label in zip(reports, names, labels):
         group = report.get("seed_groups", {}).get(name)
@@ -44,9 +55,9 @@ def compare(reports: Sequence[dict], names: Sequence[str], labels: Sequence[str]
         claims = "claims on" if report["settings"]["claims"] else "claims off"
         heads.append(f"{name} ({label}: {claims}{seeds})")
     out = []
-    for team in ("pirates", "mutineers"):
+    for team in game.type.sides:
         out += [f"### As the {team}", "", "| metric | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
-        for metric in METRICS:
+        for metric in metrics:
             cells = [_cell(r, n, team, metric.name, metric.kind == "rate") for r, n in zip(reports, names)]
             if all(c == "–" for c in cells):
                 continue
@@ -77,6 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(compare(reports, args.group, [Path(p).name for p in args.reports]))
     except KeyError as error:
         print(f"compare: error: {error.args[0]}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"compare: error: {error}", file=sys.stderr)
         return 2
     return 0
 

@@ -1,11 +1,10 @@
-"""Cross-play: seeded games of row agents against column agents, over worker processes.
+"""Cross-play: seeded games of row agents against column agents, over worker processes, for any registered game.
 
-A *cell* is one (table size, row agent, column agent): in Traitors Aboard the row agent plays the
-Pirates and the column agent the Mutineers; in The Traitors the row agent plays the Traitor's seat and
-the column agent every Faithful seat (:mod:`.kit_games`; the names ``pirates``/``mutineers`` of
-:class:`CellResult` and of the tasks are the row and column sides of either game). Game ``i`` of a cell at table size
-``n`` is dealt from :func:`game_seed` ``(seed, n, i)`` (the same deal in every cell, so cells compare
-agents on the same deals) and its two agents are built fresh from :func:`agent_seeds`
+A *cell* is one (table size, row agent, column agent): the row agent plays the seats of the game's row
+side (``game.type.sides[0]``: Traitors Aboard's Pirates, The Traitors' Traitor) and the column agent every
+seat of the other side (the deal read as a game master, ``game.side_of_seat``). Game ``i`` of a cell at
+table size ``n`` is dealt from :func:`game_seed` ``(seed, n, i)`` (the same deal in every cell, so cells
+compare agents on the same deals) and its two agents are built fresh from :func:`agent_seeds`
 ``(seed, n, i)``: every game depends only on its own index, never on which worker played it or what
 that worker played before, so results are identical for any number of workers (issue 10).
 
@@ -15,6 +14,9 @@ Each worker resolves a spec once and builds one agent per game.
 
 An agent that raises or returns an action its mask forbids stops its chunk of games: the games
 finished before it are kept and the failure is reported (:class:`AgentFailure`), never lost.
+
+The workers load the game by its registry name: a game registered at run time in this process only (not
+built in, not an entry point) plays with ``workers=1``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .kit_games import KitGame, kit_game
+from ..core.game import Game
+from ..core.registry import DEFAULT_GAME, load_game
+from .games import AgentError, play_game
 
 __all__ = ["AgentFailure", "CellResult", "CrossPlay", "agent_seeds", "game_seed", "play_cells"]
 
@@ -42,13 +46,13 @@ def game_seed(base_seed: int, num_players: int, index: int) -> int:
 
 
 def agent_seeds(base_seed: int, num_players: int, index: int) -> tuple[int, int]:
-    """The seeds of game ``index``'s Pirates agent and Mutineers agent (from the game's own index only)."""
+    """The seeds of game ``index``'s row agent and column agent (from the game's own index only)."""
     state = np.random.SeedSequence([base_seed, num_players, index, 7]).generate_state(2, dtype=np.uint64)
     return int(state[0]), int(state[1])
 
 
 class AgentFailure(RuntimeError):
-    """An agent that could not be built, raised, or chose an illegal action; names the agent and the game."""
+    """An agent that could not be built, raised, or chose an illegal action; names the agent, its side and the game."""
 
     def __init__(self, agent: str, team: str, num_players: int, game: int, reason: str) -> None:
         super().__init__(f"agent {agent!r} playing the {team} (game {game}, {num_players} players): {reason}")
@@ -57,12 +61,17 @@ class AgentFailure(RuntimeError):
 
 @dataclass
 class CellResult:
-    """The finished games of one cell: per game index, whether the row side (Pirates, Traitor) won; counts
-    per end condition; the column side's seats that won (``column_wins`` of ``column_seats``)."""
+    """The finished games of one cell: per game index, whether the row side won (a row seat won); counts per
+    end condition; the column side's seats that won (``column_wins`` of ``column_seats``: in a general-sum
+    game, not simply the games the row side lost).
+
+    Attributes:
+        num_players; row, column: the row and column agents' names.
+    """
 
     num_players: int
-    pirates: str
-    mutineers: str
+    row: str
+    column: str
     outcomes: dict[int, bool] = field(default_factory=dict)
     end_conditions: Counter = field(default_factory=Counter)
     column_wins: int = 0
@@ -73,13 +82,19 @@ class CellResult:
         return len(self.outcomes)
 
     @property
-    def pirate_wins(self) -> int:
+    def row_wins(self) -> int:
+        """Games the row side won."""
         return sum(self.outcomes.values())
+
+    # Traitors Aboard's names of the row and column sides, as training/ reads them.
+    pirates = property(lambda self: self.row)
+    mutineers = property(lambda self: self.column)
+    pirate_wins = property(lambda self: self.row_wins)
 
 
 @dataclass
 class CrossPlay:
-    """Everything the games produced: cells, per (agent, team) metric tallies, records, failures."""
+    """Everything the games produced: cells, per (agent, side key) metric tallies, records, failures."""
 
     cells: dict[tuple[int, str, str], CellResult]
     tallies: dict[tuple[str, str], Counter]
@@ -88,17 +103,40 @@ class CrossPlay:
     interrupted: bool = False
 
 
+def outcome(game: Game, state, deal: int) -> dict:
+    """A finished game's outcome as the kit counts it.
+
+    Returns:
+        ``row``: per seat, whether the row side plays it; ``row_won``: a row seat won (``game.seat_won``);
+        ``end_condition``; ``column_wins`` of ``column_seats``: the column seats that won; ``tallies``: side key →
+        ``Counter`` of the game's hidden-role metric counts (``game.metrics.tally_state``; empty without metrics).
+    """
+    n = state.num_players
+    row = [game.side_of_seat(state, s) == 0 for s in range(n)]
+    column = [s for s in range(n) if not row[s]]
+    return {
+        "row": row,
+        "row_won": any(game.seat_won(state, s) for s in range(n) if row[s]),
+        "end_condition": game.end_condition(state),
+        "column_wins": sum(bool(game.seat_won(state, s)) for s in column),
+        "column_seats": len(column),
+        "tallies": game.metrics.tally_state(state, deal) if game.metrics is not None else {},
+    }
+
+
 # ------------------------------------------------------------------ worker side
-_MAKERS: dict = {}  # spec -> make(seed), once per process
+_MAKERS: dict = {}  # (game, spec) -> make(seed), once per process
 _ENVS: dict = {}
 
 
-def _maker(spec, game: KitGame):
-    key = (game.name, spec) if isinstance(spec, str) else ("object", repr(spec))
+def _maker(spec, game: Game):
+    key = (game.type.env_id, spec) if isinstance(spec, str) else ("object", repr(spec))
     make = _MAKERS.get(key)
     if make is None:
         if isinstance(spec, str):
-            make = game.agent_maker(spec)[1]
+            from ..agents.spec import agent_maker
+
+            make = agent_maker(spec, game=game.name)[1]
         elif callable(getattr(spec, "build", None)):
             make = spec.build
         else:
@@ -107,43 +145,34 @@ def _maker(spec, game: KitGame):
     return make
 
 
-def _play(env, game: KitGame, agents: dict[bool, tuple[str, str, object]], seed: int, num_players: int,
+def _play(env, game: Game, agents: dict[bool, tuple[str, str, object]], seed: int, num_players: int,
           index: int) -> None:
     """Play one game to its end (``agents[True]`` at the row side's seats); raises :class:`AgentFailure`."""
-    env.reset(seed=seed)
-    row = game.row_seats(env)
-    for name in env.agent_iter():
-        observation, _, termination, truncation, _ = env.last()
-        if termination or truncation:
-            env.step(None)
-            continue
-        label, team, agent = agents[row[env.game.current_player]]
-        mask = observation["action_mask"]
-        try:
-            action = agent.act(observation["observation"], mask)
-        except Exception as error:  # the agent's own failure: named, and the finished games are kept
-            raise AgentFailure(label, team, num_players, index, f"act raised {type(error).__name__}: {error}") from None
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()
-        if not (isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < mask.size and mask[action]):
-            raise AgentFailure(
-                label, team, num_players, index,
-                f"act returned {action!r} for {name}, which its action mask forbids; expected an int with "
-                f"action_mask[action] == 1 (legal: {np.flatnonzero(mask).tolist()})",
-            )
-        env.step(int(action))
+    sides: list[tuple[str, str]] = []
+
+    def seated(state):
+        for s in range(num_players):
+            label, team, _ = agents[game.side_of_seat(state, s) == 0]
+            sides.append((label, team))
+        return [agents[game.side_of_seat(state, s) == 0][2] for s in range(num_players)]
+
+    try:
+        play_game(env, seated, seed, check=True)
+    except AgentError as error:
+        label, team = sides[error.seat]
+        raise AgentFailure(label, team, num_players, index, error.reason) from None
 
 
 def _run_chunk(task: tuple) -> dict:
     """Worker: play games ``first … first+count-1`` of one cell; returns what finished (and a failure)."""
-    n, p_name, p_spec, m_name, m_spec, base_seed, first, count, claims, record_below, *rest = task
-    game = kit_game(rest[0] if rest else "traitors_aboard")
-    row_team, column_team = game.teams
+    n, p_name, p_spec, m_name, m_spec, base_seed, first, count, claims, record_below, game_name = task
+    game = load_game(game_name)
+    row_team, column_team = game.type.sides
     out = {"key": (n, p_name, m_name), "outcomes": {}, "ends": Counter(), "failure": None, "records": [],
            "tallies": {row_team: Counter(), column_team: Counter()}, "column_wins": 0, "column_seats": 0}
-    env = _ENVS.get((game.name, n, claims))
+    env = _ENVS.get((game.type.env_id, n, claims))
     if env is None:
-        env = _ENVS[(game.name, n, claims)] = game.make_env(n, claims)
+        env = _ENVS[(game.type.env_id, n, claims)] = game.raw_env(num_players=n, claims=claims)
     for index in range(first, first + count):
         p_seed, m_seed = agent_seeds(base_seed, n, index)
         try:
@@ -159,15 +188,15 @@ def _run_chunk(task: tuple) -> dict:
         except AgentFailure as failure:
             out["failure"] = failure.info
             break
-        result = game.outcome(env, n, claims, deal)
+        result = outcome(game, env.game, deal)
         out["outcomes"][index] = result["row_won"]
         out["ends"][result["end_condition"]] += 1
         out["column_wins"] += result["column_wins"]
         out["column_seats"] += result["column_seats"]
         for team, counts in result["tallies"].items():
             out["tallies"][team].update(counts)
-        if index < record_below and hasattr(env, "record"):
-            record = env.record(seats=[p_name if r else m_name for r in game.row_seats(env)])
+        if index < record_below and game.records is not None:
+            record = game.records.record_game(env.game, deal, seats=[p_name if r else m_name for r in result["row"]])
             name = f"{n}p_{_file_part(p_name)}_vs_{_file_part(m_name)}_game{index:04d}.json"
             out["records"].append((name, record.to_json()))
     return out
@@ -188,20 +217,20 @@ def play_cells(
     progress: bool = False,
     records_per_cell: int = 0,
     desc: str = "cross-play",
-    game: str | KitGame = "traitors_aboard",
+    game: str | Game = DEFAULT_GAME,
 ) -> CrossPlay:
     """Play ``games`` seeded games in every cell.
 
     Args:
-        cells: ``(num_players, Pirates name, Pirates spec, Mutineers name, Mutineers spec)`` each.
+        cells: ``(num_players, row name, row spec, column name, column spec)`` each.
         games: games per cell (indices ``0 … games-1``).
         seed: base seed of deals and agents.
-        claims: the claim step (R14).
+        claims: the game's claims option (``raw_env(claims=...)``).
         workers: processes (1 = this process); results are the same for any value.
         progress: a tqdm bar over the games (stderr).
         records_per_cell: keep the game record of the first this many games of each cell.
         desc: the progress bar's label.
-        game: the game (:func:`.kit_games.kit_game`): ``traitors_aboard`` (default) or ``the_traitors``.
+        game: the game: a registry name (default :data:`~traitors_env.core.registry.DEFAULT_GAME`) or a :class:`Game`.
 
     Returns:
         a :class:`CrossPlay`. A chunk whose agent failed keeps its finished games and adds one entry to
@@ -209,7 +238,7 @@ def play_cells(
     """
     from tqdm.auto import tqdm
 
-    game = kit_game(game)
+    game = load_game(game)
     tasks = [
         (n, p_name, p_spec, m_name, m_spec, seed, first, min(CHUNK, games - first), claims, records_per_cell, game.name)
         for n, p_name, p_spec, m_name, m_spec in cells
@@ -230,8 +259,8 @@ def play_cells(
         cell.column_wins += out["column_wins"]
         cell.column_seats += out["column_seats"]
         n, p_name, m_name = out["key"]
-        for team, name in zip(game.teams, (p_name, m_name)):
-            if game.has_metrics:
+        for team, name in zip(game.type.sides, (p_name, m_name)):
+            if game.metrics is not None:
                 result.tallies.setdefault((name, team), Counter()).update(out["tallies"][team])
         if out["failure"]:
             result.failures.append(out["failure"])

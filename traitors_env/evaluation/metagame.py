@@ -1,18 +1,19 @@
-"""The Pirates-vs-Mutineers meta-game: the cross-play matrix as a zero-sum game, solved by linear programming.
+"""The row-side-vs-column-side meta-game: the cross-play matrix as a zero-sum game, solved by linear programming.
 
-The row player picks a Pirates agent, the column player a Mutineers agent; the payoff to the row
-player is the Pirates' win rate ``M[i, j]`` (the Mutineers win ``1 − M[i, j]``: constant-sum, so
-zero-sum up to a constant). The Pirates' maximin mixture solves
+The row player picks an agent for the game's row side (Traitors Aboard: the Pirates), the column player
+one for the column side (the Mutineers); the payoff to the row player is the row side's win rate
+``M[i, j]`` (the column side wins ``1 − M[i, j]``: constant-sum, so zero-sum up to a constant). The row
+side's maximin mixture solves
 
     maximise v  subject to  Σ_i x_i M[i, j] ≥ v for every j,  Σ_i x_i = 1,  x ≥ 0,
 
-and the Mutineers' the mirror problem; both give the game value (``scipy.optimize.linprog``, HiGHS).
+and the column side's the mirror problem; both give the game value (``scipy.optimize.linprog``, HiGHS).
 Equilibria need not be unique: an agent is *unused* when no equilibrium mixture gives it weight,
 checked by a second LP per agent that maximises its weight over all maximin mixtures.
 
-The same solver serves The Traitors (rows: Traitor agents, payoff: the Traitor's win rate; columns:
-Faithful agents), with ``sides=("traitor", "faithful")``; see the README for what a zero-sum reading
-means in that mixed-motive game.
+In a general-sum game (The Traitors: rows are Traitor agents, the payoff the Traitor's win rate,
+columns Faithful agents) the zero-sum reading asks which column agent best stops the row side, not which
+maximises its own wins.
 """
 
 from __future__ import annotations
@@ -59,15 +60,17 @@ def _max_weights(matrix: np.ndarray, value: float) -> np.ndarray:
 
 
 def solve_zero_sum(matrix, row_names: list[str], col_names: list[str],
-                   sides: tuple[str, str] = ("pirates", "mutineers")) -> dict:
-    """Nash equilibrium of the Pirates (rows) vs Mutineers (columns) meta-game (or any two ``sides``).
+                   sides: tuple[str, str] | None = None) -> dict:
+    """Nash equilibrium of the row side's agents (rows) against the column side's agents (columns).
 
     Args:
-        matrix: Pirates' win rates, shape ``(len(row_names), len(col_names))``, values in [0, 1].
+        matrix: the row side's win rates, shape ``(len(row_names), len(col_names))``, values in [0, 1].
+        sides: the keys of the row and column sides in the result (default: those of the default game,
+            :data:`traitors_env.core.registry.DEFAULT_GAME`: ``("pirates", "mutineers")``).
 
     Returns:
-        ``{"value": Pirates' equilibrium win rate, "pirates": {"mixture": {agent: weight}, "unused": [agents]},
-        "mutineers": {…}}``; weights rounded to 6 decimals.
+        ``{"value": the row side's equilibrium win rate, sides[0]: {"mixture": {agent: weight}, "unused": [agents]},
+        sides[1]: {…}}``; weights rounded to 6 decimals.
 
     Raises:
         ValueError: for a matrix of another shape or with a value outside [0, 1] (NaN included).
@@ -76,9 +79,13 @@ def solve_zero_sum(matrix, row_names: list[str], col_names: list[str],
     if m.shape != (len(row_names), len(col_names)) or m.size == 0:
         raise ValueError(f"matrix has shape {m.shape}; expected ({len(row_names)}, {len(col_names)}) win rates")
     if not np.all((m >= 0) & (m <= 1)):
-        raise ValueError("matrix holds a value outside [0, 1] (or NaN); expected Pirates' win rates")
+        raise ValueError("matrix holds a value outside [0, 1] (or NaN); expected the row side's win rates")
+    if sides is None:
+        from ..core.registry import DEFAULT_GAME, load_game
+
+        sides = load_game(DEFAULT_GAME).type.sides
     x, value = _maximin(m)
-    # The Mutineers maximise their own win rate 1 - M, i.e. maximin of (1 - M)^T.
+    # The column side maximises its own win rate 1 - M, i.e. maximin of (1 - M)^T.
     y, mut_value = _maximin(1.0 - m.T)
     out = {}
     for side, weights, names, payoff, v in (

@@ -1,4 +1,4 @@
-"""The report's plots (matplotlib, Agg): cross-play heatmaps, ratings with error bars, metrics per agent."""
+"""The report's plots (matplotlib, Agg): cross-play heatmaps, ratings with error bars, metrics per agent (any game)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..games.traitors_aboard.metrics import METRICS
-from .kit_games import kit_game
-from .report import possessive
+from .metrics import plotted_metrics
+from .report import possessive, report_game
 
 __all__ = ["plot_crossplay", "plot_metrics", "plot_ratings"]
-
-TEAM_KEYS = ("pirates", "mutineers")
-#: The metrics drawn in metrics.png (a rate each, so they share the 0–1 axis).
-PLOTTED = ("win_rate", "loot_false_rate", "hand_claim_truth", "accuse_truth", "vouch_truth",
-           "plank_precision", "eyp_on_mutineer", "chest_open_success")
 
 
 def _pyplot():
@@ -38,8 +32,8 @@ def _save(fig, path: Path) -> None:
 def plot_crossplay(report: dict, path: Path) -> None:
     """``crossplay.png``: one heatmap of the row side's (Pirates', Traitor's) win rate per table size (and pooled), in %."""
     plt = _pyplot()
-    game = kit_game(report["settings"].get("game", "traitors_aboard"))
-    (row_team, column_team), (row_label, column_label) = game.teams, game.labels
+    game = report_game(report)
+    (row_team, column_team), (row_label, column_label) = game.type.sides, game.type.side_labels
     names = list(report["agents"])
     keys = ["all", *report["settings"]["players"]]
     cols = min(4, len(keys))
@@ -77,7 +71,7 @@ def plot_ratings(report: dict, path: Path) -> None:
     """``ratings.png``: openskill μ per agent and team, error bars ± 2σ."""
     plt = _pyplot()
     names = list(report["agents"])
-    teams = kit_game(report["settings"].get("game", "traitors_aboard")).teams
+    teams = report_game(report).type.sides
     fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(names) + 1.8), sharey=True)
     for ax, team, color in zip(axes, teams, ("tab:red", "tab:blue")):
         mus = [report["ratings"].get(n, {}).get(team, {}).get("mu", np.nan) for n in names]
@@ -94,16 +88,22 @@ def plot_ratings(report: dict, path: Path) -> None:
 
 
 def plot_metrics(report: dict, path: Path) -> None:
-    """``metrics.png``: the rate metrics of :data:`PLOTTED` per agent, one panel each, bars per team, 95 % bars."""
+    """``metrics.png``: the game's plotted rate metrics (:func:`.metrics.plotted_metrics`) per agent, one panel each,
+    bars per side, 95 % bars.
+
+    Raises:
+        MissingCapabilityError: for a game without hidden-role metrics.
+    """
     plt = _pyplot()
     names = list(report["agents"])
-    metrics = [m for m in METRICS if m.name in PLOTTED]
+    game = report_game(report)
+    metrics = plotted_metrics(game.require("metrics"))
     cols = 4
     rows = -(-len(metrics) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(cols * max(3.2, 0.5 * len(names) + 1.5), rows * 3.4), squeeze=False)
     x = np.arange(len(names))
     for ax, metric in zip(axes.flat, metrics):
-        for k, (team, color) in enumerate(zip(TEAM_KEYS, ("tab:red", "tab:blue"))):
+        for k, (team, color) in enumerate(zip(game.type.sides, ("tab:red", "tab:blue"))):
             values, low, high = [], [], []
             for n in names:
                 e = report["metrics"].get(n, {}).get(team, {}).get(metric.name)
@@ -120,6 +120,7 @@ def plot_metrics(report: dict, path: Path) -> None:
     for ax in list(axes.flat)[len(metrics):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=8)
+    # The title of the figures the docs show (unchanged, so a rerun redraws the same image).
     fig.suptitle("Hidden-role metrics per agent and team (95 % intervals; README, \"Hidden-role metrics\")")
     fig.tight_layout()
     _save(fig, path)

@@ -1,26 +1,24 @@
-"""The benchmark report: ``report.json`` and ``report.md`` from a cross-play.
+"""The benchmark report: ``report.json`` and ``report.md`` from a cross-play, for any registered game.
 
+The game is ``settings["game"]`` (a registry name); ``ROW`` and ``COLUMN`` below are its side keys
+(``game.type.sides``: ``pirates``/``mutineers`` in Traitors Aboard, ``traitor``/``faithful`` in The Traitors).
 ``report.json`` top-level keys:
 
 - ``agents``: agent name → spec; ``groups``: seed group → member agents;
-- ``settings``: table sizes, games per cell, seed, claims, anchors;
-- ``matrix``: one row per (table size, Pirates agent, Mutineers agent), then the rows pooled over table
-  sizes (``num_players: "all"``): ``games``, ``pirate_wins``, ``win_rate``, ``interval`` (95 % Wilson),
-  ``end_conditions``, ``failed``;
-- ``ratings``: agent → team → ``mu``, ``sigma``, ``ordinal``, ``games`` (:mod:`.ratings`);
-- ``nash``: ``"all"`` and per table size: ``value`` and per team ``mixture`` and ``unused`` (:mod:`.metagame`),
+- ``settings``: game, table sizes, games per cell, seed, claims, anchors;
+- ``matrix``: one row per (table size, ROW agent, COLUMN agent), then the rows pooled over table
+  sizes (``num_players: "all"``): ``ROW``, ``COLUMN`` (the agents), ``games``, ``ROW_wins`` (games the row
+  side won), ``win_rate``, ``interval`` (95 % Wilson), ``end_conditions``, ``failed``; in a general-sum
+  game (``type.mixed_motive``) also ``COLUMN_seat_wins`` of ``COLUMN_seats`` with ``COLUMN_win_rate`` and
+  ``COLUMN_interval`` (rewards are individual: the two rates need not sum to 1);
+- ``ratings``: agent → side key → ``mu``, ``sigma``, ``ordinal``, ``games`` (:mod:`.ratings`);
+- ``nash``: ``"all"`` and per table size: ``value`` and per side ``mixture`` and ``unused`` (:mod:`.metagame`),
   or ``{"skipped": reason}`` when the matrix is not full (``--anchor``) or a cell has no game;
-- ``metrics``: agent → team → metric → ``value``, ``interval``, ``count`` (:mod:`.metrics`);
-- ``seed_groups``: group → ``seeds`` and per team per metric the mean over seeds with a bootstrap 95 %
+- ``metrics``: agent → side key → metric → ``value``, ``interval``, ``count`` (:mod:`.metrics`; empty per agent
+  for a game without hidden-role metrics, which ``report.md`` says);
+- ``seed_groups``: group → ``seeds`` and per side per metric the mean over seeds with a bootstrap 95 %
   interval (``scipy.stats.bootstrap``, percentile) and the per-seed values;
-- ``failures``: agents that failed mid-run (agent, team, table size, game, error); ``interrupted``.
-
-For The Traitors (``settings["game"] == "the_traitors"``, :mod:`.kit_games`) the sides are ``traitor``
-(rows) and ``faithful`` (columns) instead: a matrix row has ``traitor``, ``faithful``, ``traitor_wins``,
-``win_rate`` (the Traitor's), and also ``faithful_seat_wins`` of ``faithful_seats`` with
-``faithful_win_rate`` and ``faithful_interval`` (rewards are individual, T16: the two rates need not sum
-to 1); ``end_conditions`` counts the Final's outcomes; ``metrics`` and ``seed_groups``' metrics are empty
-(the hidden-role metrics are Traitors Aboard's).
+- ``failures``: agents that failed mid-run (agent, side key as ``team``, table size, game, error); ``interrupted``.
 """
 
 from __future__ import annotations
@@ -30,17 +28,28 @@ from collections import Counter
 
 import numpy as np
 
+from ..core.game import Game
+from ..core.registry import DEFAULT_GAME, load_game
 from ..core.stats import wilson_interval
-from ..games.traitors_aboard.metrics import METRICS, summarize
 from .crossplay import CrossPlay
-from .kit_games import KitGame, kit_game
 from .metagame import solve_zero_sum
+from .metrics import summarize
 from .population import Population
 from .ratings import rate_games
 
-__all__ = ["bootstrap_over_seeds", "build_report", "markdown"]
+__all__ = ["bootstrap_over_seeds", "build_report", "markdown", "report_game", "wins_key"]
 
-TEAM_KEYS = ("pirates", "mutineers")
+
+def report_game(report_or_settings: dict) -> Game:
+    """The game a report (or its ``settings``) is of; reports written before ``settings["game"]`` existed are
+    of the default game."""
+    settings = report_or_settings.get("settings", report_or_settings)
+    return load_game(settings.get("game", DEFAULT_GAME))
+
+
+def wins_key(game: Game) -> str:
+    """``report.json``'s key of the row side's wins in a matrix row: ``f"{row side key}_wins"``."""
+    return f"{game.type.sides[0]}_wins"
 
 
 def possessive(label: str) -> str:
@@ -70,19 +79,20 @@ def bootstrap_over_seeds(values: list[float], seed: int = 0) -> dict:
     return {"mean": round(mean, 6), "interval": interval, "seeds": len(values), "values": [round(v, 6) for v in values]}
 
 
-def _matrix_rows(crossplay: CrossPlay, names: list[str], game: KitGame) -> list[dict]:
+def _matrix_rows(crossplay: CrossPlay, names: list[str], game: Game) -> list[dict]:
     failed_cells = {(f["num_players"], f["agent"], f["team"]) for f in crossplay.failures}
-    row_team, column_team = game.teams
+    row_team, column_team = game.type.sides
+    row_wins = wins_key(game)
 
     def row(n, p, m, games, wins, ends, column_wins, column_seats) -> dict:
         low, high = wilson_interval(wins, games)
         out = {
-            "num_players": n, row_team: p, column_team: m, "games": games, game.wins_key: wins,
+            "num_players": n, row_team: p, column_team: m, "games": games, row_wins: wins,
             "win_rate": round(wins / games, 6) if games else None, "interval": [round(low, 6), round(high, 6)],
             "end_conditions": dict(sorted(ends.items())),
             "failed": (n, p, row_team) in failed_cells or (n, m, column_team) in failed_cells,
         }
-        if game.mixed_motive:  # the column side's own wins: individual rewards, not 1 − the row's
+        if game.type.mixed_motive:  # the column side's own wins: individual rewards, not 1 − the row's
             c_low, c_high = wilson_interval(column_wins, column_seats)
             out.update({
                 f"{column_team}_seat_wins": column_wins, f"{column_team}_seats": column_seats,
@@ -93,10 +103,10 @@ def _matrix_rows(crossplay: CrossPlay, names: list[str], game: KitGame) -> list[
 
     rows, pooled = [], {}
     for (n, p, m), cell in sorted(crossplay.cells.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1]), names.index(kv[0][2]))):
-        rows.append(row(n, p, m, cell.games, cell.pirate_wins, cell.end_conditions, cell.column_wins, cell.column_seats))
+        rows.append(row(n, p, m, cell.games, cell.row_wins, cell.end_conditions, cell.column_wins, cell.column_seats))
         entry = pooled.setdefault((p, m), [0, 0, Counter(), 0, 0])
         entry[0] += cell.games
-        entry[1] += cell.pirate_wins
+        entry[1] += cell.row_wins
         entry[2].update(cell.end_conditions)
         entry[3] += cell.column_wins
         entry[4] += cell.column_seats
@@ -107,22 +117,22 @@ def _matrix_rows(crossplay: CrossPlay, names: list[str], game: KitGame) -> list[
     return rows
 
 
-def _nash(rows: list[dict], names: list[str], counts: list, game: KitGame) -> dict:
+def _nash(rows: list[dict], names: list[str], counts: list, game: Game) -> dict:
     out = {}
-    row_team, column_team = game.teams
-    rows_label, columns_label = game.labels
+    row_team, column_team = game.type.sides
+    rows_label, columns_label = game.type.side_labels
     for n in ["all", *counts]:
         table = {(r[row_team], r[column_team]): r for r in rows if r["num_players"] == n}
-        pirates = [a for a in names if any(k[0] == a for k in table)]
-        mutineers = [a for a in names if any(k[1] == a for k in table)]
-        missing = [(p, m) for p in pirates for m in mutineers if (p, m) not in table or not table[(p, m)]["games"]]
+        row_agents = [a for a in names if any(k[0] == a for k in table)]
+        column_agents = [a for a in names if any(k[1] == a for k in table)]
+        missing = [(p, m) for p in row_agents for m in column_agents if (p, m) not in table or not table[(p, m)]["games"]]
         key = str(n)
-        if not pirates or missing:
+        if not row_agents or missing:
             out[key] = {"skipped": f"the matrix is not full ({len(missing)} cells without games); "
                                    f"the meta-game needs every {rows_label} agent against every {columns_label} agent"}
             continue
-        matrix = [[table[(p, m)]["win_rate"] for m in mutineers] for p in pirates]
-        out[key] = solve_zero_sum(matrix, pirates, mutineers, sides=game.teams)
+        matrix = [[table[(p, m)]["win_rate"] for m in column_agents] for p in row_agents]
+        out[key] = solve_zero_sum(matrix, row_agents, column_agents, sides=game.type.sides)
     return out
 
 
@@ -130,8 +140,9 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
     """The report dict (see the module doc) of a finished (or partly finished) cross-play."""
     names = population.names
     counts = list(settings["players"])
-    game = kit_game(settings.get("game", "traitors_aboard"))
-    team_keys = game.teams
+    game = report_game(settings)
+    team_keys = game.type.sides
+    metric_list = game.metrics.METRICS if game.metrics is not None else ()
     rows = _matrix_rows(crossplay, names, game)
     # Ratings: games in a fixed order (game index, table size, cell), whatever order workers finished in.
     order = sorted(crossplay.cells.items(), key=lambda kv: (kv[0][0], names.index(kv[0][1]), names.index(kv[0][2])))
@@ -142,7 +153,8 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
                 games.append((n, p, m, cell.outcomes[index]))
     ratings = rate_games(games, game=game)
     metrics = {
-        name: {team: summarize(crossplay.tallies[(name, team)]) for team in team_keys if (name, team) in crossplay.tallies}
+        name: {team: summarize(crossplay.tallies[(name, team)], metric_list) for team in team_keys
+               if (name, team) in crossplay.tallies}
         for name in names
     }
     seed_groups = {}
@@ -150,7 +162,7 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
         entry: dict = {"seeds": len(members), "members": members}
         for team in team_keys:
             per_metric = {}
-            for metric in METRICS if game.has_metrics else ():
+            for metric in metric_list:
                 values = [metrics.get(m, {}).get(team, {}).get(metric.name, {}).get("value") for m in members]
                 per_metric[metric.name] = bootstrap_over_seeds(values, seed=settings.get("seed", 0))
             per_metric["rating_mu"] = bootstrap_over_seeds(
@@ -200,12 +212,12 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
     """``report.md``: settings, failures, cross-play matrices, ratings, meta-game, metrics, seed groups."""
     s = report["settings"]
     names = list(report["agents"])
-    game = kit_game(s.get("game", "traitors_aboard"))
-    row_team, column_team = team_keys = game.teams
-    row_label, column_label = game.labels
-    out = [f"# {title}", ""]
-    if game.name != "traitors_aboard":
-        out += [f"Game: `{game.env_name}`.", ""]
+    game = report_game(s)
+    row_team, column_team = team_keys = game.type.sides
+    row_label, column_label = game.type.side_labels
+    mixed = game.type.mixed_motive
+    metric_list = game.metrics.METRICS if game.metrics is not None else ()
+    out = [f"# {title}", "", f"Game: `{game.type.env_id}` ({game.type.long_name}).", ""]
     out.append(
         f"{s['games']} seeded games per cell (table size × {row_label} agent × {column_label} agent), seed {s['seed']}, "
         f"claims {'on' if s['claims'] else 'off'}, table sizes {', '.join(map(str, s['players']))}"
@@ -228,8 +240,8 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
         out += ["", "Cells marked † lost games to a failure; their finished games are kept.", ""]
     out += ["## Cross-play", "", f"{possessive(row_label)} win rate in % [95 % Wilson interval]; rows: {row_label} agent, "
             f"columns: {column_label} agent."
-            + (f" Below it, the {column_label} seats' own win rate (per seat and game; individual rewards, T16)."
-               if game.mixed_motive else ""), ""]
+            + (f" Below it, the {column_label} seats' own win rate (per seat and game; individual rewards)."
+               if mixed else ""), ""]
     for n in ["all", *s["players"]]:
         table = {(r[row_team], r[column_team]): r for r in report["matrix"] if r["num_players"] == n}
         if not table:
@@ -247,7 +259,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
                     continue
                 mark = " †" if r["failed"] else ""
                 text = f"{_pct(r['win_rate'])} [{_pct(r['interval'][0])}, {_pct(r['interval'][1])}]{mark}"
-                if game.mixed_motive:
+                if mixed:
                     rate, (lo, hi) = r[f"{column_team}_win_rate"], r[f"{column_team}_interval"]
                     text += f"<br>{column_label} {_pct(rate)} [{_pct(lo)}, {_pct(hi)}]"
                 cells.append(text)
@@ -255,7 +267,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
         out.append("")
     out += ["## Ratings", "", "openskill Plackett–Luce team ratings over all games (each seat a team member); "
             "ordinal = μ − 3σ."
-            + (f" A game counts as won by the {column_label} when the {row_label} did not win." if game.mixed_motive else ""),
+            + (f" A game counts as won by the {column_label} when the {row_label} did not win." if mixed else ""),
             "", f"| agent | {row_label} μ ± σ | {row_label} ordinal | {column_label} μ ± σ | {column_label} ordinal |",
             "|---|---|---|---|---|"]
     for name in names:
@@ -266,12 +278,12 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             cells += ["–", "–"] if t is None else [f"{t['mu']:.2f} ± {t['sigma']:.2f}", f"{t['ordinal']:.2f}"]
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     out += ["", "## Meta-game (Nash equilibrium)", "",
-            (f"The cross-play matrix as a zero-sum game (the {row_label} agent maximises its win rate, the "
-             f"{column_label} agent minimises it); equilibrium mixtures and the value." if game.mixed_motive else
-             "The cross-play matrix as a zero-sum game (Pirates maximise their win rate); equilibrium mixtures and "
-             "the value.") + " *unused*: no equilibrium gives the agent weight."
-            + (" The game is mixed-motive (T16): the zero-sum reading asks which Faithful agent best stops the "
-               "Traitor, not which maximises the Faithful's own wins (README)." if game.mixed_motive else ""), ""]
+            f"The cross-play matrix as a zero-sum game (the {row_label} agent maximises its win rate, the "
+            f"{column_label} agent minimises it); equilibrium mixtures and the value. *unused*: no equilibrium gives "
+            "the agent weight."
+            + (f" The game is mixed-motive (individual rewards): the zero-sum reading asks which {column_label} agent "
+               f"best stops the {row_label}, not which maximises the {possessive(column_label)} own wins." if mixed else ""),
+            ""]
     for key, nash in report["nash"].items():
         label = "all table sizes pooled" if key == "all" else f"{key} players"
         if "skipped" in nash:
@@ -283,19 +295,19 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             unused = nash[team]["unused"]
             parts.append(f"{team}: {mix}" + (f" (unused: {', '.join(unused)})" if unused else ""))
         out.append(f"- {label}: value ({possessive(row_label)} win rate) {_pct(nash['value'])} %; " + "; ".join(parts))
-    if not game.has_metrics:
-        out += ["", "## Hidden-role metrics", "", f"Not computed: the hidden-role metrics are Traitors Aboard's; "
-                f"`{game.env_name}` has none yet.", ""]
+    if game.metrics is None:
+        out += ["", "## Hidden-role metrics", "", f"Not computed: `{game.type.env_id}` has no hidden-role metrics.", ""]
     else:
         out += ["", "## Hidden-role metrics", "",
-                "Per agent and team, pooled over opponents and table sizes; value [95 % interval] (n = count). "
-                "Definitions: README, \"Hidden-role metrics\".", ""]
-    for team in team_keys if game.has_metrics else ():
+                "Per agent and side, pooled over opponents and table sizes; value [95 % interval] (n = count). "
+                f"Definitions: the game's metrics (`{getattr(game.metrics, '__name__', type(game.metrics).__name__)}`).",
+                ""]
+    for team in team_keys if game.metrics is not None else ():
         present = [n for n in names if team in report["metrics"].get(n, {})]
         if not present:
             continue
         out += [f"### As the {team}", "", "| metric | " + " | ".join(present) + " |", "|---|" + "---|" * len(present)]
-        for metric in METRICS:
+        for metric in metric_list:
             values = [report["metrics"][n][team][metric.name] for n in present]
             if all(v["count"] == 0 for v in values):
                 continue
@@ -311,7 +323,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out += [f"### As the {team}", "",
                     "| metric | " + " | ".join(f"{g} ({report['seed_groups'][g]['seeds']} seeds)" for g in groups) + " |",
                     "|---|" + "---|" * len(groups)]
-            for metric in [*(METRICS if game.has_metrics else ()), None]:
+            for metric in [*metric_list, None]:
                 name = "rating_mu" if metric is None else metric.name
                 percent = metric is not None and metric.kind == "rate"
                 cells = [_seed_value(report["seed_groups"][g][team][name], percent) for g in groups]

@@ -1,25 +1,25 @@
-"""``traitors-play``: a human at one seat in the terminal, bots or trained policies at the others.
+"""``traitors-play``: a human at one seat in the terminal, bots or trained policies at the others, for any game.
 
 Usage::
 
     traitors-play --players 5 --seat 0                       # heuristic bots at the other seats
     traitors-play --players 8 --seat 3 --bots random --bot 5=runs/quick --seed 7
+    traitors-play --game the_traitors --players 5 --seat 0   # any registered game (--game NAME)
 
-At each of the human's decisions the terminal shows what happened since their last one (the
-other players' decisions as the table sees them: a loot card's announced value, never the card,
-R04), then the table exactly as the human's observation has it (:mod:`traitors_env.table.view`) and a
-numbered list of the legal choices in words. ``?`` shows the rules in short
-(:mod:`traitors_env.games.traitors_aboard.rules_text`); opening the chest, which ends the game, asks for a
-confirmation first; anything but one of the numbers is answered with the list again; ``q`` abandons
-the game. At the end the chest and the roles are revealed and the game record is saved
-(:mod:`traitors_env.games.traitors_aboard.records`); an abandoned game's record is saved too, unfinished.
+One terminal game over the game's terminal view (``game.terminal_view``; the generic view of
+:mod:`traitors_env.table.text_view` for a game that declares none). At each of the human's decisions the
+terminal shows what happened since their last one as the table saw it (the view's ``event_text``: for
+Traitors Aboard a loot card's announced value, never the card, R04), then what the human observes and a
+numbered list of the legal choices in words. ``?`` shows the rules in short (``game.rules_summary``); a
+choice the view marks (Traitors Aboard: opening the chest, which ends the game) asks for a confirmation
+first; anything but one of the numbers is answered with the list again; ``q`` abandons the game. At the
+end everything is revealed; for a game with records (``game.records``) the game record is saved, an
+abandoned game's too, unfinished.
 
-Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): ``random``, ``heuristic``
-(:mod:`traitors_env.agents`), or a trained checkpoint by path (needs the ``train`` extra): a
-``MaskablePPO`` ``.zip`` (plays whichever role its seat has), a generation folder holding
-``pirates.zip`` and ``mutineers.zip`` (each role played by its team's policy), or a run folder
-(its newest completed generation). Bots are seeded from the game seed, so a seed and the human's answers
-replay the same game.
+Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): an agent by spec of the game
+(:func:`traitors_env.agents.spec.agent_maker`): a bot name (``random``, ``heuristic``), a trained checkpoint,
+generation folder or run folder (needs the ``train`` extra), or ``package.module:function``. Bots are seeded
+from the game seed, so a seed and the human's answers replay the same game.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 from rich.columns import Columns
@@ -41,21 +41,15 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .. import traitors_aboard_v0
-from ..agents import Agent
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
-from ..agents.spec import load_agent as make_bot
-from ..games.traitors_aboard import actions as A
-from ..games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
-from ..games.traitors_aboard.observation import DecodedObservation, decode
-from ..games.traitors_aboard.records import GameRecord
-from ..games.traitors_aboard.rules_text import rules_summary
-from .view import agent_view, choice_texts, event_text, overboard_texts, phase_text, result_view
+from ..core.agent import Agent
+from ..core.game import Game
+from ..core.registry import DEFAULT_GAME, load_game, registered_games
+from .text_view import view_of
+
+__all__ = ["BotSpecError", "GameAbandoned", "PlaySession", "main", "make_bot"]
 
 PROMPT = "Your choice (1–{k}, ? for the rules, q to quit): "
-HAND_PROMPT = "Your hand claim (1–{k}, 0 to go back, ? for the rules, q to quit): "
-CONFIRM_PROMPT = "Open the chest? (1–{k}, ? for the rules, q to quit): "
-CONFIRM_CHOICES = ("yes: open the chest and end the game", "no: back to my choices")
 #: Answers that show the rules at any prompt (``help`` once said "not one of the choices").
 RULES_KEYS = ("?", "r", "rules", "h", "help")
 
@@ -64,26 +58,39 @@ class GameAbandoned(Exception):
     """The human quit (``q``), or their input ended, before the game was over."""
 
 
-#: One decision shown to the human: who, which action, and what it publicly led to (overboard).
+#: One decision shown to the human: who, which action, and what it publicly led to (the view's notes).
 Event = tuple[int, int, tuple[str, ...]]
+
+
+def make_bot(spec: str, seed: int | np.random.Generator | None, game: str | Game = DEFAULT_GAME) -> tuple[str, Agent]:
+    """``(label, agent)`` for a bot spec of ``game`` (:func:`traitors_env.agents.spec.agent_maker`).
+
+    Raises:
+        BotSpecError: naming the spec and what was expected.
+    """
+    from ..agents.spec import agent_maker
+
+    label, make = agent_maker(spec, game=load_game(game).name)
+    return label, make(seed)
 
 
 class PlaySession:
     """One game with a human at ``human_seat``; :meth:`run` plays it to the end.
 
     Args:
-        num_players: 3–8.
+        num_players: a table size of the game.
         human_seat: the human's seat.
         bots: one agent per seat (``None`` at the human's seat).
-        seed: the game's seed (:meth:`raw_env.reset`).
+        seed: the game's seed (``raw_env.reset``).
         console: where everything is shown (a rich ``Console``).
         read_line: shows the prompt it is given and returns the human's next line; raises ``EOFError``
             when input ends.
-        claims: the claim step (R14).
+        claims: the game's claims option.
         seat_labels: per seat, who plays it (written into the record).
+        game: a registry name (default :data:`~traitors_env.core.registry.DEFAULT_GAME`) or a :class:`Game`.
 
     Raises:
-        ValueError: for a seat outside the table or a missing bot.
+        ValueError: for a table size the game does not allow, a seat outside the table or a missing bot.
     """
 
     def __init__(
@@ -96,13 +103,16 @@ class PlaySession:
         read_line: Callable[[str], str],
         claims: bool = True,
         seat_labels: Sequence[str] | None = None,
+        game: str | Game = DEFAULT_GAME,
     ) -> None:
-        self.env = traitors_aboard_v0.raw_env(num_players=num_players, claims=claims)
+        self.game = load_game(game)
+        self.env = self.game.raw_env(num_players=self.game.check_players(num_players), claims=claims)
         if not (isinstance(human_seat, int) and 0 <= human_seat < num_players):
             raise ValueError(f"seat {human_seat!r} is not a seat of a {num_players}-player table; expected 0–{num_players - 1}")
         missing = [s for s in range(num_players) if s != human_seat and (s >= len(bots) or bots[s] is None)]
         if missing:
             raise ValueError(f"no bot for seat(s) {missing}; give one agent per seat other than the human's")
+        self.view = view_of(self.game)
         self.n = num_players
         self.human_seat = human_seat
         self.bots = list(bots)
@@ -112,38 +122,30 @@ class PlaySession:
         self.seat_labels = list(seat_labels) if seat_labels is not None else None
         #: The decisions shown in the latest frame, for tests and tools.
         self.frame_events: list[Event] = []
-        #: The game's record once :meth:`run` has returned or raised (unfinished if abandoned).
-        self.record: GameRecord | None = None
+        #: The game's record once :meth:`run` has returned or raised (unfinished if abandoned); ``None`` for a
+        #: game without records.
+        self.record: Any = None
 
     # --------------------------------------------------------------- what is shown
-    def frame(self, events: Sequence[Event], view: DecodedObservation, legal: Sequence[int]) -> RenderableType:
-        """What the human is shown at a decision: the decisions since their last one, their view
-        and the choices. A function of the human's (decoded) observation and the public part of
-        others' decisions only."""
-        parts: list[RenderableType] = [Rule()]
+    def frame(self, events: Sequence[Event], view: Any, legal: Sequence[int]) -> RenderableType:
+        """What the human is shown at a decision: the decisions since their last one, what they observe
+        (``view``: their decoded observation) and the choices. A function of the human's observation, the
+        public part of others' decisions and what the game makes public only."""
+        state, seat = self.env.game, self.human_seat
+        parts: list[RenderableType] = [Rule(self.view.frame_title(state, seat))]
         parts.extend(self.event_lines(events))
-        parts.append(agent_view(view, self.human_seat))
-        parts.append(Text(phase_text(view, legal)))
-        parts.append(self.choices([text for text, _ in self.menu(view, legal)]))
+        parts.extend(self.view.table_view(view, seat, legal, state))
+        parts.append(self.choices([text for text, _ in self.view.menu(view, seat, legal, state)]))
         return Group(*parts)
 
     def event_lines(self, events: Sequence[Event]) -> list[Text]:
         lines = []
         for actor, action, notes in events:
-            lines.append(Text(event_text(actor, action, self.n, self.human_seat)))
+            text = self.view.event_text(actor, action, self.n, self.human_seat)
+            if text is not None:
+                lines.append(Text(text))
             lines.extend(Text("  " + note) for note in notes)
         return lines
-
-    def menu(self, view: DecodedObservation, legal: Sequence[int]) -> list[tuple[str, int | None]]:
-        """The numbered choices: ``(text, action)``; the 120 hand claims fold into one entry
-        (``action`` ``None``) that opens their own list, so the claim step fits a screen."""
-        seat = self.human_seat
-        hands = [a for a in legal if A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
-        others = [a for a in legal if not A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
-        entries: list[tuple[str, int | None]] = list(zip(choice_texts(view, seat, others), others))
-        if hands:
-            entries.append(("my hand is {…}: choose three cards from a list", None))
-        return entries
 
     @staticmethod
     def choices(texts: Sequence[str]) -> RenderableType:
@@ -172,7 +174,7 @@ class PlaySession:
             if answer.lower() in ("q", "quit", "exit"):
                 raise GameAbandoned("quit at the prompt")
             if answer.lower() in RULES_KEYS:
-                self.console.print(Text(rules_summary(self.n)))
+                self.console.print(Text(self.game.rules_summary(self.n)))
                 self.console.print(self.choices(texts))
                 continue
             # ASCII digits only, and short: int() of a 5000-digit line would raise.
@@ -188,38 +190,36 @@ class PlaySession:
             )
             self.console.print(self.choices(texts))
 
-    def choose(self, view: DecodedObservation, legal: Sequence[int]) -> int:
-        """The human's action: from the menu, through the list of hand claims if asked for."""
-        entries = self.menu(view, legal)
+    def choose(self, view: Any, legal: Sequence[int]) -> int:
+        """The human's action: from the menu, through the view's second list if an entry opens one, confirmed
+        where the view asks for it."""
+        seat = self.human_seat
+        entries = self.view.menu(view, seat, legal, self.env.game)
         while True:
             _, action = entries[self.ask([text for text, _ in entries])]
-            if action == A.OPEN_CHEST and not self.confirm_open(view):
-                self.console.print(self.choices([text for text, _ in entries]))
-                continue
             if action is not None:
+                check = self.view.confirm(view, action)
+                if check is not None and not self.confirm(*check):
+                    self.console.print(self.choices([text for text, _ in entries]))
+                    continue
                 return action
-            hands = [a for a in legal if A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
-            texts = [text.removeprefix("my hand is ") for text in choice_texts(view, self.human_seat, hands)]
-            self.console.print(Text("Which hand do you claim (it may be false)? My hand is …"))
+            intro, prompt, listed = self.view.submenu(view, seat, legal)
+            texts = [text for text, _ in listed]
+            self.console.print(Text(intro))
             self.console.print(self.choices(texts))
-            index = self.ask(texts, HAND_PROMPT, allow_back=True)
+            index = self.ask(texts, prompt, allow_back=True)
             if index is not None:
-                return hands[index]
+                return listed[index][1]
             self.console.print(self.choices([text for text, _ in entries]))
 
-    def confirm_open(self, view: DecodedObservation) -> bool:
-        """Whether the human, warned that opening the chest ends the game (R03), confirms it."""
-        self.console.print(
-            Text(
-                f"Opening the chest ends the game at once: the Pirates win if the true values of the loot in it "
-                f"add up to {view.target} or more, otherwise the Mutineers win (R03)."
-            )
-        )
-        self.console.print(self.choices(CONFIRM_CHOICES))
-        return self.ask(CONFIRM_CHOICES, CONFIRM_PROMPT) == 0
+    def confirm(self, warning: str, answers: Sequence[str], prompt: str) -> bool:
+        """Whether the human, shown ``warning``, picks the first of ``answers`` (yes, no)."""
+        self.console.print(Text(warning))
+        self.console.print(self.choices(answers))
+        return self.ask(answers, prompt) == 0
 
     def opening(self) -> RenderableType:
-        """The opening screen: the table size, the human's seat and who plays every other seat."""
+        """The opening screen: the game and table size, the human's seat and who plays every other seat."""
         seats = Table(show_edge=False, pad_edge=False, box=None)
         seats.add_column("seat")
         seats.add_column("played by")
@@ -232,23 +232,26 @@ class PlaySession:
                 who = type(self.bots[seat]).__name__
             seats.add_row(f"player_{seat}", who)
         return Group(
-            Rule(f"Traitors Aboard · {self.n} players"),
-            Text(
-                f"You play player_{self.human_seat}. Play passes to the left: player_k is followed by player_k+1 (R02). "
-                "Enter ? at any prompt for the rules."
-            ),
+            Rule(f"{self.game.type.long_name} · {self.n} players"),
+            Text(f"You play player_{self.human_seat}. {self.view.opening_note(self.n, self.human_seat)}"),
             seats,
         )
 
+    def _record(self):
+        if self.game.records is None:
+            return None
+        return self.game.records.record_game(self.env.game, self.env.episode_seed, seats=self.seat_labels)
+
     # --------------------------------------------------------------- the game
-    def run(self) -> GameRecord:
-        """Play the game to its end (or until the human quits) and return its record.
+    def run(self):
+        """Play the game to its end (or until the human quits) and return its record (``None`` for a game
+        without records).
 
         Raises:
             GameAbandoned: if the human quit or input ended; :attr:`record` then holds the
                 unfinished record (as it does if a bot raises).
         """
-        env = self.env
+        env, view = self.env, self.view
         env.reset(seed=self.seed)
         seat = self.human_seat
         human = env.possible_agents[seat]
@@ -256,7 +259,8 @@ class PlaySession:
         # The seed is shown only at the end: with it the deal can be recomputed.
         console.print(self.opening())
         events: list[Event] = []
-        before = decode(env.observe(human)["observation"])
+        decisions = 0
+        before = view.decode(env.observe(human)["observation"])
         try:
             for agent in env.agent_iter():
                 observation, _, termination, truncation, _ = env.last()
@@ -267,36 +271,44 @@ class PlaySession:
                 mask = observation["action_mask"]
                 if acting == seat:
                     legal = [int(a) for a in np.flatnonzero(mask)]
-                    self.frame_events = list(events)
-                    view = decode(observation["observation"])
-                    console.print(self.frame(events, view, legal))
-                    action = self.choose(view, legal)
-                    events = []
+                    if len(legal) == 1 and view.auto_forced:
+                        action = legal[0]
+                    else:
+                        self.frame_events = list(events)
+                        decoded = view.decode(observation["observation"])
+                        console.print(self.frame(events, decoded, legal))
+                        action = self.choose(decoded, legal)
+                        events = []
                 else:
                     try:
                         action = int(self.bots[acting].act(observation["observation"], mask))
                     except KeyboardInterrupt:
                         raise GameAbandoned("interrupted") from None
                 env.step(action)
-                after = decode(env.observe(human)["observation"])
-                events.append((acting, action, tuple(overboard_texts(before, after, seat))))
-                if before.seats[0].aboard and not after.seats[0].aboard and not env.game.is_terminal:
+                decisions += 1
+                after = view.decode(env.observe(human)["observation"])
+                notes, message = view.after_step(before, after, seat, env.game)
+                events.append((acting, action, tuple(notes)))
+                if message is not None:
                     console.print(Group(Rule(), *self.event_lines(events)))
-                    console.print(Text("You are overboard (R11): no more turns for you, but you share your team's result."))
+                    console.print(Text(message))
                     events = []
                 before = after
         except BaseException as error:
-            self.record = env.record(seats=self.seat_labels)
+            self.record = self._record()
             if isinstance(error, KeyboardInterrupt):  # Ctrl-C anywhere in the game: abandoned, record kept
                 console.print()
                 error = GameAbandoned("interrupted")
             if isinstance(error, GameAbandoned):
-                console.print(Text(f"Game abandoned ({error}) after {len(self.record.decisions)} decisions."))
+                console.print(Text(f"Game abandoned ({error}) after {decisions} decisions. The same deal and bots "
+                                   f"again: --seed {self.seed}."))
                 raise error from None
             raise
-        self.record = env.record(seats=self.seat_labels)  # first: an interrupt while printing loses nothing
-        console.print(Group(Rule(), *self.event_lines(events)))
-        console.print(result_view(env.game, seat))
+        self.record = self._record()  # first: an interrupt while printing loses nothing
+        lines = self.event_lines(events)
+        if lines:  # the decisions since the human's last one (a view may list none)
+            console.print(Group(Rule(), *lines))
+        console.print(view.result_view(env.game, seat))
         console.print(Text(f"Seed {self.seed}."))
         return self.record
 
@@ -305,16 +317,12 @@ class PlaySession:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="traitors-play",
-        description="Play Traitors Aboard in the terminal against bots or trained policies.",
+        description="Play a registered game in the terminal against bots or trained policies.",
     )
-    parser.add_argument(
-        "--game",
-        choices=["traitors_aboard", "the_traitors"],
-        default="traitors_aboard",
-        help="the game: traitors_aboard (default) or the_traitors (The Traitors board game, 3–6 players; "
-        "see traitors-play --game the_traitors --help)",
-    )
-    parser.add_argument("--players", type=int, default=5, help="table size, 3–8 (default 5)")
+    parser.add_argument("--game", choices=registered_games(), default=DEFAULT_GAME,
+                        help=f"the game (a registered name; default {DEFAULT_GAME})")
+    parser.add_argument("--players", type=int, default=None,
+                        help="table size (default: the game's default table; its range is the game's)")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0–players-1 (default 0)")
     parser.add_argument(
         "--bots",
@@ -326,12 +334,13 @@ def _parser() -> argparse.ArgumentParser:
         "--bot", action="append", default=[], metavar="SEAT=SPEC", help="bot for one seat (repeatable), e.g. 2=random"
     )
     parser.add_argument("--seed", type=int, default=None, help="game seed (default: drawn at random and shown)")
-    parser.add_argument("--no-claims", action="store_true", help="play without the claim step (R14)")
+    parser.add_argument("--no-claims", action="store_true", help="play without the game's claim step")
     parser.add_argument(
         "--record",
         default=None,
         metavar="PATH",
-        help="where to save the game record (default records/game-<time>.json; never an existing file)",
+        help="where to save the game record, for a game with records (default records/game-<time>.json; never an "
+        "existing file)",
     )
     return parser
 
@@ -347,7 +356,7 @@ def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dic
         if not 0 <= seat < args.players:
             parser.error(f"--bot {item!r}: seat {seat} is not a seat of a {args.players}-player table (0–{args.players - 1})")
         if seat == args.seat:
-            parser.error(f"--bot {item!r}: seat {seat} is yours (--seat {args.seat})")
+            parser.error(f"--bot {item!r}: seat {seat} is yours (--seat {args.seat}), not another seat of this table")
         if seat in given:
             parser.error(f"--bot {item!r}: seat {seat} was given a bot already")
         given.add(seat)
@@ -358,14 +367,13 @@ def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dic
 def main(argv: Sequence[str] | None = None, console: Console | None = None, stdin: TextIO | None = None) -> int:
     """Run ``traitors-play``; returns the exit status (0 finished, 1 abandoned, 2 bad arguments)."""
     parser = _parser()
-    known, _ = parser.parse_known_args(argv)
-    if known.game == "the_traitors":  # the second game has its own, simpler view (issue 15)
-        from .the_traitors_play import main as play_the_traitors
-
-        return play_the_traitors(argv, console, stdin)
     args = parser.parse_args(argv)
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        parser.error(f"--players {args.players}: expected {MIN_PLAYERS}–{MAX_PLAYERS}")
+    game = load_game(args.game)
+    lo, hi = game.type.min_players, game.type.max_players
+    if args.players is None:
+        args.players = game.type.default_players
+    if not lo <= args.players <= hi:
+        parser.error(f"--players {args.players}: expected {lo}–{hi} ({game.type.env_id})")
     if not 0 <= args.seat < args.players:
         parser.error(f"--seat {args.seat}: expected a seat in 0–{args.players - 1}")
     if args.seed is not None and args.seed < 0:
@@ -373,12 +381,17 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     # No seed in the name: it is shown at the end of a game, not before (it gives the deal away).
     default_name = f"game-{datetime.datetime.now():%Y%m%d-%H%M%S-%f}.json"
-    if args.record is not None and not args.record.strip():
-        parser.error("--record '': expected a file path")
-    record_path = Path(args.record) if args.record is not None else Path("records") / default_name
-    problem = _unwritable(record_path)
-    if problem:  # found before the game, not after an hour of play
-        parser.error(f"--record {record_path}: {problem}")
+    record_path = None
+    if game.records is None:
+        if args.record is not None:
+            parser.error(f"--record {args.record}: {game.type.env_id} has no game records")
+    else:
+        if args.record is not None and not args.record.strip():
+            parser.error("--record '': expected a file path")
+        record_path = Path(args.record) if args.record is not None else Path("records") / default_name
+        problem = _unwritable(record_path)
+        if problem:  # found before the game, not after an hour of play
+            parser.error(f"--record {record_path}: {problem}")
     console = console or Console(highlight=False)
     stream = stdin if stdin is not None else sys.stdin
     if stream is None:
@@ -388,7 +401,7 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     labels = ["human"] * args.players
     try:
         for seat, spec in specs.items():
-            labels[seat], bots[seat] = make_bot(spec, np.random.default_rng([seed, seat]))
+            labels[seat], bots[seat] = make_bot(spec, np.random.default_rng([seed, seat]), game)
     except BotSpecError as error:
         parser.error(str(error))
     except KeyboardInterrupt:
@@ -411,7 +424,7 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
             console.print(line.rstrip("\n"), markup=False)  # echo piped input, as a terminal would
             return line
 
-    session = PlaySession(args.players, args.seat, bots, seed, console, read_line, not args.no_claims, labels)
+    session = PlaySession(args.players, args.seat, bots, seed, console, read_line, not args.no_claims, labels, game)
     status = 0
     try:
         session.run()
@@ -420,12 +433,12 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     except KeyboardInterrupt:  # after the game, while its end was shown
         status = 130
     finally:  # also when a bot fails: what was played is kept
-        if session.record is not None:
-            _save(session.record, record_path, default_name, console)
+        if session.record is not None and record_path is not None:
+            _save(session.record, record_path, default_name, console, game)
     return status
 
 
-def _save(record: GameRecord, path: Path, default_name: str, console: Console) -> None:
+def _save(record, path: Path, default_name: str, console: Console, game: Game) -> None:
     try:
         record.save(path)
     except OSError as error:  # e.g. the folder went away during the game: keep the record anyway
@@ -433,7 +446,8 @@ def _save(record: GameRecord, path: Path, default_name: str, console: Console) -
         record.save(fallback)
         console.print(Text(f"Could not write {path} ({error.strerror or error}); the record is in {fallback} instead."))
         path = fallback
-    console.print(Text(f"Game record saved to {path} (replay: traitors-replay {path})"))
+    option = "" if game.name == DEFAULT_GAME else f" --game {game.name}"
+    console.print(Text(f"Game record saved to {path} (replay: traitors-replay {path}{option})"))
 
 
 def _unwritable(path: Path) -> str | None:

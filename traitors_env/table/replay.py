@@ -1,13 +1,19 @@
-"""``traitors-replay RECORD.json``: step through a saved game (:mod:`traitors_env.games.traitors_aboard.records`).
+"""``traitors-replay RECORD.json [--game NAME]``: step through a saved game of any game with records.
+
+The game (``--game``, default :data:`~traitors_env.core.registry.DEFAULT_GAME`) reads its records through its
+``records`` capability (``load_record``, ``replay_steps``, ``RecordError``: Traitors Aboard's are
+:mod:`traitors_env.games.traitors_aboard.records`); a game without one is refused in words
+("the_traitors_v0 has no game records"). Each step is drawn by the game's terminal view
+(:mod:`traitors_env.table.text_view`).
 
 Views:
 
 * default: the spectator's view, the public table only; others' decisions as the table saw them;
-* ``--seat K``: what ``player_K`` observed (its role, hand, known chest values, Spyglass view),
-  built from its observation at each step; its own decisions in full;
-* ``--reveal``: everything, hands, roles and chest values included, every decision in full.
+* ``--seat K``: what ``player_K`` observed (in Traitors Aboard its role, hand, known chest values,
+  Spyglass view), built from its observation at each step; its own decisions in full;
+* ``--reveal``: everything (hands, roles, chest values), every decision in full.
 
-Every view ends with the result and the revealed chest. The record is checked in full before
+Every view ends with the result, everything revealed. The record is checked in full before
 anything is shown; a record that does not replay is refused with the step that fails.
 
 In a terminal, Enter shows the next step, ``b`` the previous one, a number jumps to that step,
@@ -25,24 +31,26 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from ..games.traitors_aboard.engine import GameState
-from ..games.traitors_aboard.observation import decode, encode
-from ..games.traitors_aboard.records import GameRecord, RecordError, load_record, replay_steps
-from ..games.traitors_aboard.render import render_text
-from .view import agent_view, event_text, result_view
+from ..core.game import Game
+from ..core.registry import DEFAULT_GAME, load_game, registered_games
+from .text_view import view_of
 
 
-def record_states(record: GameRecord) -> list[GameState]:
+def record_states(record, game: str | Game = DEFAULT_GAME) -> list:
     """The states of ``record``'s game: the deal, then the state after each decision (copies).
 
     Raises:
-        RecordError: naming the first step that does not replay.
+        MissingCapabilityError: for a game without records.
+        RecordError: (the game's) naming the first step that does not replay.
     """
-    return [copy.deepcopy(state) for _, state in replay_steps(record)]
+    records = load_game(game).require("records")
+    return [copy.deepcopy(state) for _, state in records.replay_steps(record)]
 
 
-def step_view(record: GameRecord, states: Sequence[GameState], step: int, seat: int | None, reveal: bool) -> RenderableType:
+def step_view(record, states: Sequence, step: int, seat: int | None, reveal: bool,
+              game: str | Game = DEFAULT_GAME) -> RenderableType:
     """Step ``step`` (0 = the deal) of a replay, as a spectator (``seat=None``), one seat, or revealed."""
+    view = view_of(load_game(game))
     state = states[step]
     n = record.num_players
     total = len(record.decisions)
@@ -52,37 +60,37 @@ def step_view(record: GameRecord, states: Sequence[GameState], step: int, seat: 
     if step:
         decision = record.decisions[step - 1]
         actor = int(decision.agent.removeprefix("player_"))
-        if reveal:
-            parts.append(Text(f"player_{actor}: {decision.meaning}"))
-        else:
-            parts.append(Text(event_text(actor, decision.action, n, seat)))
+        text = f"player_{actor}: {decision.meaning}" if reveal else view.event_text(actor, decision.action, n, seat)
+        if text is not None:
+            parts.append(Text(text))
     if reveal:
-        parts.append(Text(render_text(state, show_hidden=True)))
+        parts.append(view.revealed_view(state))
     else:
         observer = 0 if seat is None else seat  # a spectator sees the public part of any seat's view
-        parts.append(agent_view(decode(encode(state, observer)), observer, private=seat is not None))
+        parts.append(view.observer_view(state, observer, seat is not None))
     if state.is_terminal:
-        parts.append(result_view(state, seat))
+        parts.append(view.result_view(state, seat))
     return Group(*parts)
 
 
 def browse(
-    record: GameRecord,
-    states: Sequence[GameState],
+    record,
+    states: Sequence,
     console: Console,
     seat: int | None,
     reveal: bool,
     read_line: Callable[[str], str] | None,
+    game: str | Game = DEFAULT_GAME,
 ) -> None:
     """Show the steps: all in a row when ``read_line`` is ``None``, else one at a time on request."""
     last = len(states) - 1
     if read_line is None:
         for step in range(last + 1):
-            console.print(step_view(record, states, step, seat, reveal))
+            console.print(step_view(record, states, step, seat, reveal, game))
         return
     step = 0
     while True:
-        console.print(step_view(record, states, step, seat, reveal))
+        console.print(step_view(record, states, step, seat, reveal, game))
         try:
             answer = read_line(f"[Enter] next · b back · 0–{last} go to step · q quit: ").strip().lower()
         except (EOFError, KeyboardInterrupt):
@@ -103,8 +111,10 @@ def browse(
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="traitors-replay", description="Step through a saved Traitors Aboard game.")
+    parser = argparse.ArgumentParser(prog="traitors-replay", description="Step through a saved game.")
     parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
+    parser.add_argument("--game", choices=registered_games(), default=DEFAULT_GAME,
+                        help=f"the game the record is of (default {DEFAULT_GAME})")
     view = parser.add_mutually_exclusive_group()
     view.add_argument("--seat", type=int, default=None, help="show what this seat observed")
     view.add_argument("--reveal", action="store_true", help="show everything: hands, roles, chest values")
@@ -113,20 +123,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, console: Console | None = None) -> int:
-    """Run ``traitors-replay``; returns the exit status (0, or 2 for a bad record or argument)."""
+    """Run ``traitors-replay``; returns the exit status (0, or 2 for a bad record or argument, or a game without
+    records)."""
     parser = _parser()
     args = parser.parse_args(argv)
     console = console or Console(highlight=False)
+    game = load_game(args.game)
+    if game.records is None:
+        console.print(Text(f"traitors-replay: {game.type.env_id} has no game records"))
+        return 2
+    records = game.records
     try:
-        record = load_record(args.record)
-        states = record_states(record)
-    except RecordError as error:
+        record = records.load_record(args.record)
+        states = record_states(record, game)
+    except records.RecordError as error:
         console.print(Text(f"traitors-replay: {args.record}: {error}"))
         return 2
     if args.seat is not None and not 0 <= args.seat < record.num_players:
         parser.error(f"--seat {args.seat}: the record's table has seats 0–{record.num_players - 1}")
     interactive = not args.no_pause and sys.stdin.isatty() and console.is_terminal
-    browse(record, states, console, args.seat, args.reveal, console.input if interactive else None)
+    browse(record, states, console, args.seat, args.reveal, console.input if interactive else None, game)
     if not record.finished:
         console.print(Text(f"The record ends after step {len(record.decisions)}: the game was not finished."))
     return 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from ...core.agent import RandomAgent
@@ -79,5 +81,6 @@ GAME = Game(
     layout=_LAYOUT,
     action_text=describe_action,
     hidden_variant=hidden_variant,
+    terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
     extras={"roles": Role},
 )

@@ -86,5 +86,6 @@ GAME = Game(
     records=records,
     jax=lambda: importlib.import_module(f"{__package__}.jax"),
     hidden_variant=hidden_variant,
+    terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
     extras={"roles": Role},
 )

@@ -6,7 +6,9 @@ decision, what the record alone does not hold: the true hand behind a hand claim
 Spyglass showed behind a chest-top claim, the roles of Plank and Empty Your Pockets targets, the
 chest's value when it is opened. A tally is a :class:`collections.Counter` of integer counts per
 team; counts add up over games (in any order, so results do not depend on the number of workers),
-and :func:`summarize` turns them into the metrics of :data:`METRICS`, each with a 95 % interval.
+and the benchmark kit's :func:`traitors_env.evaluation.metrics.summarize` turns them into the metrics of
+:data:`METRICS`, each with a 95 % interval. This module is the game's ``metrics`` capability
+(``GAME.metrics``): :data:`METRICS`, :func:`tally_state` and :data:`PLOTTED`.
 
 Definitions (also in the README, "Hidden-role metrics"); "the agent" is the one playing the team:
 
@@ -33,21 +35,18 @@ a Pirate and deception for a Mutineer (a Mutineer's true accusation names a fell
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...core.stats import wilson_interval
 from . import actions as A
 from .cards import LOOT_VALUES, PLANKS_TO_OVERBOARD, Role
 from .engine import GameConfig, GameState, IllegalActionError, Phase
 
-__all__ = ["METRICS", "TEAMS", "Metric", "summarize", "tally_game", "tally_record"]
+__all__ = ["METRICS", "PLOTTED", "TEAMS", "Metric", "tally_game", "tally_record", "tally_state"]
 
 #: The team keys of tallies and reports, by :class:`Role`.
 TEAMS = {Role.PIRATE: "pirates", Role.MUTINEER: "mutineers"}
-_Z = 1.959963984540054
 CLAIM_KINDS = ("none", "hand", "accuse", "vouch", "chest_top")
 
 
@@ -87,6 +86,11 @@ METRICS: tuple[Metric, ...] = (
     Metric("chest_open_success", "rate", "open_won", "open", "judgement", "openings with value ≥ target / openings"),
     Metric("chest_margin_at_open", "mean", "open_margin", "open", "judgement", "mean chest value − target at opening"),
 )
+
+
+#: The metrics drawn in the kit's metrics.png (a rate each, so they share the 0–1 axis).
+PLOTTED = ("win_rate", "loot_false_rate", "hand_claim_truth", "accuse_truth", "vouch_truth",
+           "plank_precision", "eyp_on_mutineer", "chest_open_success")
 
 
 def tally_game(
@@ -205,22 +209,11 @@ def tally_record(record) -> dict[str, Counter]:
     return tallies
 
 
-def summarize(tally: Counter, metrics: Sequence[Metric] = METRICS) -> dict[str, dict]:
-    """Per metric: ``{"value", "interval": [low, high], "count"}`` (value and interval ``None`` when count is 0)."""
-    out = {}
-    for metric in metrics:
-        n = int(tally.get(metric.denominator, 0))
-        total = tally.get(metric.numerator, 0)
-        if n == 0:
-            out[metric.name] = {"value": None, "interval": None, "count": 0}
-            continue
-        if metric.kind == "rate":
-            low, high = wilson_interval(int(total), n)
-            value = total / n
-        else:
-            value = total / n
-            variance = max(0.0, tally.get(metric.numerator + "_sq", 0) / n - value * value) * n / max(1, n - 1)
-            half = _Z * math.sqrt(variance / n)
-            low, high = value - half, value + half
-        out[metric.name] = {"value": round(value, 6), "interval": [round(low, 6), round(high, 6)], "count": n}
-    return out
+def tally_state(state: GameState, seed: int) -> dict[str, Counter]:
+    """:func:`tally_game` of a game played from ``GameState.new(state.config, seed=seed)`` (the kit's finished games).
+
+    Raises:
+        ValueError: if ``state``'s history does not replay from ``seed``.
+    """
+    config = state.config
+    return tally_game(config.num_players, config.claims, seed, state.history, config.first_player)

@@ -504,7 +504,7 @@ def _multiset(counts: np.ndarray) -> tuple[int, ...]:
 def decode(observation: np.ndarray) -> DecodedObservation:
     """Read an observation vector (shape ``(OBS_SIZE,)``) back into a :class:`DecodedObservation`.
 
-    Used to show a human exactly what their agent observes (:mod:`traitors_env.table.view`).
+    Used to show a human exactly what their agent observes (:mod:`traitors_env.games.traitors_aboard.view`).
 
     Raises:
         ValueError: if ``observation`` does not have shape ``(OBS_SIZE,)``.

@@ -1,4 +1,5 @@
-"""What one player sees, drawn for a terminal with rich: built from the observation vector alone.
+"""Traitors Aboard's terminal view (``GAME.terminal_view``): what one player sees, drawn with rich from the
+observation vector alone, for ``traitors-play`` and ``traitors-replay`` (:mod:`traitors_env.table`).
 
 :func:`agent_view` reads only a :class:`~traitors_env.games.traitors_aboard.observation.DecodedObservation` (the
 observation vector read back), so a human seat is shown exactly what its agent observes: its
@@ -9,6 +10,12 @@ view leaves out everything private: what a spectator sees (used by ``traitors-re
 
 :func:`choice_texts` words the legal actions of a decision; :func:`event_text` words a
 decision as the table sees it (:func:`traitors_env.games.traitors_aboard.actions.public_description`).
+
+The functions the terminal game calls (its view protocol, :mod:`traitors_env.table.text_view`) are at the
+end: :func:`decode`, :func:`opening_note`, :func:`table_view`, :func:`menu` (the 120 hand claims fold into
+one entry that opens :func:`submenu`), :func:`confirm` (opening the chest ends the game, R03),
+:func:`after_step` (who went overboard, R11), :func:`event_text`, :func:`result_view`,
+:func:`observer_view` and :func:`revealed_view` (the replay).
 """
 
 from __future__ import annotations
@@ -19,10 +26,17 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..games.traitors_aboard import actions as A
-from ..games.traitors_aboard.cards import CARD_NAMES, CARD_SHORT, PLANKS_TO_OVERBOARD, ROLE_NAMES, CardKind, Role
-from ..games.traitors_aboard.engine import GameState, Phase
-from ..games.traitors_aboard.observation import DecodedObservation
+from . import actions as A
+from .cards import CARD_NAMES, CARD_SHORT, PLANKS_TO_OVERBOARD, ROLE_NAMES, CardKind, Role
+from .engine import GameState, Phase
+from .observation import DecodedObservation, encode
+from .observation import decode as decode_observation
+from .render import render_text
+
+#: The prompts of the list of hand claims and of the chest's confirmation (the main prompt is the table's).
+HAND_PROMPT = "Your hand claim (1–{k}, 0 to go back, ? for the rules, q to quit): "
+CONFIRM_PROMPT = "Open the chest? (1–{k}, ? for the rules, q to quit): "
+CONFIRM_CHOICES = ("yes: open the chest and end the game", "no: back to my choices")
 
 LOOT_TEXT = ("+1", "0", "-2")
 #: The decisions other than the main turn in words (:func:`phase_text` words the main turn from its options).
@@ -295,3 +309,67 @@ def result_view(state: GameState, seat: int | None = None) -> RenderableType:
     lines.append(Text(f"The chest holds {_signed(result['chest_value'])} (target {result['target']}):"))
     lines.append(chest if result["chest"] else Text("  (empty)"))
     return Group(*lines)
+
+
+# ------------------------------------------------------------------ the terminal game's view protocol
+def decode(observation) -> DecodedObservation:
+    """The human's observation vector read back (what every other function here draws from)."""
+    return decode_observation(observation)
+
+
+def opening_note(num_players: int, seat: int) -> str:
+    """The opening screen's sentence after "You play player_k."."""
+    return "Play passes to the left: player_k is followed by player_k+1 (R02). Enter ? at any prompt for the rules."
+
+
+def table_view(view: DecodedObservation, seat: int, legal: Sequence[int], state=None) -> list[RenderableType]:
+    """The table as the human observes it, then the decision asked in words."""
+    return [agent_view(view, seat), Text(phase_text(view, legal))]
+
+
+def menu(view: DecodedObservation, seat: int, legal: Sequence[int], state=None) -> list[tuple[str, int | None]]:
+    """The numbered choices ``(text, action)``; the 120 hand claims fold into one entry (``action`` ``None``)
+    that opens their own list (:func:`submenu`), so the claim step fits a screen."""
+    hands = [a for a in legal if A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
+    others = [a for a in legal if not A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
+    entries: list[tuple[str, int | None]] = list(zip(choice_texts(view, seat, others), others))
+    if hands:
+        entries.append(("my hand is {…}: choose three cards from a list", None))
+    return entries
+
+
+def submenu(view: DecodedObservation, seat: int, legal: Sequence[int]) -> tuple[str, str, list[tuple[str, int]]]:
+    """The list of hand claims behind the menu's folded entry: ``(intro, prompt, [(text, action)])``."""
+    hands = [a for a in legal if A.CLAIM_HAND_BASE <= a < A.CLAIM_CHEST_BASE]
+    texts = [text.removeprefix("my hand is ") for text in choice_texts(view, seat, hands)]
+    return "Which hand do you claim (it may be false)? My hand is …", HAND_PROMPT, list(zip(texts, hands))
+
+
+def confirm(view: DecodedObservation, action: int) -> tuple[str, Sequence[str], str] | None:
+    """``(warning, (yes, no), prompt)`` for an action the human confirms first (opening the chest, R03), else ``None``."""
+    if action != A.OPEN_CHEST:
+        return None
+    return (
+        f"Opening the chest ends the game at once: the Pirates win if the true values of the loot in it "
+        f"add up to {view.target} or more, otherwise the Mutineers win (R03).",
+        CONFIRM_CHOICES,
+        CONFIRM_PROMPT,
+    )
+
+
+def after_step(before: DecodedObservation, after: DecodedObservation, seat: int, state) -> tuple[tuple[str, ...], str | None]:
+    """What a decision publicly led to (seats overboard, R11), and a message when the human went overboard."""
+    notes = tuple(overboard_texts(before, after, seat))
+    if before.seats[0].aboard and not after.seats[0].aboard and not state.is_terminal:
+        return notes, "You are overboard (R11): no more turns for you, but you share your team's result."
+    return notes, None
+
+
+def observer_view(state: GameState, observer: int, private: bool) -> RenderableType:
+    """``observer``'s view of ``state`` (``private=False``: the public part of it, a spectator's)."""
+    return agent_view(decode_observation(encode(state, observer)), observer, private=private)
+
+
+def revealed_view(state: GameState) -> RenderableType:
+    """Everything: hands, roles and chest values."""
+    return Text(render_text(state, show_hidden=True))
