@@ -289,4 +289,6 @@ def parse_side(game: Game, side: int | str) -> int:
         for index, (name, label) in enumerate(zip(game.type.sides, game.type.side_labels)):
             if key in (name.lower().rstrip("s"), label.lower().rstrip("s")):
                 return index
-    raise ValueError(f"side {side!r} is not a side of {game.type.env_id}; expected one of {list(game.type.sides)}")
+    raise ValueError(
+        f"side {side!r} is not a side (team or role) of {game.type.env_id}; expected one of {list(game.type.sides)}"
+    )

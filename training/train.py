@@ -28,6 +28,7 @@ import time
 from collections.abc import Sequence
 
 from traitors_env.agents.checkpoint import PolicyLoadError
+from traitors_env.agents.spec import AgentSpecError
 from traitors_env.core import load_game
 from traitors_env.core.registry import DEFAULT_GAME
 
@@ -141,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         print(f"training done in {trained:.0f} s; evaluating ({config.evaluation.games} games per cell)…", flush=True)
         evaluate_run(config, run)  # any backend's run, any game
-    except (ConfigError, RunError, PolicyLoadError, RunFolderError, EvaluationError) as error:
+    except (ConfigError, RunError, PolicyLoadError, RunFolderError, EvaluationError, AgentSpecError) as error:
         print(f"traitors-train: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
