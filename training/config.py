@@ -29,8 +29,9 @@ from traitors_env.core.registry import DEFAULT_GAME, UnknownGameError, registere
 from .table_sizes import table_size_probabilities
 
 OPPONENT_KINDS = ("latest", "past", "heuristic", "random")
-#: The side the per-side keys ``training.mutineers_steps`` and ``env.mutineers_player_count_weights`` set (they
-#: are valid for a game that has a side of this key; see :func:`_check_side_keys`).
+#: The side the per-side keys ``training.mutineers_steps`` and ``env.mutineers_player_count_weights`` set: the keys
+#: are named after it, so they are valid for a game that has a side of this key (:meth:`RunConfig._check_backend`
+#: refuses them for another game, naming its sides).
 KEYED_SIDE = "mutineers"
 
 

@@ -84,8 +84,8 @@ def snapshot_pairs(run: RunFolder, generation: int, team: str, config: RunConfig
     """The snapshot pairs ``(side 0's path, side 1's path)`` the learner of side ``team`` meets in ``generation``
     (0-based), oldest first: every completed generation's pair; the side trained second also meets this
     generation's snapshot of the side trained first, paired with its own previous snapshot (``None``, played by
-    the heuristic, in generation 0). A zero-sum team game's opponents play the other side's seats only, so there
-    only the other side's half of a pair is ever played."""
+    the heuristic, in generation 0). A zero-sum team game's opponents play the other side's seats only: its pool
+    holds the other side's half of each pair (:func:`training.agents.opponent_snapshots`)."""
     game = config.game
     sides = game.type.sides
     first, second = (sides[s] for s in game.sides_in_training_order)
