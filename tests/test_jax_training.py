@@ -23,6 +23,11 @@ import jax.numpy as jnp  # noqa: E402
 from training.jax_backend import ppo as P  # noqa: E402
 from training.jax_backend import rollout as R  # noqa: E402
 from training.jax_backend.engine import standin_engine  # noqa: E402
+from traitors_env.core import load_game  # noqa: E402
+from traitors_env.core.registry import DEFAULT_GAME  # noqa: E402
+
+#: the actions of the game the stand-in (and these networks) are sized for
+NUM_ACTIONS = load_game(DEFAULT_GAME).type.num_actions
 
 
 def gae(valid, ended, reward, values=None, bootstrap=None, gamma=1.0, lam=1.0):
@@ -86,7 +91,7 @@ def test_gae_with_values_matches_the_textbook_recursion():
 
 # ---------------------------------------------------------------- the game master in a scan
 def _model():
-    model = P.ActorCritic((16,))
+    model = P.ActorCritic((16,), NUM_ACTIONS)
     params = model.init(jax.random.key(0), jnp.zeros((1, 1228)))
     return model, params, lambda p, o: model.apply(p, o, method=P.ActorCritic.logits)
 
@@ -182,7 +187,7 @@ def test_past_opponents_draw_their_snapshot_per_game_and_keep_it_all_game():
     settings = R.Settings((3, 4, 5, 6, 7, 8), (1 / 6,) * 6, 64, 1.0, 1.0, True, None)
 
     def actor(snapshot, obs):
-        ramp = jnp.arange(P.NUM_ACTIONS, dtype=jnp.float32) * 100.0
+        ramp = jnp.arange(NUM_ACTIONS, dtype=jnp.float32) * 100.0
         return jnp.broadcast_to(jnp.where(snapshot == 0, -ramp, ramp), obs.shape[:-1] + ramp.shape)
 
     # Three pooled entries of which two are real: entry 2 (a repeat) is never drawn.
@@ -237,9 +242,9 @@ def test_capacities_follow_the_learner_share_and_the_opponent_mix():
 @pytest.mark.slow  # compiles the real engine (about a minute on 2 cores)
 def test_real_engine_rollout_transitions_are_the_learners_decisions_with_their_games_result():
     pytest.importorskip("pgx")
-    from training.jax_backend.engine import traitors_engine
+    from training.jax_backend.engine import twin_engine
 
-    engine = traitors_engine(heuristic=False)
+    engine = twin_engine(heuristic=False)
     by_opponent = without_learner = 0
     for team in (0, 1):
         ended, skipped, obs = _replay_check(engine, team, (0.5, 0.0, 0.0, 0.5), steps=96, batch=32)
@@ -271,11 +276,11 @@ def test_masked_distribution_never_picks_or_weighs_illegal_actions():
 @pytest.mark.parametrize("net_arch, activation", [((), "tanh"), ((16,), "tanh"), ((32, 8), "relu"), ((128, 128), "tanh")])
 def test_actor_critic_is_two_separate_mlps_with_the_first_layers_in_one_matmul(net_arch, activation):
     """The fused first layer changes neither the parameters nor the math: two NumPy MLPs on the same tree agree."""
-    model = P.ActorCritic(net_arch, activation)
+    model = P.ActorCritic(net_arch, NUM_ACTIONS, activation)
     params = model.init(jax.random.key(0), jnp.zeros((1, 1228)))
     towers = params["params"]
     names = [f"hidden_{i}" for i in range(len(net_arch))] + ["out"]
-    for tower, head in (("actor", P.NUM_ACTIONS), ("critic", 1)):  # the checkpoint's tree (jax_checkpoint)
+    for tower, head in (("actor", NUM_ACTIONS), ("critic", 1)):  # the checkpoint's tree (jax_checkpoint)
         assert list(towers[tower]) == names
         assert [towers[tower][n]["kernel"].shape for n in names] == list(zip((1228, *net_arch), (*net_arch, head)))
     params = jax.tree_util.tree_map(lambda x: x + 0.1 * jax.random.normal(jax.random.key(1), x.shape), params)
@@ -290,7 +295,7 @@ def test_actor_critic_is_two_separate_mlps_with_the_first_layers_in_one_matmul(n
         return x
 
     logits, value = model.apply(params, jnp.asarray(obs))
-    assert logits.shape == (32, P.NUM_ACTIONS) and value.shape == (32,)
+    assert logits.shape == (32, NUM_ACTIONS) and value.shape == (32,)
     np.testing.assert_allclose(logits, numpy_mlp(params["params"]["actor"]), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(value, numpy_mlp(params["params"]["critic"])[:, 0], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(model.apply(params, jnp.asarray(obs), method=P.ActorCritic.logits), logits, atol=1e-5)
@@ -323,7 +328,7 @@ def test_jax_checkpoint_agent_plays_the_trained_actors_probabilities(tmp_path):
     from traitors_env.agents.checkpoint import OBS_SCALE, load_frozen_policy
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
-    model = P.ActorCritic((8, 8), "relu")
+    model = P.ActorCritic((8, 8), NUM_ACTIONS, "relu")
     params = model.init(jax.random.key(3), jnp.zeros((1, 1228)))
     optimizer = P.make_optimizer(1e-3, 0.5)
     path = tmp_path / "pirates.msgpack"

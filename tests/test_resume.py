@@ -17,6 +17,7 @@ import yaml
 
 pytest.importorskip("sb3_contrib")
 
+import training.sb3 as sb3_module  # noqa: E402
 import training.train as train_module  # noqa: E402
 from training.config import ConfigError, config_from_dict  # noqa: E402
 from training.resume import resume_command  # noqa: E402
@@ -42,14 +43,14 @@ def write_config(folder: Path, **changes) -> Path:
 
 def interrupt_at(monkeypatch, generation_dir: str, team: str) -> None:
     """Ctrl-C when the training loop saves ``team`` of ``generation_dir`` (e.g. ``gen_002``)."""
-    save = train_module.save_model_atomic
+    save = sb3_module.save_model_atomic
 
     def save_or_interrupt(model, path):
         if Path(path).parent.name == generation_dir and Path(path).stem == team:
             raise KeyboardInterrupt
         save(model, path)
 
-    monkeypatch.setattr(train_module, "save_model_atomic", save_or_interrupt)
+    monkeypatch.setattr(sb3_module, "save_model_atomic", save_or_interrupt)
 
 
 def scalar_steps(folder: Path) -> dict[str, list[int]]:

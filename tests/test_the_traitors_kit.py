@@ -102,16 +102,16 @@ def test_played_population_orders_heuristic_over_a_weak_bot(tmp_path):
 # ---------------------------------------------------------------- trained run folders
 @pytest.fixture(scope="module")
 def run_folder(tmp_path_factory):
-    """A run folder as training/the_traitors_train.py leaves it (untrained policies, one completed generation)."""
+    """A run folder as traitors-train leaves one of this game (untrained policies, one completed generation)."""
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from training.the_traitors_team_env import RoleEnv
+    from training.team_env import TeamEnv
     from traitors_env.agents.run_folder import RunFolder
 
     root = tmp_path_factory.mktemp("tt_run") / "run"
     for role in ("faithful", "traitor"):
-        env = RoleEnv(role, _heuristic_pool(), player_counts=(5,))
+        env = TeamEnv(role, _heuristic_pool(), player_counts=(5,), game="the_traitors")
         model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8]}, n_steps=32, batch_size=32, seed=0)
         path = RunFolder(root).checkpoint(0, role)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -182,7 +182,7 @@ def test_bad_input_is_named(run_folder, tmp_path, capsys):
 
 
 def test_traitors_eval_run_on_a_the_traitors_run_names_the_game(tmp_path, capsys):
-    """``traitors-eval --run`` evaluates Traitors Aboard runs; a the_traitors_v0 run is refused with where to go."""
+    """``traitors-eval --run`` evaluates a run of either game; a the_traitors_v0 run without a generation says so."""
     pytest.importorskip("sb3_contrib")
     from training.config import config_from_dict, dump_config
     from training.evaluate import main as run_eval_main
@@ -192,4 +192,4 @@ def test_traitors_eval_run_on_a_the_traitors_run_names_the_game(tmp_path, capsys
     (run / "config.yaml").write_text(dump_config(config_from_dict({"name": "tt", "env": "the_traitors_v0"})))
     assert run_eval_main(["--run", str(run)]) == 2
     error = capsys.readouterr().err
-    assert "the_traitors_v0" in error and "training.the_traitors_train --run" in error
+    assert "has no completed generation" in error and "Traceback" not in error

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import training.the_traitors_train as the_traitors_train  # noqa: E402
+import training.sb3 as sb3  # noqa: E402  (the one SB3 loop trains this game too)
 from training.train import main as train_main  # noqa: E402
 
 CONFIG = (
@@ -23,14 +23,14 @@ def test_ctrl_c_discards_the_generation_cut_short_and_resume_finishes(tmp_path, 
     config = tmp_path / "tt.yaml"
     config.write_text(CONFIG, encoding="utf-8")
     args = ["--config", str(config), "--output-dir", str(tmp_path / "runs"), "--no-eval"]
-    save = the_traitors_train.save_model_atomic
+    save = sb3.save_model_atomic
 
     def interrupt_in_generation_2(model, path):
         save(model, path)
         if path.parent.name == "gen_002" and path.stem == "faithful":  # half of generation 2 written
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(the_traitors_train, "save_model_atomic", interrupt_in_generation_2)
+    monkeypatch.setattr(sb3, "save_model_atomic", interrupt_in_generation_2)
     assert train_main(args) == 130
     assert "--resume" in capsys.readouterr().err
     run = tmp_path / "runs" / "tt"
@@ -40,7 +40,7 @@ def test_ctrl_c_discards_the_generation_cut_short_and_resume_finishes(tmp_path, 
     for role in ("faithful", "traitor"):
         events = sorted(p.name for p in (run / "tensorboard" / role).iterdir())
         assert events and all(name.endswith(".gen_001") for name in events)
-    monkeypatch.setattr(the_traitors_train, "save_model_atomic", save)
+    monkeypatch.setattr(sb3, "save_model_atomic", save)
     assert train_main([*args, "--resume"]) == 0
     state = json.loads((run / "state.json").read_text())
     assert [h["generation"] for h in state["history"]] == [1, 2]

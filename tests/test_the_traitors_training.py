@@ -1,4 +1,4 @@
-"""Training ``the_traitors_v0``: the game master (one seat of one role), the pool, the config, a tiny run.
+"""Training ``the_traitors_v0`` through the generic game master, pool and loop: one seat of one role, a tiny run.
 
 No test asserts a learning result (that is measured by ``traitors-train --config
 configs/the_traitors_quick.yaml``; figures in the README).
@@ -14,9 +14,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from training.agents import OpponentPool  # noqa: E402
 from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
-from training.the_traitors_team_env import IllegalOpponentActionError, RoleEnv, RolePool  # noqa: E402
-from training.the_traitors_train import snapshot_pairs  # noqa: E402
+from training.evaluate import main as evaluate_main  # noqa: E402
+from training.sb3 import snapshot_pairs  # noqa: E402
+from training.team_env import IllegalOpponentActionError, TeamEnv  # noqa: E402
 from training.train import main as train_main  # noqa: E402
 from traitors_env.agents.checkpoint import PolicyLoadError, load_frozen_policy  # noqa: E402
 from traitors_env.agents.policy import observation_scale_of  # noqa: E402
@@ -26,7 +28,22 @@ from traitors_env.games.the_traitors.cards import Role  # noqa: E402
 from traitors_env.games.the_traitors.observation import encode, piece  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
-OBS_SCALE = observation_scale_of("the_traitors")
+GAME = "the_traitors"
+OBS_SCALE = observation_scale_of(GAME)
+
+
+def RoleEnv(role, pool, player_counts=(3, 4, 5, 6), **kwargs):  # noqa: N802 (the old class's name)
+    """The game master of this game, one seat of ``role`` (``training.team_env.TeamEnv``)."""
+    return TeamEnv(role, pool, player_counts=player_counts, game=GAME, **kwargs)
+
+
+def RolePool(weights, snapshots=(), seed=None):  # noqa: N802
+    return OpponentPool(weights, snapshots, seed=seed, game=GAME)
+
+
+def seat_of(env) -> int:
+    (seat,) = env.learner_seats
+    return seat
 
 
 class Recorder:
@@ -57,7 +74,7 @@ def test_learner_plays_one_seat_of_its_role_and_gets_its_own_reward(role):
     rng = np.random.default_rng(0)
     games = 0
     while games < 40:
-        game, seat = env.game, env.seat
+        game, seat = env.game, seat_of(env)
         assert (game.roles[seat] == Role.TRAITOR) == (role == "traitor")
         mask = env.action_masks()
         assert mask.sum() >= 2  # forced decisions are the game master's, never a transition
@@ -107,12 +124,14 @@ def test_pool_draws_kinds_by_weight():
 
 
 def test_snapshot_pairs(tmp_path):
+    """Pairs hold (side 0's, side 1's) snapshot: (Traitor, Faithful) here."""
     run = RunFolder(tmp_path)
-    assert snapshot_pairs(run, 0, "faithful") == []
-    assert snapshot_pairs(run, 0, "traitor") == [(str(run.checkpoint(0, "faithful")), None)]
-    pairs = snapshot_pairs(run, 2, "traitor")
-    assert pairs[-1] == (str(run.checkpoint(2, "faithful")), str(run.checkpoint(1, "traitor")))
-    assert len(pairs) == 3 and len(snapshot_pairs(run, 2, "faithful")) == 2
+    config = config_from_dict({"name": "x", "env": "the_traitors_v0"})
+    assert snapshot_pairs(run, 0, "faithful", config) == []
+    assert snapshot_pairs(run, 0, "traitor", config) == [(None, str(run.checkpoint(0, "faithful")))]
+    pairs = snapshot_pairs(run, 2, "traitor", config)
+    assert pairs[-1] == (str(run.checkpoint(1, "traitor")), str(run.checkpoint(2, "faithful")))
+    assert len(pairs) == 3 and len(snapshot_pairs(run, 2, "faithful", config)) == 2
 
 
 def test_config_env_by_name():
@@ -150,12 +169,11 @@ def test_tiny_run_trains_saves_and_evaluates(tmp_path, capsys):
     policy = load_frozen_policy(run / "checkpoints" / "gen_002" / "traitor.zip", "the_traitors")
     env = RoleEnv("traitor", FixedPool(RandomAgent(0)), player_counts=(5,))
     env.reset(seed=0)
-    probabilities = policy.probabilities(encode(env.game, env.seat), env.game.legal_mask())
+    probabilities = policy.probabilities(encode(env.game, seat_of(env)), env.game.legal_mask())
     assert probabilities.sum() == pytest.approx(1.0) and (probabilities[env.game.legal_mask() == 0] == 0).all()
-    assert piece(encode(env.game, env.seat), "role")[1] == 1
-    from training.the_traitors_train import main as evaluate_main
-
+    assert piece(encode(env.game, seat_of(env)), "role")[1] == 1
+    # traitors-eval --run evaluates a run of this game too (another number of games: suffixed files)
     assert evaluate_main(["--run", str(run), "--games", "2"]) == 0
-    assert json.loads((run / "evaluation.json").read_text())["games_per_table"] == 2
+    assert json.loads((run / "evaluation_gen002_games2.json").read_text())["games_per_table"] == 2
     # resuming a finished run trains nothing more
     assert train_main(["--config", str(config), "--output-dir", str(tmp_path / "runs"), "--resume", "--no-eval"]) == 0

@@ -131,8 +131,8 @@ def test_team_env_end_of_game_info_is_its_own():
         if terminated:
             raw = env._env  # the raw env of the game just played
             ends.append(info)
-            assert set(info) >= INFO_KEYS | {"team_won", "learner_decisions", "opponent"}
-            assert info["role"] == "Pirate" and info["team_won"] == (info["winner"] == "Pirate")
+            assert set(info) >= INFO_KEYS | {"won", "learner_decisions", "opponent"}
+            assert info["role"] == "Pirate" and info["won"] == (info["winner"] == "Pirate")
             assert_nothing_shared(info, *raw.infos.values(), *ends[:-1])
             info["winner"] = "X"
             assert all(other["winner"] != "X" for other in raw.infos.values())

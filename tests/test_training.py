@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.agents import OBS_SCALE, FrozenPolicy, OpponentPool, PolicyLoadError  # noqa: E402
+from training.agents import OpponentPool  # noqa: E402
 from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
 from training.evaluate import evaluate_run, wilson_interval  # noqa: E402
 from training.evaluate import main as eval_main  # noqa: E402
@@ -24,6 +24,7 @@ from training.team_env import IllegalOpponentActionError, TeamEnv  # noqa: E402
 from training.train import RunError, train  # noqa: E402
 from training.train import main as train_main  # noqa: E402
 from traitors_env.agents import make_agent  # noqa: E402
+from traitors_env.agents.checkpoint import OBS_SCALE, FrozenPolicy, PolicyLoadError  # noqa: E402
 from traitors_env.games.traitors_aboard import actions as A  # noqa: E402
 from traitors_env.games.traitors_aboard.cards import CardKind, EndCondition, Role  # noqa: E402
 from traitors_env.games.traitors_aboard.engine import GameState  # noqa: E402
@@ -126,7 +127,7 @@ def test_r17_opponent_plank_overboard_ends_game_learner_mutineer_gets_win():
     assert game.end_condition == EndCondition.MUTINEERS_NOT_OUTNUMBERED
     assert game.history[-1][0] == 0, "the game must end on the opponent's decision"
     assert rewards == [0.0, 1.0] and steps == 2  # loot + claim, then the terminal reward
-    assert info["team_won"] and info["learner_decisions"] == 2
+    assert info["won"] and info["learner_decisions"] == 2
     assert rewards[-1] == game.returns()[2]
 
 
@@ -156,7 +157,7 @@ def test_r17_learner_pirate_thrown_overboard_by_opponent_gets_loss():
     assert game.history[-1][0] == 2
     assert rewards[-1] == -1.0 and all(r == 0.0 for r in rewards[:-1])
     assert rewards[-1] == game.returns()[0] == game.returns()[1]
-    assert not info["team_won"]
+    assert not info["won"]
 
 
 def test_r03_opponent_opens_chest_learner_mutineer_gets_loss():
@@ -212,7 +213,7 @@ def test_every_learner_decision_is_one_transition_and_every_game_ends_with_its_r
             assert steps == learner_decisions == info["learner_decisions"]
             for seat in env.learner_seats:
                 assert reward == game.returns()[seat]
-            assert info["team_won"] == (game.winner == team)
+            assert info["won"] == (game.winner == team)
             ended_by_opponent += game.history[-1][0] not in env.learner_seats
             ended_by_overboard += game.end_condition in (
                 EndCondition.ALL_MUTINEERS_OVERBOARD,
@@ -383,9 +384,8 @@ def test_bad_mutineers_player_count_weights_are_named(data, message):
 
 
 def _role_env(weights):
-    from training.the_traitors_team_env import RoleEnv, RolePool
-
-    return RoleEnv("traitor", RolePool({"random": 1.0}, seed=0), player_counts=[3, 5, 6], player_count_weights=weights)
+    pool = OpponentPool({"random": 1.0}, seed=0, game="the_traitors")
+    return TeamEnv("traitor", pool, player_counts=[3, 5, 6], player_count_weights=weights, game="the_traitors")
 
 
 def _game_master_env(weights):
@@ -410,7 +410,7 @@ def _run_config(weights):
         _game_master_env,
         _run_config,
     ],
-    ids=["TeamEnv", "RoleEnv", "GameMasterEnv", "RunConfig"],
+    ids=["TeamEnv", "TeamEnv-the_traitors", "GameMasterEnv", "RunConfig"],
 )
 @pytest.mark.parametrize(
     ("weights", "why"),
@@ -479,14 +479,14 @@ def test_table_size_weights_that_are_not_numbers_are_refused_as_the_run_config_r
 
 def _table_sizes_dealt(venv, config, team: str, resets: int) -> set[int]:
     """The table sizes of ``resets`` games dealt to ``team`` after the SB3 backend's ``configure_team``."""
-    from training.train import configure_team
+    from training.sb3 import configure_team
 
     configure_team(venv, config, team, [], seed=1)
     env = venv.envs[0]
     sizes = set()
     for seed in range(resets):
         env.reset(seed=seed)
-        sizes.add(env.unwrapped._env.game.num_players)
+        sizes.add(env.unwrapped.game.num_players)
     return sizes
 
 
@@ -749,8 +749,8 @@ def test_evaluation_progress_bar_counts_games(capsys):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("name: x\nbackend: rllib\nenv: the_traitors_v0\n", "backend: rllib trains traitors_aboard_v0 only"),
-        ("name: x\nbackend: jax\nenv: the_traitors_v0\n", "backend: jax trains traitors_aboard_v0 only"),
+        ("name: x\nbackend: rllib\nenv: the_traitors_v0\n", "backend: rllib trains zero-sum team games only"),
+        ("name: x\nbackend: jax\nenv: the_traitors_v0\n", "backend: jax trains zero-sum team games only"),
         (
             "name: x\nbackend: rllib\nppo:\n  batch_size: 1000\nrllib:\n  train_batch_size: 200\n",
             "ppo.batch_size=1000 (the minibatch) is larger than rllib.train_batch_size=200",
@@ -830,7 +830,6 @@ def test_each_team_is_evaluated_with_its_own_switch(two_generation_run, monkeypa
     """``evaluation.deterministic: {pirates: true}``: the final evaluation and the per-generation check play the
     trained Pirates greedily and the trained Mutineers by sampling; the report records the setting."""
     import training.evaluate as evaluate_module
-    import training.train as train_module
 
     config_path, run = two_generation_run
     config = load_config(config_path)
@@ -846,10 +845,9 @@ def test_each_team_is_evaluated_with_its_own_switch(two_generation_run, monkeypa
         seen.append({team: specs[team]["trained"].deterministic for team in ("pirates", "mutineers")})
         raise Played
 
-    for module in (evaluate_module, train_module):
-        monkeypatch.setattr(module, "evaluate_matrix", record)
+    monkeypatch.setattr(evaluate_module, "evaluate_matrix", record)
     with pytest.raises(Played):
         evaluate_run(config, run)
     with pytest.raises(Played):
-        train_module.vs_heuristic(config, {t: str(run.checkpoint(1, t)) for t in ("pirates", "mutineers")}, False)
+        evaluate_module.vs_heuristic(config, {t: str(run.checkpoint(1, t)) for t in ("pirates", "mutineers")}, False)
     assert seen == [{"pirates": True, "mutineers": False}] * 2

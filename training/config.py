@@ -6,6 +6,10 @@ unknown key, the closest valid one, e.g. ``configs/x.yaml: ppo.learning_rat: unk
 mean 'learning_rate'?)``. Write floats in YAML with a dot (``3.0e-4``, not ``3e-4``, which YAML 1.1
 reads as a string; the error says so).
 
+Every game-dependent check reads the game registry (:func:`traitors_env.core.load_game` of ``env.name``): the
+table sizes the game allows, its sides' keys for per-side settings (``evaluation.deterministic``), and the backends
+it can train with (:func:`backend_problem`).
+
 See ``configs/quick.yaml`` for every key with a comment.
 """
 
@@ -19,15 +23,16 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from traitors_env.games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
+from traitors_env.core import Game, load_game
+from traitors_env.core.registry import DEFAULT_GAME, UnknownGameError, registered_env_ids
 
 from .table_sizes import table_size_probabilities
 
-#: The roles of the_traitors_v0 in training's order (was evaluation.the_traitors_games.ROLES).
-THE_TRAITORS_ROLES = ("faithful", "traitor")
-
-TEAMS = ("pirates", "mutineers")
 OPPONENT_KINDS = ("latest", "past", "heuristic", "random")
+#: The side the per-side keys ``training.mutineers_steps`` and ``env.mutineers_player_count_weights`` set: the keys
+#: are named after it, so they are valid for a game that has a side of this key (:meth:`RunConfig._check_backend`
+#: refuses them for another game, naming its sides).
+KEYED_SIDE = "mutineers"
 
 
 class ConfigError(ValueError):
@@ -38,10 +43,46 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-#: The environments the training command accepts (``env.name``, or ``env: the_traitors_v0`` as a plain string).
-ENV_NAMES = ("traitors_aboard_v0", "the_traitors_v0")
-#: Largest table of each environment (``the_traitors_v0``: 3–6 players, T01).
-ENV_MAX_PLAYERS = {"traitors_aboard_v0": MAX_PLAYERS, "the_traitors_v0": 6}
+def env_names() -> tuple[str, ...]:
+    """The environments the training command accepts (``env.name``): every registered game's environment id."""
+    return tuple(registered_env_ids())
+
+
+def game_of(env_name: str) -> Game:
+    """The registered :class:`~traitors_env.core.Game` of an environment id (or short name).
+
+    Raises:
+        ValueError: naming ``env_name`` and the registered environments.
+    """
+    try:
+        return load_game(env_name)
+    except UnknownGameError:
+        raise ValueError(
+            f"env.name {env_name!r} is not a registered game; expected one of {', '.join(env_names())}"
+        ) from None
+
+
+def _default_env_name() -> str:
+    return load_game(DEFAULT_GAME).type.env_id
+
+
+def backend_problem(game: Game, backend: str) -> str | None:
+    """Why ``game`` cannot train with ``backend`` (``"sb3"``, ``"jax"``, ``"rllib"``), in words; ``None`` if it can.
+
+    - ``sb3``: every game (its game master seats a learner at every seat of its side in a zero-sum team game, at
+      one seat in a game with individual rewards);
+    - ``jax``: a game with a JAX twin (``game.jax``) whose sides share one reward (the rollout's team semantics);
+    - ``rllib``: a game whose sides share one reward (one module per side plays every seat of it).
+    """
+    env = game.type.env_id
+    if backend in ("jax", "rllib") and not game.team_play:
+        return (
+            f"backend: {backend} trains zero-sum team games only (one policy plays every seat of its side); {env} has "
+            f"individual rewards ({game.type.utility}), train it with backend: sb3"
+        )
+    if backend == "jax" and game.jax is None:
+        return f"backend: jax needs the game's JAX twin; {env} has no JAX twin, train it with backend: sb3"
+    return None
 
 
 def _each_once(counts: list[int], name: str, hint: str = "") -> None:
@@ -55,10 +96,11 @@ def _each_once(counts: list[int], name: str, hint: str = "") -> None:
 class EnvSection(_Section):
     """The games played during training."""
 
-    #: the environment: traitors_aboard_v0 (teams, training/train.py) or the_traitors_v0 (roles, training/the_traitors_train.py)
-    name: Literal["traitors_aboard_v0", "the_traitors_v0"] = "traitors_aboard_v0"
-    #: table sizes drawn for each training game (one policy plays all of them)
-    player_counts: list[int] = Field(default_factory=lambda: list(range(MIN_PLAYERS, MAX_PLAYERS + 1)), min_length=1)
+    #: the environment: the id of a registered game (``traitors_env.core.registered_games()``; its short name
+    #: works too and is stored as the id)
+    name: str = Field(default_factory=_default_env_name)
+    #: table sizes drawn for each training game (one policy plays all of them); default: every size the game has
+    player_counts: list[int] = Field(default_factory=list)
     #: relative weights of ``player_counts``; ``None`` = uniform
     player_count_weights: list[float] | None = None
     #: the Mutineers' own weights, if not ``player_count_weights`` (the backends that train the teams in turn: sb3,
@@ -67,23 +109,45 @@ class EnvSection(_Section):
     #: the claim step after each turn (R14)
     claims: bool = True
 
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, name: str) -> str:
+        return game_of(name).type.env_id
+
+    @model_validator(mode="before")
+    @classmethod
+    def _every_size_by_default(cls, data: Any) -> Any:
+        """No ``player_counts``: every table size of the game."""
+        if isinstance(data, dict) and "player_counts" not in data:
+            name = data.get("name", _default_env_name())
+            if isinstance(name, str):
+                try:
+                    data = {**data, "player_counts": list(game_of(name).type.player_counts)}
+                except ValueError:  # the name's own check says what is wrong with it
+                    pass
+        return data
+
     @model_validator(mode="after")
     def _check(self) -> EnvSection:
-        largest = ENV_MAX_PLAYERS[self.name]
-        bad = [n for n in self.player_counts if not MIN_PLAYERS <= n <= largest]
+        if not self.player_counts:
+            raise ValueError("player_counts is empty; give at least one table size")
+        kind = game_of(self.name).type
+        bad = [n for n in self.player_counts if not kind.min_players <= n <= kind.max_players]
         if bad:
             held = ", ".join(map(str, bad))
-            raise ValueError(f"player_counts holds {held}; {self.name} has table sizes {MIN_PLAYERS}–{largest}")
+            raise ValueError(
+                f"player_counts holds {held}; {self.name} has table sizes {kind.min_players}–{kind.max_players}"
+            )
         _each_once(self.player_counts, "player_counts", " (player_count_weights sets how often each is drawn)")
         for name in ("player_count_weights", "mutineers_player_count_weights"):
             table_size_probabilities(getattr(self, name), self.player_counts, name)
         return self
 
     def count_weights_for(self, team: str) -> list[float]:
-        """The table-size weights of ``team``'s training games ("pirates" or "mutineers"), one per
+        """The table-size weights of the training games of side ``team`` (its key, e.g. ``"pirates"``), one per
         ``player_counts``: always a list (uniform spelled out), so that a caller that reconfigures an environment
-        from one team to the other never reads ``None`` as "keep the other team's weights"."""
-        if team == "mutineers" and self.mutineers_player_count_weights is not None:
+        from one side to the other never reads ``None`` as "keep the other side's weights"."""
+        if team == KEYED_SIDE and self.mutineers_player_count_weights is not None:
             return list(self.mutineers_player_count_weights)
         if self.player_count_weights is not None:
             return list(self.player_count_weights)
@@ -135,8 +199,8 @@ class TrainingSection(_Section):
     progress_bar: bool = True
 
     def steps_for(self, team: str) -> int:
-        """Learner decisions per generation of ``team`` ("pirates" or "mutineers")."""
-        return self.mutineers_steps or self.steps_per_team if team == "mutineers" else self.steps_per_team
+        """Learner decisions per generation of side ``team`` (its key, e.g. ``"pirates"``)."""
+        return self.mutineers_steps or self.steps_per_team if team == KEYED_SIDE else self.steps_per_team
 
 
 class PPOSection(_Section):
@@ -167,8 +231,8 @@ class EvaluationSection(_Section):
     #: games per team per generation against the heuristic (for the plot); 0 = skip
     games_per_generation: int = Field(default=100, ge=0)
     #: trained policies pick the most probable legal action instead of sampling: one switch for every team, or one
-    #: per team (``{pirates: true, mutineers: false}``; the_traitors_v0: ``faithful``/``traitor``); a team left out
-    #: samples. Read it through :meth:`RunConfig.deterministic`
+    #: per side, by the game's side keys (``{pirates: true, mutineers: false}``; ``GameType.sides``); a side left
+    #: out samples. Read it through :meth:`RunConfig.deterministic`
     deterministic: bool | dict[str, bool] = False
     #: worker processes for the final evaluation (1 = in this process)
     workers: int = Field(default=2, ge=1)
@@ -179,9 +243,7 @@ class EvaluationSection(_Section):
 
     @model_validator(mode="after")
     def _check(self) -> EvaluationSection:
-        for n in self.player_counts or ():
-            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-                raise ValueError(f"player_counts holds {n}; expected table sizes in {MIN_PLAYERS}–{MAX_PLAYERS}")
+        # the table sizes' range is the game's: RunConfig checks it
         _each_once(self.player_counts or [], "evaluation.player_counts")
         return self
 
@@ -236,24 +298,36 @@ class RunConfig(_Section):
 
     @model_validator(mode="after")
     def _check_backend(self) -> RunConfig:
-        if self.backend in ("jax", "rllib") and self.env.name != "traitors_aboard_v0":
+        game = self.game
+        problem = backend_problem(game, self.backend)
+        if problem:
+            raise ValueError(problem)
+        sides = game.type.sides
+        for key, value in (("env.mutineers_player_count_weights", self.env.mutineers_player_count_weights),
+                           ("training.mutineers_steps", self.training.mutineers_steps)):
+            if value is not None and KEYED_SIDE not in sides:
+                raise ValueError(
+                    f"{key} sets the side {KEYED_SIDE!r}, which {self.env.name} does not have (its sides: "
+                    f"{', '.join(sides)}); leave it out"
+                )
+        if self.env.mutineers_player_count_weights is not None and self.backend == "rllib":
             raise ValueError(
-                f"backend: {self.backend} trains traitors_aboard_v0 only; env.name is {self.env.name!r} "
-                "(the_traitors_v0 trains with backend: sb3)"
+                "env.mutineers_player_count_weights is for backend sb3 or jax, which train the sides in turn; this "
+                f"config has backend {self.backend!r} and env {self.env.name!r}"
             )
-        if self.env.mutineers_player_count_weights is not None and (
-            self.backend == "rllib" or self.env.name != "traitors_aboard_v0"
-        ):
+        kind = game.type
+        bad = [n for n in self.evaluation.player_counts or () if not kind.min_players <= n <= kind.max_players]
+        if bad:
             raise ValueError(
-                "env.mutineers_player_count_weights is for traitors_aboard_v0 with backend sb3 or jax, which train "
-                f"the teams in turn; this config has backend {self.backend!r} and env {self.env.name!r}"
+                f"evaluation.player_counts holds {', '.join(map(str, bad))}; {self.env.name} has table sizes "
+                f"{kind.min_players}–{kind.max_players}"
             )
         per_team = self.evaluation.deterministic
-        if isinstance(per_team, dict) and not set(per_team) <= set(self.teams):
-            unknown = sorted(set(per_team) - set(self.teams))
+        if isinstance(per_team, dict) and not set(per_team) <= set(sides):
+            unknown = sorted(set(per_team) - set(sides))
             raise ValueError(
                 f"evaluation.deterministic names {unknown}, not a team of {self.env.name}; expected keys among "
-                f"{list(self.teams)} (or one true/false for all)"
+                f"{list(sides)} (or one true/false for all)"
             )
         if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
             raise ValueError(
@@ -265,11 +339,9 @@ class RunConfig(_Section):
     @model_validator(mode="before")
     @classmethod
     def _env_by_name(cls, data: Any) -> Any:
-        """``env: the_traitors_v0`` (a plain name) means that environment at every table size it has."""
+        """``env: <environment id>`` (a plain name) means that environment at every table size it has."""
         if isinstance(data, dict) and isinstance(data.get("env"), str):
-            name = data["env"]
-            counts = list(range(MIN_PLAYERS, ENV_MAX_PLAYERS.get(name, MAX_PLAYERS) + 1))
-            data = {**data, "env": {"name": name, "player_counts": counts}}
+            data = {**data, "env": {"name": data["env"]}}
         return data
 
     @property
@@ -277,9 +349,16 @@ class RunConfig(_Section):
         return Path(self.output_dir) / self.name
 
     @property
+    def game(self) -> Game:
+        """The game of ``env.name`` (:func:`traitors_env.core.load_game`)."""
+        return load_game(self.env.name)
+
+    @property
     def teams(self) -> tuple[str, ...]:
-        """The env's teams (roles of the_traitors_v0) as the run's checkpoints name them."""
-        return THE_TRAITORS_ROLES if self.env.name == "the_traitors_v0" else TEAMS
+        """The game's side keys in training order (:attr:`~traitors_env.core.Game.sides_in_training_order`), as the
+        run's checkpoints name them (``("pirates", "mutineers")``)."""
+        game = self.game
+        return tuple(game.type.sides[side] for side in game.sides_in_training_order)
 
     def deterministic(self, team: str) -> bool:
         """Whether ``team``'s trained policy plays greedily in evaluation (``evaluation.deterministic``)."""

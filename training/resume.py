@@ -117,11 +117,8 @@ def resume_command(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
-def evaluate_command(run_path: Path, env_name: str = "traitors_aboard_v0") -> str:
-    """The command line that evaluates the run folder ``run_path`` (``traitors-eval --run``; for a run of
-    ``the_traitors_v0``, ``python -m training.the_traitors_train --run``)."""
-    if env_name == "the_traitors_v0":
-        return shlex.join(["python", "-m", "training.the_traitors_train", "--run", str(run_path)])
+def evaluate_command(run_path: Path) -> str:
+    """The command line that evaluates the run folder ``run_path`` of any game: ``traitors-eval --run``."""
     return shlex.join(["traitors-eval", "--run", str(run_path)])
 
 
@@ -136,7 +133,7 @@ def interrupted_message(args: argparse.Namespace, config) -> str:
     if completed >= total:
         return (
             f"interrupted after training: all {total} generations are saved in {run.path}. Evaluate them with\n"
-            f"  {evaluate_command(run.path, config.env.name)}\nor resume the run (training is done, it evaluates) with\n  {resume_command(args)}"
+            f"  {evaluate_command(run.path)}\nor resume the run (training is done, it evaluates) with\n  {resume_command(args)}"
         )
     if not run.config_path.is_file():
         return "interrupted before the run folder was written; nothing was saved"

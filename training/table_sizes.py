@@ -1,7 +1,8 @@
 """The table sizes of training games: relative weights checked and turned into probabilities.
 
-One check for every place that draws a table size per game (the run config, :class:`~training.team_env.TeamEnv`,
-the role env of the_traitors_v0, the RLlib env and the JAX backend), so that they accept and refuse the same weights.
+One check for every place that draws a table size per game (the run config, the game master
+:class:`~training.team_env.TeamEnv`, the RLlib env and the JAX backend), so that they accept and refuse the same
+weights.
 """
 
 from __future__ import annotations

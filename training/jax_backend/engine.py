@@ -1,32 +1,45 @@
-"""The engine interface the JAX backend drives: pure functions over a pgx-style ``State``.
+"""The engine interface the JAX backend drives: pure functions over a pgx-style ``State``, from a game's JAX twin.
 
 :class:`Engine` bundles what the game master needs: ``init(key, num_players) -> State``,
-``step(state, action, key) -> State``, ``observe(state, player) -> float32 (1228,)``,
+``step(state, action, key) -> State``, ``observe(state, player) -> float32 observation``,
 ``acting_observation(state)`` (the acting seat's observation: pgx's ``state.observation``, already
-computed by ``init``/``step``, so the rollout does not encode it twice), ``roles(state) -> int (8,)`` (each seat's team: 0 Pirates, 1 Mutineers; read by the game
-master only, never shown to a policy) and the heuristic bot
-(:mod:`traitors_env.games.traitors_aboard.jax.heuristic`)
-``heuristic_act(memory, observation, action_mask, key) -> (action, memory)`` with
-``heuristic_memory()`` its memory at the start of a game (carried per game between the
-opponent's decisions, as the Python bot keeps it between its calls).
+computed by ``init``/``step``, so the rollout does not encode it twice), ``roles(state) -> int (seats,)`` (each
+seat's side: 0, 1, or −1 for an empty seat; read by the game master only, never shown to a policy) and the
+game's heuristic bot ``heuristic_act(memory, observation, action_mask, key) -> (action, memory)`` with
+``heuristic_memory()`` its memory at the start of a game (carried per game between the opponent's decisions, as
+the Python bot keeps it between its calls); ``game`` names the registered game whose observation and action
+shapes the engine has.
 
-``State`` must carry pgx's ``current_player`` (int), ``legal_action_mask`` (bool/int8,
-``(196,)``), ``rewards`` (float, ``(8,)`` per seat, R17: +1/−1 on the last step),
-``terminated`` and ``truncated``.
+``State`` must carry pgx's ``current_player`` (int), ``legal_action_mask`` (bool/int8, ``(num_actions,)``),
+``rewards`` (float, per seat: the game's returns on the last step), ``terminated`` and ``truncated``.
 
-:func:`traitors_engine` adapts the real engine (:mod:`traitors_env.games.traitors_aboard.jax`,
-issue 12) and its heuristic bot; :func:`standin_engine` the stand-in game of :mod:`.standin`.
+A game's JAX twin is what its :attr:`~traitors_env.core.Game.jax` loader returns: a module (package) with
+``init(key, num_players, claims=...)``, ``step``, ``observe``, ``seat_sides(state)`` and a submodule
+``heuristic`` with ``init_memory()`` and ``heuristic_act(observation, mask, memory, key)``. :func:`twin_engine`
+adapts it; :func:`standin_engine` is a stand-in game (:mod:`.standin`) for tests of the backend.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+
+from traitors_env.core import load_game, registered_games
+from traitors_env.core.registry import DEFAULT_GAME
+
+__all__ = ["STANDIN", "Engine", "EngineUnavailableError", "engine_names", "make_engine", "standin_engine",
+           "twin_engine"]
+
+#: The engine name of the stand-in game (:mod:`.standin`).
+STANDIN = "standin"
+#: The suffix of an engine name whose heuristic bot the random bot stands in for (development only).
+WITHOUT_HEURISTIC = "_without_heuristic"
 
 
 class Engine(NamedTuple):
@@ -40,15 +53,18 @@ class Engine(NamedTuple):
     roles: Callable[[Any], jnp.ndarray]
     heuristic_memory: Callable[[], Any]
     heuristic_act: Callable[[Any, Any, Any, Any], tuple[Any, Any]]
+    #: the registered game whose observation and action shapes (and observation scale) the engine has
+    game: str
 
 
 @functools.cache  # one object per engine: compiled functions are cached by it
 def standin_engine() -> Engine:
-    """The stand-in game of :mod:`.standin` (not *Traitors Aboard*; for tests of the backend)."""
+    """The stand-in game of :mod:`.standin` (not a real game; for tests of the backend), with the default game's
+    shapes."""
     from . import standin
 
     return Engine(
-        "standin",
+        STANDIN,
         standin.init,
         standin.step,
         standin.observe,
@@ -56,35 +72,40 @@ def standin_engine() -> Engine:
         standin.roles,
         lambda: jnp.zeros((), jnp.int32),
         standin.heuristic_act,
+        standin.GAME,
     )
 
 
 class EngineUnavailableError(ImportError):
-    """The JAX engine (or its heuristic bot) is not installed in this checkout."""
+    """The game has no JAX twin, or its twin (or its heuristic bot) cannot be imported here."""
 
 
 @functools.cache
-def traitors_engine(claims: bool = True, heuristic: bool = True) -> Engine:
-    """The JAX twin of *Traitors Aboard* (:mod:`traitors_env.games.traitors_aboard.jax`) and its JAX heuristic bot.
+def twin_engine(game: str = DEFAULT_GAME, claims: bool = True, heuristic: bool = True) -> Engine:
+    """The JAX twin of ``game`` (its :attr:`~traitors_env.core.Game.jax`) and its JAX heuristic bot.
 
     Args:
-        claims: the claim step (R14).
-        heuristic: require the JAX heuristic bot; ``False`` (development only, until it exists) lets the
-            random bot stand in for it and says so on stderr.
+        game: the registered game's name.
+        claims: the claim step of the game.
+        heuristic: require the JAX heuristic bot; ``False`` (development only) lets the random bot stand in for
+            it and says so on stderr.
 
     Raises:
-        EngineUnavailableError: if ``traitors_env.games.traitors_aboard.jax`` or (with ``heuristic``) its bot is missing.
+        EngineUnavailableError: if the game has no JAX twin, or the twin or (with ``heuristic``) its bot cannot be
+            imported (the jax extra missing).
     """
+    definition = load_game(game)
+    if definition.jax is None:
+        raise EngineUnavailableError(f"{definition.type.env_id} has no JAX twin; the jax backend cannot train it")
     try:
-        from traitors_env.games.traitors_aboard import jax as game
+        twin = definition.jax()
     except ImportError as error:
         raise EngineUnavailableError(
-            f"the JAX engine traitors_env.games.traitors_aboard.jax cannot be imported ({error}); "
+            f"the JAX twin of {definition.type.env_id} cannot be imported ({error}); "
             "install the jax extra (pip install -e '.[jax]')"
         ) from None
     try:
-        from traitors_env.games.traitors_aboard.jax import heuristic as bot
-
+        bot = importlib.import_module(f"{twin.__name__}.heuristic")
         memory = bot.init_memory
 
         def act(memory, observation, mask, key):
@@ -95,19 +116,16 @@ def traitors_engine(claims: bool = True, heuristic: bool = True) -> Engine:
         print(f"warning: no JAX heuristic bot ({error}); the random bot plays its games", file=sys.stderr)
         memory, act = _random_bot()
 
-    def roles(state):
-        g = state._game
-        return jnp.where(jnp.arange(g.roles.shape[-1]) < g.num_players, g.roles, -1)
-
     return Engine(
-        "traitors_aboard",
-        functools.partial(game.init, claims=claims),
-        game.step,
-        game.observe,
+        definition.name,
+        functools.partial(twin.init, claims=claims),
+        twin.step,
+        twin.observe,
         lambda state: state.observation,
-        roles,
+        twin.seat_sides,
         memory,
         act,
+        definition.name,
     )
 
 
@@ -118,18 +136,25 @@ def _random_bot():
     return (lambda: jnp.zeros((), jnp.int32)), act
 
 
-ENGINES = ("traitors_aboard", "standin", "traitors_aboard_without_heuristic")
+def engine_names() -> tuple[str, ...]:
+    """The engines :func:`make_engine` knows: every registered game with a JAX twin (by its name), the same with
+    the random bot for its heuristic (``<name>_without_heuristic``, development only), and ``standin``."""
+    twins = [name for name in registered_games() if load_game(name).jax is not None]
+    return (*twins, STANDIN, *(f"{name}{WITHOUT_HEURISTIC}" for name in twins))
 
 
 def make_engine(name: str, claims: bool = True) -> Engine:
-    """An engine by name: ``"traitors_aboard"`` (the real game), ``"standin"`` (tests), or
-    ``"traitors_aboard_without_heuristic"`` (development only: the random bot plays the heuristic's games).
+    """An engine by name (:func:`engine_names`): a game with a JAX twin, ``"standin"`` (tests), or
+    ``"<game>_without_heuristic"`` (development only: the random bot plays the heuristic's games).
 
     Raises:
         ValueError: for another name.
+        EngineUnavailableError: see :func:`twin_engine`.
     """
-    if name == "standin":
+    if name == STANDIN:
         return standin_engine()
-    if name in ("traitors_aboard", "traitors_aboard_without_heuristic"):
-        return traitors_engine(claims, heuristic=name == "traitors_aboard")
-    raise ValueError(f"engine {name!r} is not known; expected one of {', '.join(ENGINES)}")
+    names = engine_names()
+    if name not in names:
+        raise ValueError(f"engine {name!r} is not known; expected one of {', '.join(names)}")
+    game = name.removesuffix(WITHOUT_HEURISTIC)
+    return twin_engine(game, claims, heuristic=game == name)

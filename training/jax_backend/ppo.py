@@ -23,8 +23,6 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
-
 #: logit of an illegal action (finite, so masked softmax and entropy stay NaN-free)
 ILLEGAL_LOGIT = -1e9
 
@@ -68,8 +66,8 @@ def forward(layers, x, activation):
 
 
 class ActorCritic(nn.Module):
-    """``obs float32 (..., 1228) -> (logits (..., 196), value (...))``; params ``{"actor": …, "critic": …}``, each
-    ``{"hidden_0": {"kernel", "bias"}, …, "out": …}``.
+    """``obs float32 (..., obs_size) -> (logits (..., num_actions), value (...))``; params ``{"actor": …,
+    "critic": …}``, each ``{"hidden_0": {"kernel", "bias"}, …, "out": …}``.
 
     The actor's and the critic's first layers run as one ``(N, 1228) × (1228, 2·width)`` product: on a CPU that
     layer is most of the network's work in the rollout and in the update, and one product reads the observations
@@ -78,10 +76,12 @@ class ActorCritic(nn.Module):
     """
 
     net_arch: Sequence[int]
+    #: the game's number of actions (the actor's outputs)
+    num_actions: int
     activation: str = "tanh"
 
     def setup(self):
-        self.actor = MLP(tuple(self.net_arch), NUM_ACTIONS, 0.01)
+        self.actor = MLP(tuple(self.net_arch), self.num_actions, 0.01)
         self.critic = MLP(tuple(self.net_arch), 1, 1.0)
         self._act = {"tanh": nn.tanh, "relu": nn.relu}[self.activation]
 

@@ -23,7 +23,7 @@ The semantics are those of ``training.team_env.TeamEnv`` (see its module doc):
 - a game in which the learner never acts yields no transition (counted in
   ``games_without_learner_decision``).
 
-Policies see ``observation / OBS_SCALE`` of the seat to act; the heuristic bot sees the raw
+Policies see ``observation / observation_scale(game)`` of the seat to act; the heuristic bot sees the raw
 observation, like the Python one.
 
 ``past``: each game that draws ``past`` also draws, when it is dealt, which of the other team's
@@ -41,8 +41,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from traitors_env.agents.checkpoint import OBS_SCALE
+from traitors_env.core import load_game
 
+from ..agents import observation_scale
 from .engine import Engine
 from .ppo import Batch, masked_logits, team_gae
 
@@ -259,8 +260,10 @@ def game_step(
     action = jnp.zeros(batch, jnp.int32)
     moved = jnp.zeros(batch, bool)
 
+    scale = jnp.asarray(observation_scale(load_game(engine.game)))
+
     def network_input(index):  # the networks' scaled observation (the heuristic reads the raw one)
-        return _rows(raw, index) / jnp.asarray(OBS_SCALE)
+        return _rows(raw, index) / scale
 
     # The learner, on the games where it acts (its sub-batch is the rollout's transitions).
     index = _pick(k_pick[0], is_learner, caps[0])
@@ -368,7 +371,8 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
     batch = slots.kind.shape[0]
     slots, rec = jax.lax.scan(body, slots, jax.random.split(key, settings.n_steps))
     # Bootstrap: the value, seen from the learner's last seat, of each game still running.
-    last = jax.vmap(engine.observe)(slots.state, slots.last_learner_seat) / jnp.asarray(OBS_SCALE)
+    scale = jnp.asarray(observation_scale(load_game(engine.game)))
+    last = jax.vmap(engine.observe)(slots.state, slots.last_learner_seat) / scale
     _, bootstrap = apply_fn(params, last)
     advantage, ret = team_gae(
         rec["valid"], rec["value"], rec["ended"], rec["team_reward"], bootstrap, settings.gamma, settings.gae_lambda

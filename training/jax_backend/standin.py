@@ -1,16 +1,16 @@
-"""A stand-in game with the JAX engine's interface and shapes, for testing the backend without the real engine.
+"""A stand-in game with a JAX twin's interface and the default game's shapes, for testing the backend fast.
 
-Not *Traitors Aboard*: a small team race that a policy can learn. Seats 0..n-1 (n = 3–8, data,
-so one batch mixes sizes) each get a team (``roles``: 0 = Pirates, 1 = Mutineers; the last
-``n // 3 + 1`` seats are Mutineers after a shuffle). Seats play in turn; each decision offers
-a random set of legal actions (about a quarter of the 196); an even action scores a point for
-the acting seat's team, an odd one scores nothing. After ``2 n`` decisions the team with more
-points wins (a tie goes to the Mutineers); rewards are +1 / −1 per seat, so the game often
-ends on an opponent's decision. The observation (1228 ``float32``) shows the observer's
-team, the legal actions, both scores and the decisions left — enough to learn "play even".
+Not a real game: a small team race that a policy can learn. Seats 0..n-1 (n = 3 up to the default game's
+largest table, data, so one batch mixes sizes) each get a side (``roles``: 0 or 1; the last ``n // 3 + 1`` seats
+are side 1 after a shuffle). Seats play in turn; each decision offers a random set of legal actions (about a
+quarter of them); an even action scores a point for the acting seat's side, an odd one scores nothing. After
+``2 n`` decisions the side with more points wins (a tie goes to side 1); rewards are +1 / −1 per seat, so the game
+often ends on an opponent's decision. The observation (the default game's ``observation_shape``, ``float32``)
+shows the observer's side, the legal actions, both scores and the decisions left — enough to learn "play even".
 
-Same interface as :mod:`traitors_env.games.traitors_aboard.jax`: ``init(key, num_players)``,
-``step(state, action, key)``, ``observe(state, player)`` and a pgx-style ``State``.
+Same interface as a game's JAX twin (:mod:`training.jax_backend.engine`): ``init(key, num_players)``,
+``step(state, action, key)``, ``observe(state, player)``, ``roles(state)`` and a pgx-style ``State``; :data:`GAME`
+names the game whose shapes it has (the registry's default game).
 """
 
 from __future__ import annotations
@@ -19,9 +19,14 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
-from traitors_env.games.traitors_aboard.cards import MAX_PLAYERS
-from traitors_env.games.traitors_aboard.observation import OBS_SIZE
+from traitors_env.core import load_game
+from traitors_env.core.registry import DEFAULT_GAME
+
+#: The game whose observation and action shapes the stand-in has.
+GAME = DEFAULT_GAME
+NUM_ACTIONS = load_game(GAME).type.num_actions
+MAX_PLAYERS = load_game(GAME).type.max_players
+(OBS_SIZE,) = load_game(GAME).type.observation_shape
 
 _O_MASK = 2
 _O_SCORE = _O_MASK + NUM_ACTIONS
@@ -101,7 +106,7 @@ def observe(state: State, player) -> jnp.ndarray:
 
 
 def roles(state: State) -> jnp.ndarray:
-    """``int8 (MAX_PLAYERS,)``: each seat's team (0 Pirates, 1 Mutineers), −1 for an empty seat."""
+    """``int8 (MAX_PLAYERS,)``: each seat's side (0 or 1), −1 for an empty seat."""
     return state.roles
 
 

@@ -1,12 +1,12 @@
-"""The generation loop of the JAX backend: alternating Pirates and Mutineers as in :mod:`training.train`.
+"""The generation loop of the JAX backend: the sides trained in turn, as in :mod:`training.sb3`.
 
-``traitors-train --config configs/jax_quick.yaml`` runs it (``backend: jax``). Each generation
-trains the Pirates, then the Mutineers (whose opponents then include this generation's
-Pirates), for ``training.steps_per_team`` learner decisions each; saves both teams'
-checkpoints (``checkpoints/gen_001/pirates.msgpack``, :mod:`traitors_env.agents.jax_checkpoint`:
-parameters and optimizer state); checks both against the heuristic (the same
-``vs_heuristic`` as the SB3 backend, on the reference engine); and records the generation in
-``state.json``. ``--resume``, ``progress.csv``, ``generations.csv``, ``winrates.png`` and the
+``traitors-train --config configs/jax_quick.yaml`` runs it (``backend: jax``; a zero-sum team game with a JAX
+twin, :mod:`.engine`). Each generation trains the sides in the game's training order (Traitors Aboard: the
+Pirates, then the Mutineers, whose opponents then include this generation's Pirates), for
+``training.steps_per_team`` learner decisions each; saves both sides' checkpoints
+(``checkpoints/gen_001/pirates.msgpack``, :mod:`traitors_env.agents.jax_checkpoint`: parameters and optimizer
+state); checks both against the heuristic (the same ``vs_heuristic`` as the SB3 backend, on the reference
+engine); and records the generation in ``state.json``. ``--resume``, ``progress.csv``, ``generations.csv``, ``winrates.png`` and the
 final evaluation are those of the SB3 backend (the run folder layout of :mod:`training.storage`);
 TensorBoard events go to ``tensorboard/<team>/``.
 
@@ -30,21 +30,18 @@ from pathlib import Path
 
 import numpy as np
 
+from traitors_env.core import load_game
+from traitors_env.core.registry import DEFAULT_GAME
+
 from ..config import RunConfig
+from ..evaluate import plot_generations, vs_heuristic
+from ..run import PROGRESS_COLUMNS, derive_seed, plural, prepare_run_folder, write_generations_csv
 from ..storage import RunFolder
 from ..table_sizes import table_size_probabilities
-from ..train import (
-    PROGRESS_COLUMNS,
-    TEAMS,
-    _plural,
-    _write_generations_csv,
-    derive_seed,
-    prepare_run_folder,
-    vs_heuristic,
-)
 from .engine import Engine, make_engine
 
-#: the engine :func:`train` drives unless given one: the real game; ``standin`` (for development only)
+#: the engine :func:`train` drives unless given one (:func:`.engine.make_engine`'s names): by default the run's game;
+#: ``standin`` (for development only)
 ENGINE_VARIABLE = "TRAITORS_JAX_ENGINE"
 
 
@@ -53,6 +50,7 @@ def compiled(
     engine: Engine,
     settings,
     net_arch: tuple,
+    num_actions: int,
     activation: str,
     learning_rate: float,
     max_grad_norm: float,
@@ -72,7 +70,7 @@ def compiled(
     from . import ppo
     from .rollout import new_slots, rollout
 
-    model = ppo.ActorCritic(net_arch, activation)
+    model = ppo.ActorCritic(net_arch, num_actions, activation)
     apply = model.apply
     optimizer = ppo.make_optimizer(learning_rate, max_grad_norm)
 
@@ -125,7 +123,7 @@ class Trainer:
     Args:
         config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts`` and each team's
             table-size weights, :meth:`~training.config.EnvSection.count_weights_for`).
-        engine: the game (:func:`~training.jax_backend.engine.traitors_engine` by default).
+        engine: the game's JAX twin (:func:`~training.jax_backend.engine.twin_engine`) or the stand-in.
     """
 
     def __init__(self, config: RunConfig, engine: Engine) -> None:
@@ -134,6 +132,7 @@ class Trainer:
 
         self.config = config
         self.engine = engine
+        self.sides = config.game.type.sides
         p = config.ppo
         counts = tuple(config.env.player_counts)
 
@@ -144,20 +143,21 @@ class Trainer:
         settings = tuple(
             Settings(
                 counts,
-                tuple(table_size_probabilities(config.env.count_weights_for(TEAMS[team]), counts).tolist()),
+                tuple(table_size_probabilities(config.env.count_weights_for(self.sides[team]), counts).tolist()),
                 p.n_steps,
                 p.gamma,
                 p.gae_lambda,
                 True,
                 capacities(self.batch, team, steady),
             )
-            for team in range(len(TEAMS))
+            for team in range(len(self.sides))
         )
         update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef)
         self.model, self.optimizer, self.new_slots, self.rollouts, self._learn = compiled(
             engine,
             settings,
             tuple(p.net_arch),
+            load_game(engine.game).type.num_actions,
             p.activation,
             p.learning_rate,
             p.max_grad_norm,
@@ -172,9 +172,8 @@ class Trainer:
         import jax
         import jax.numpy as jnp
 
-        from traitors_env.games.traitors_aboard.observation import OBS_SIZE
-
-        params = self.model.init(jax.random.key(seed), jnp.zeros((1, OBS_SIZE), jnp.float32))
+        shape = load_game(self.engine.game).type.observation_shape
+        params = self.model.init(jax.random.key(seed), jnp.zeros((1, *shape), jnp.float32))
         return params, self.optimizer.init(params)
 
     def learn(self, team: str, params, opt_state, grid, valid, key, learner_decisions: int):
@@ -222,7 +221,7 @@ class Trainer:
         return Opponents(jnp.asarray(probabilities), latest, past, jnp.int32(count))
 
     def warm_up(self, team_index: int, params, opt_state, stop: threading.Event | None = None) -> None:
-        """Compile team ``TEAMS[team_index]``'s rollout and update by running each once on throwaway inputs.
+        """Compile side ``team_index``'s rollout and update by running each once on throwaway inputs.
 
         Why: each team's loop is its own XLA program (tens of seconds to compile, on one core). :func:`train`
         runs this for the Mutineers in a thread while the Pirates' first iteration compiles, so the two
@@ -254,7 +253,7 @@ class Trainer:
 
     # ------------------------------------------------------------ one team's training
     def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration):
-        """Train team ``TEAMS[team_index]`` for at least ``steps`` learner decisions against ``snapshots`` (the
+        """Train side ``team_index`` for at least ``steps`` learner decisions against ``snapshots`` (the
         other team's parameters, oldest first). ``on_iteration(metrics)`` is called after each PPO iteration;
         returning ``True`` stops early.
 
@@ -263,7 +262,7 @@ class Trainer:
         """
         import jax
 
-        team = TEAMS[team_index]
+        team = self.sides[team_index]
         opponents = self.opponents(params, snapshots, seed)
         key = jax.random.key(seed)
         key, deal = jax.random.split(key)
@@ -351,9 +350,10 @@ def _row(metrics: dict, total: int, team_seconds: float, team_steps: int, learni
 
 
 # ---------------------------------------------------------------- the run
-def resolve_engine(engine: Engine | None, claims: bool = True) -> Engine:
-    """``engine``, else the one ``$TRAITORS_JAX_ENGINE`` names (``traitors_aboard`` by default)."""
-    return engine or make_engine(os.environ.get(ENGINE_VARIABLE, "traitors_aboard"), claims)
+def resolve_engine(engine: Engine | None, claims: bool = True, game: str | None = None) -> Engine:
+    """``engine``, else the one ``$TRAITORS_JAX_ENGINE`` names, else the JAX twin of ``game`` (the registry's
+    default game if ``None``)."""
+    return engine or make_engine(os.environ.get(ENGINE_VARIABLE, load_game(game or DEFAULT_GAME).name), claims)
 
 
 def _load(path: Path, target_params, target_opt):
@@ -380,22 +380,25 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
 
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
-    engine = resolve_engine(engine, config.env.claims)
+    engine = resolve_engine(engine, config.env.claims, config.game.name)
+    game = config.game
+    order = game.sides_in_training_order  # side indices, in the order each generation trains them
+    sides = game.type.sides
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
     total_generations = config.training.generations
     if start >= total_generations:
         print(
-            f"run {config.name!r} has completed all {_plural(start, 'generation')}; nothing to train "
+            f"run {config.name!r} has completed all {plural(start, 'generation')}; nothing to train "
             f"(pass --resume --generations {start + 1} or more to train further)"
         )
         return run
 
     trainer = Trainer(config, engine)
     teams: dict[str, dict] = {}
-    for index, team in enumerate(TEAMS):
+    for index, side in enumerate(order):
         params, opt_state = trainer.init_params(derive_seed(config.seed, 1, index))
-        teams[team] = {"params": params, "opt_state": opt_state, "timesteps": 0, "snapshots": []}
+        teams[sides[side]] = {"params": params, "opt_state": opt_state, "timesteps": 0, "snapshots": []}
     if start > 0:
         for team, entry in teams.items():
             for generation in range(start):
@@ -405,11 +408,12 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                 entry["snapshots"].append(params)
             entry.update(params=params, opt_state=opt_state, timesteps=steps)
 
-    # The Mutineers' loop compiles in a thread while the Pirates' compiles and trains (see Trainer.warm_up).
+    # The second side's loop compiles in a thread while the first side's compiles and trains (Trainer.warm_up).
     # Set when train() leaves (done, error, Ctrl-C): the exit then waits for the warm-up's current step only.
     stop = threading.Event()
     warming = ThreadPoolExecutor(1, thread_name_prefix="warm-up")
-    warm = warming.submit(trainer.warm_up, 1, teams["mutineers"]["params"], teams["mutineers"]["opt_state"], stop)
+    second = teams[sides[order[1]]]
+    warm = warming.submit(trainer.warm_up, order[1], second["params"], second["opt_state"], stop)
     warming.shutdown(wait=False)
 
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
@@ -420,7 +424,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
             raise
 
     bar = tqdm(
-        total=(total_generations - start) * sum(config.training.steps_for(t) for t in TEAMS),
+        total=(total_generations - start) * sum(config.training.steps_for(t) for t in sides),
         unit="step",
         disable=not config.training.progress_bar,
         dynamic_ncols=True,
@@ -431,10 +435,11 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
         for generation in range(start, total_generations):
             began = time.perf_counter()
             record = {"generation": generation + 1, "teams": {}}  # 1-based, as in the SB3 backend
-            for index, team in enumerate(TEAMS):
-                other = TEAMS[1 - index]
+            for index, side in enumerate(order):
+                team, other = sides[side], sides[1 - side]
                 entry = teams[team]
-                # The other team's snapshots, oldest first; the Mutineers also meet this generation's Pirates.
+                # The other side's snapshots, oldest first; the side trained second also meets this generation's
+                # snapshot of the first.
                 snapshots = list(teams[other]["snapshots"])
                 bar.set_description(f"gen {generation + 1}/{total_generations} {team}")
                 team_start = time.perf_counter()
@@ -468,7 +473,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                         )
 
                 params, opt_state, summary = trainer.train_team(
-                    index,
+                    side,
                     entry["params"],
                     entry["opt_state"],
                     snapshots,
@@ -497,24 +502,23 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                     "total_timesteps": entry["timesteps"],
                 }
             if config.evaluation.games_per_generation:
-                paths = {team: str(run.generation_dir(generation) / f"{team}.msgpack") for team in TEAMS}
+                paths = {team: str(run.generation_dir(generation) / f"{team}.msgpack") for team in sides}
                 check = vs_heuristic(config, paths, baselines=False)
-                for team in TEAMS:
+                for team in check:
                     check[team].update(state["baselines_vs_heuristic"][team])
                 record["vs_heuristic"] = check
                 bar.write(
-                    f"gen {generation + 1}: vs heuristic, Pirates win {check['pirates']['trained']['win_rate']:.2f}, "
-                    f"Mutineers win {check['mutineers']['trained']['win_rate']:.2f}"
+                    f"gen {generation + 1}: vs heuristic, "
+                    + ", ".join(f"{label} win {check[key]['trained']['win_rate']:.2f}"
+                                for key, label in zip(sides, game.type.side_labels))
                 )
             record["seconds"] = round(time.perf_counter() - began, 2)
             state["history"].append(record)
             state["completed_generations"] = generation + 1
             run.write_state(state)  # last: the generation now counts as completed
-            _write_generations_csv(run, state["history"])
+            write_generations_csv(run, state["history"])
             if any(h.get("vs_heuristic") for h in state["history"]):
-                from ..evaluate import plot_generations
-
-                plot_generations(state["history"], run.path / "winrates.png")
+                plot_generations(state["history"], run.path / "winrates.png", game)
     finally:
         stop.set()
         bar.close()

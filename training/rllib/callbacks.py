@@ -14,8 +14,8 @@ import numpy as np
 import ray
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
-from .env import TEAMS, team_of
-from .modules import PAST_MODULES, TeamMapping
+from .env import team_of
+from .modules import TeamMapping, past_module
 
 WIN_RATE_WINDOW = 200
 
@@ -59,7 +59,7 @@ class GameCallbacks(RLlibCallback):
         rng = self._rngs.get(env_index)
         if rng is None:
             rng = self._rngs[env_index] = np.random.default_rng([mapping.seed, int(env_runner.worker_index or 0), env_index])
-        episode.custom_data["matchup"] = mapping.draw(rng, past_available=_past_loaded(rl_module))
+        episode.custom_data["matchup"] = mapping.draw(rng, past_available=_past_loaded(rl_module, mapping.sides))
 
     def on_episode_end(self, *, episode, env_runner=None, metrics_logger=None, prev_episode_chunks=(), **kwargs) -> None:
         rewards = table_rewards(episode, prev_episode_chunks or ())
@@ -76,7 +76,9 @@ class GameCallbacks(RLlibCallback):
         metrics_logger.log_value(("episodes_per_node", node), 1, reduce="sum")
         metrics_logger.log_value("seats_without_transition", len(set(rewards) - acted), reduce="sum")
         modules = {agent: episode.module_for(agent) for agent in rewards}
-        team_returns = {team: 0.0 for team in TEAMS}
+        mapping = getattr(getattr(env_runner, "config", None), "policy_mapping_fn", None)
+        teams = mapping.sides if isinstance(mapping, TeamMapping) else tuple(dict.fromkeys(map(team_of, rewards)))
+        team_returns = {team: 0.0 for team in teams}
         module_returns: dict[str, float] = {}
         for agent, reward in rewards.items():
             team_returns[team_of(agent)] += reward
@@ -86,18 +88,18 @@ class GameCallbacks(RLlibCallback):
         for module, value in module_returns.items():
             metrics_logger.log_value(("module_return_mean", module), value, window=window)
         played = {team_of(agent): module for agent, module in modules.items()}
-        for team in TEAMS:
-            other = TEAMS[1 - TEAMS.index(team)]
+        for team in teams:
+            other = next((t for t in teams if t != team), None)
             if played.get(team) != team or other not in played:
                 continue
-            opponent = {other: "self-play", PAST_MODULES[other]: "past"}.get(played[other], played[other])
+            opponent = {other: "self-play", past_module(other): "past"}.get(played[other], played[other])
             won = any(r > 0 for a, r in rewards.items() if team_of(a) == team)
             metrics_logger.log_value(("win_rate", f"{team}_vs_{opponent}"), float(won), window=WIN_RATE_WINDOW)
 
 
-def _past_loaded(rl_module) -> bool:
-    """Whether the env runner's past modules hold a snapshot (their ``snapshot`` buffer is set)."""
+def _past_loaded(rl_module, sides) -> bool:
+    """Whether the env runner's past modules (of ``sides``) hold a snapshot (their ``snapshot`` buffer is set)."""
     try:
-        return all(module in rl_module and int(rl_module[module].snapshot) > 0 for module in PAST_MODULES.values())
+        return all(past_module(team) in rl_module and int(rl_module[past_module(team)].snapshot) > 0 for team in sides)
     except (TypeError, AttributeError):  # no module (a test's bare env runner) or another module class
         return False

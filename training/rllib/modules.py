@@ -1,10 +1,10 @@
-"""The policies of RLlib training: one PPO module per team, the bots as fixed modules, the policy mapping.
+"""The policies of RLlib training: one PPO module per side, the bots as fixed modules, the policy mapping.
 
-Module ids: ``pirates`` and ``mutineers`` (trained,
+Module ids: the game's side keys (Traitors Aboard: ``pirates`` and ``mutineers``; trained,
 :class:`~traitors_env.agents.rllib_module.TeamPPOModule`), ``heuristic`` and ``random``
-(:class:`BotModule`), and, when ``opponents.past`` > 0, ``pirates_past`` and ``mutineers_past``
-(:class:`PastTeamModule`: an older snapshot of the team's module). Only the two team modules are
-trained (RLlib's ``policies_to_train``).
+(:class:`BotModule`, the game's bots), and, when ``opponents.past`` > 0, ``<side>_past``
+(:class:`PastTeamModule`: an older snapshot of the side's module, :func:`past_module`). Only the two side modules
+are trained (RLlib's ``policies_to_train``).
 
 Opponents (issue 14): :class:`TeamMapping` maps each seat by the matchup drawn for its episode
 from the configured weights: ``latest`` = self-play (each team's seats are played by its own
@@ -26,24 +26,27 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from traitors_env.agents import make_agent
 from traitors_env.agents.rllib_module import TeamPPOModule
-from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
+from traitors_env.core import load_game
+from traitors_env.core.registry import DEFAULT_GAME
 
-from .env import TEAMS, team_of
+from .env import team_of
 
 BOTS = ("heuristic", "random")
 #: Matchup kinds of the mapping (the config's opponent weights; ``latest`` = self-play).
 MATCHUPS = ("latest", "past", "heuristic", "random")
-#: The module id of each team's older snapshot (``past`` matchups).
-PAST_MODULES = {team: f"{team}_past" for team in TEAMS}
+
+
+def past_module(team: str) -> str:
+    """The module id of side ``team``'s older snapshot (``past`` matchups): ``"pirates_past"``."""
+    return f"{team}_past"
 
 
 class BotModule(TorchRLModule):
-    """A scripted bot of :mod:`traitors_env.agents` as a fixed RLlib module.
+    """A bot of the game as a fixed RLlib module.
 
-    ``model_config``: ``{"bot": "heuristic" | "random", "seed": int | None}`` (mixed with torch's initial seed,
-    which RLlib sets per env runner). The forward pass
+    ``model_config``: ``{"bot": "heuristic" | "random", "seed": int | None, "game": name}`` (the seed mixed with
+    torch's initial seed, which RLlib sets per env runner; the game defaults to the registry's default game). The forward pass
     asks the bot for each row's action (raw observation and action mask) and returns logits that
     are 0 for that action and ``FLOAT_MIN`` elsewhere, so RLlib's categorical distribution picks it.
     One unused parameter keeps RLlib's learner happy (it builds an optimizer for every torch module).
@@ -57,7 +60,8 @@ class BotModule(TorchRLModule):
             # RLlib seeds torch with seed + env runner index before it builds an env runner's modules: each env
             # runner's bot then draws its own seeded stream instead of the same one everywhere.
             seed = int(np.random.SeedSequence([int(seed), torch.initial_seed()]).generate_state(1)[0])
-        self.agent = make_agent(self.bot, seed=seed)
+        self.game = load_game(config.get("game", DEFAULT_GAME))
+        self.agent = self.game.make_bot(self.bot, seed)
         self._unused = torch.nn.Parameter(torch.zeros(1))
 
     def _forward(self, batch, **kwargs):
@@ -65,7 +69,7 @@ class BotModule(TorchRLModule):
         raw = observation["observations"].detach().cpu().numpy()
         masks = observation["action_mask"].detach().cpu().numpy().astype(np.int8)
         actions = [self.agent.act(o, m) for o, m in zip(raw, masks)]
-        logits = torch.full((len(actions), NUM_ACTIONS), FLOAT_MIN)
+        logits = torch.full((len(actions), self.game.type.num_actions), FLOAT_MIN)
         logits[torch.arange(len(actions)), torch.as_tensor(actions, dtype=torch.long)] = 0.0
         return {Columns.ACTION_DIST_INPUTS: logits}
 
@@ -84,17 +88,19 @@ class PastTeamModule(TeamPPOModule):
 
 
 class TeamMapping:
-    """``policy_mapping_fn(agent_id, episode)``: the module of a seat, by its team and the episode's matchup.
+    """``policy_mapping_fn(agent_id, episode)``: the module of a seat, by its side and the episode's matchup.
 
     Args:
         weights: relative weights of :data:`MATCHUPS` (``latest`` = self-play).
         seed: mixed into every episode's draw.
+        sides: the game's side keys (default: the registry's default game's).
 
     Raises:
         ValueError: for an unknown kind or no positive weight.
     """
 
-    def __init__(self, weights: dict[str, float], seed: int = 0) -> None:
+    def __init__(self, weights: dict[str, float], seed: int = 0, sides: tuple[str, str] | None = None) -> None:
+        self.sides = tuple(sides) if sides is not None else load_game(DEFAULT_GAME).type.sides
         unknown = set(weights) - set(MATCHUPS)
         if unknown:
             raise ValueError(f"opponent kinds {sorted(unknown)} are not known to the rllib backend; expected {MATCHUPS}")
@@ -115,7 +121,7 @@ class TeamMapping:
         kind = self.kinds[int(rng.choice(len(self.kinds), p=weights / weights.sum()))]
         if kind == "latest":
             return kind, None
-        return kind, TEAMS[int(rng.integers(2))]
+        return kind, self.sides[int(rng.integers(2))]
 
     def matchup(self, episode_id: str) -> tuple[str, str | None]:
         """The fallback for an episode without a drawn matchup: a draw seeded by the episode id (a random uuid
@@ -129,10 +135,10 @@ class TeamMapping:
         kind, fixed_team = matchup
         if team != fixed_team:
             return team
-        return PAST_MODULES[team] if kind == "past" else kind
+        return past_module(team) if kind == "past" else kind
 
     def __call__(self, agent_id, episode, **kwargs) -> str:
         matchup = (getattr(episode, "custom_data", None) or {}).get("matchup")
         if matchup is None:
             matchup = self.matchup(str(episode.id_))
-        return self.module(team_of(agent_id), tuple(matchup))
+        return self.module(team_of(agent_id, self.sides), tuple(matchup))

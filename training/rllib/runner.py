@@ -1,4 +1,5 @@
-"""``traitors-train`` with ``backend: rllib``: both teams trained at once with Ray RLlib's PPO (new API stack).
+"""``traitors-train`` with ``backend: rllib``: both sides of a zero-sum team game trained at once with Ray RLlib's
+PPO (new API stack).
 
 One generation = one RLlib training iteration (``rllib.train_batch_size`` game decisions sampled
 by ``rllib.num_env_runners`` env runners, then ``ppo.n_epochs`` epochs of minibatches of
@@ -12,9 +13,9 @@ no dashboard) and is shut down at the end. The same command runs on a laptop and
 Outputs in the run folder (as the SB3 backend, :mod:`training.storage`): ``config.yaml``;
 ``state.json`` (completed iterations, per-iteration figures; written last, so ``--resume`` restarts
 from the last completed iteration); ``checkpoints/gen_001/`` (RLlib's algorithm checkpoint of
-iteration 1, ``Algorithm.save_to_path``; the team modules lie in
-``learner_group/learner/rl_module/{pirates,mutineers}``, agents by spec; once ``rllib.keep_checkpoints``
-newer iterations are saved, only these team modules stay, :func:`prune_checkpoints`); ``generations.csv``
+iteration 1, ``Algorithm.save_to_path``; the side modules lie in ``learner_group/learner/rl_module/<side>``
+(``pirates``, ``mutineers``), agents by spec; once ``rllib.keep_checkpoints`` newer iterations are saved, only
+these side modules stay, :func:`prune_checkpoints`); ``generations.csv``
 (one row per iteration); ``tensorboard/rllib/`` (TensorBoard scalars, one event file per iteration); ``winrates.png`` (training
 win rates against the heuristic per iteration); the final ``evaluation.{json,csv,md}``.
 """
@@ -32,14 +33,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import RunConfig
-from ..storage import RunFolder, atomic_write_text
+from traitors_env.core import load_game
+from traitors_env.core.registry import DEFAULT_GAME
 
-TEAMS = ("pirates", "mutineers")
-#: Paths of the team modules inside an algorithm checkpoint.
-MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
-#: What :func:`prune_checkpoints` leaves of an older iteration's checkpoint: its team modules.
-KEPT_WHEN_PRUNED = tuple(MODULE_DIR / team for team in TEAMS)
+from ..config import RunConfig
+from ..run import RunError, derive_seed, prepare_run_folder
+from ..storage import RunFolder, atomic_write_text
+from .checkpoints import MODULE_DIR, kept_when_pruned
+
+#: The default game's side keys, for callers that do not name a game.
+TEAMS = load_game(DEFAULT_GAME).type.sides
 
 
 # ---------------------------------------------------------------- Ray and the algorithm
@@ -84,12 +87,10 @@ def check_ray_reachable(config: RunConfig, timeout: float = CONNECT_TIMEOUT_S) -
     connections but is no Ray head is left to ``ray.init``.
 
     Raises:
-        training.train.RunError: naming the address, where it came from, the OS error, and what was expected.
+        training.run.RunError: naming the address, where it came from, the OS error, and what was expected.
     """
     import socket
     from urllib.parse import urlsplit
-
-    from ..train import RunError
 
     address = ray_address(config)
     if address is None or address in ("local", "auto"):
@@ -145,14 +146,12 @@ def run_seed(config: RunConfig, resumed_at: int = 0) -> int:
     it resumed at, but it does not continue the uninterrupted run's sample stream.)"""
     if resumed_at == 0:
         return config.seed
-    from ..train import derive_seed
-
     return derive_seed(config.seed, 1_414, resumed_at)
 
 
 def algorithm_config(config: RunConfig, resumed_at: int = 0):
-    """The ``PPOConfig`` of a run: game-master env, one masked PPO module per team, the bots (and, with
-    ``opponents.past`` > 0, each team's older snapshot) as fixed modules; seeded by :func:`run_seed`."""
+    """The ``PPOConfig`` of a run: game-master env, one masked PPO module per side, the game's bots (and, with
+    ``opponents.past`` > 0, each side's older snapshot) as fixed modules; seeded by :func:`run_seed`."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -161,19 +160,23 @@ def algorithm_config(config: RunConfig, resumed_at: int = 0):
 
     from .callbacks import GameCallbacks
     from .env import GameMasterEnv
-    from .modules import BOTS, PAST_MODULES, BotModule, PastTeamModule, TeamMapping
+    from .modules import BOTS, BotModule, PastTeamModule, TeamMapping, past_module
 
     ppo, rl = config.ppo, config.rllib
+    game = config.game
+    sides = game.type.sides
     seed = run_seed(config, resumed_at)
     model = {"fcnet_hiddens": list(ppo.net_arch), "fcnet_activation": ppo.activation, "vf_share_layers": False}
-    specs = {team: RLModuleSpec(module_class=TeamPPOModule, model_config=model) for team in TEAMS}
+    specs = {team: RLModuleSpec(module_class=TeamPPOModule, model_config=model) for team in sides}
     for index, bot in enumerate(BOTS):
-        specs[bot] = RLModuleSpec(module_class=BotModule, model_config={"bot": bot, "seed": seed * 10 + index})
+        specs[bot] = RLModuleSpec(module_class=BotModule,
+                                  model_config={"bot": bot, "seed": seed * 10 + index, "game": game.name})
     if config.opponents.past > 0:  # older snapshots, loaded each iteration by refresh_past_modules
-        for team in TEAMS:
-            specs[PAST_MODULES[team]] = RLModuleSpec(module_class=PastTeamModule, model_config=model)
+        for team in sides:
+            specs[past_module(team)] = RLModuleSpec(module_class=PastTeamModule, model_config=model)
     weights = {kind: getattr(config.opponents, kind) for kind in ("latest", "past", "heuristic", "random")}
     env_config = {
+        "game": game.name,
         "player_counts": list(config.env.player_counts),
         "player_count_weights": config.env.player_count_weights,
         "claims": config.env.claims,
@@ -204,8 +207,8 @@ def algorithm_config(config: RunConfig, resumed_at: int = 0):
         )
         .multi_agent(
             policies=list(specs),  # a list: a set of names orders (and so seeds) the modules by the hash seed
-            policy_mapping_fn=TeamMapping(weights, seed=seed),
-            policies_to_train=list(TEAMS),
+            policy_mapping_fn=TeamMapping(weights, seed=seed, sides=sides),
+            policies_to_train=list(sides),
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .callbacks(GameCallbacks)
@@ -215,8 +218,8 @@ def algorithm_config(config: RunConfig, resumed_at: int = 0):
 
 
 def refresh_past_modules(algo, run: RunFolder, completed: int, config: RunConfig) -> dict[str, int] | None:
-    """Before iteration ``completed + 1``: load into each team's past module (``pirates_past``,
-    ``mutineers_past``) that team's module saved after an older iteration, drawn uniformly from iterations
+    """Before iteration ``completed + 1``: load into each side's past module (``pirates_past``,
+    ``mutineers_past``) that side's module saved after an older iteration, drawn uniformly from iterations
     1 … ``completed − 1`` (the newest is the team's current policy, as ``latest``; the SB3 backend's pool draws
     likewise) by a generator seeded by the run seed and ``completed``; then send them to the env runners.
 
@@ -225,30 +228,31 @@ def refresh_past_modules(algo, run: RunFolder, completed: int, config: RunConfig
     """
     if config.opponents.past <= 0 or completed < 2:
         return None
-    from .modules import PAST_MODULES
+    from .modules import past_module
 
+    sides = config.game.type.sides
     rng = np.random.default_rng([config.seed, 0x9A57, completed])
-    chosen = {team: int(rng.integers(completed - 1)) + 1 for team in TEAMS}
+    chosen = {team: int(rng.integers(completed - 1)) + 1 for team in sides}
     paths = {team: str((run.generation_dir(g - 1) / MODULE_DIR / team).resolve()) for team, g in chosen.items()}
 
     def load(learner) -> None:
         for team, generation in chosen.items():
-            module = learner.module[PAST_MODULES[team]]
+            module = learner.module[past_module(team)]
             module.restore_from_path(paths[team])  # the team module's weights (strict=False keeps `snapshot`)
             module.snapshot.fill_(generation)
 
     algo.learner_group.foreach_learner(load)
     # Straight into the env runners' modules: RLlib's sync_weights skips env runners that already hold the
     # learner's current weights_seq_no, which these are (the past modules changed without a training update).
-    components = [f"learner/rl_module/{module}" for module in PAST_MODULES.values()]
+    components = [f"learner/rl_module/{past_module(team)}" for team in sides]
     state = algo.learner_group.get_state(components=components, inference_only=True)["learner"]["rl_module"]
     algo.env_runner_group.foreach_env_runner(lambda runner: runner.module.set_state(state), local_env_runner=True)
     return chosen
 
 
-def prune_checkpoints(run: RunFolder, completed: int, keep: int | None) -> None:
-    """Reduce the checkpoints of all iterations but the newest ``keep`` of ``completed`` to their team modules
-    (:data:`KEPT_WHEN_PRUNED`); ``keep=None`` keeps everything. Idempotent, so a run killed while pruning is
+def prune_checkpoints(run: RunFolder, completed: int, keep: int | None, sides=TEAMS) -> None:
+    """Reduce the checkpoints of all iterations but the newest ``keep`` of ``completed`` to the modules of
+    ``sides`` (the game's side keys, :func:`~.checkpoints.kept_when_pruned`); ``keep=None`` keeps everything. Idempotent, so a run killed while pruning is
     pruned on its next iteration.
 
     Why the team modules of every iteration, not every k-th full checkpoint: ``opponents.past`` draws uniformly
@@ -263,7 +267,7 @@ def prune_checkpoints(run: RunFolder, completed: int, keep: int | None) -> None:
     for generation in range(max(completed - keep, 0)):
         folder = run.generation_dir(generation)
         if folder.is_dir():
-            _remove_all_but(folder, Path(), KEPT_WHEN_PRUNED)
+            _remove_all_but(folder, Path(), kept_when_pruned(sides))
 
 
 def _remove_all_but(folder: Path, relative: Path, kept: tuple[Path, ...]) -> None:
@@ -281,12 +285,13 @@ def _remove_all_but(folder: Path, relative: Path, kept: tuple[Path, ...]) -> Non
 
 
 # ---------------------------------------------------------------- figures of an iteration
-def iteration_record(result: dict, generation: int, seconds: float) -> dict:
-    """The figures of one ``Algorithm.train()`` result kept in ``state.json`` and ``generations.csv``."""
+def iteration_record(result: dict, generation: int, seconds: float, sides=TEAMS) -> dict:
+    """The figures of one ``Algorithm.train()`` result kept in ``state.json`` and ``generations.csv`` (``sides``:
+    the game's side keys, the trained modules)."""
     runners = result.get("env_runners", {})
     learners = result.get("learners", {})
     module_steps = runners.get("num_module_steps_sampled", {})
-    learner_steps = sum(_count(module_steps.get(team, 0)) for team in TEAMS)
+    learner_steps = sum(_count(module_steps.get(team, 0)) for team in sides)
     decisions = _count(runners.get("num_env_steps_sampled", 0))
     record = {
         "generation": generation + 1,  # 1-based, as in state.json everywhere
@@ -307,7 +312,7 @@ def iteration_record(result: dict, generation: int, seconds: float) -> dict:
         "seats_without_transition": _count(runners.get("seats_without_transition", 0)),
         "teams": {},
     }
-    for team in TEAMS:
+    for team in sides:
         stats = learners.get(team, {})
         record["teams"][team] = {
             key: round(float(stats[key]), 5)
@@ -345,8 +350,8 @@ def _write_generations_csv(run: RunFolder, history: list[dict]) -> None:
     atomic_write_text(run.path / "generations.csv", "\n".join(lines) + "\n")
 
 
-def _plot_training_win_rates(history: list[dict], path: Path) -> None:
-    """``winrates.png``: per team, the training win rate against the heuristic and the random bots per iteration."""
+def _plot_training_win_rates(history: list[dict], path: Path, game) -> None:
+    """``winrates.png``: per side, the training win rate against the heuristic and the random bots per iteration."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -357,13 +362,13 @@ def _plot_training_win_rates(history: list[dict], path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     fig.suptitle("Training win rate per iteration (last 200 games of each matchup, RLlib backend)")
     gens = [h["generation"] for h in history]
-    for ax, team in zip(axes, TEAMS):
+    for ax, team, label in zip(axes, game.type.sides, game.type.side_labels):
         for opponent, style in (("heuristic", "-o"), ("random", ":s"), ("self-play", "--^"), ("past", "-.v")):
             key = f"{team}_vs_{opponent}"
             rates = [h["win_rates"].get(key, np.nan) for h in history]
             if not all(np.isnan(rates)):
                 ax.plot(gens, rates, style, label=f"vs {opponent}")
-        ax.set_title(team.capitalize())
+        ax.set_title(label)
         ax.set_xlabel("iteration")
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
@@ -402,7 +407,7 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
     """Run (or resume) ``training.generations`` RLlib iterations of ``config``; returns the run folder.
 
     Raises:
-        training.train.RunError: see :func:`training.train.prepare_run_folder`; or the cluster to join is
+        training.run.RunError: see :func:`training.run.prepare_run_folder`; or the cluster to join is
             unreachable (:func:`check_ray_reachable`, before the run folder is touched).
     """
     import ray
@@ -411,13 +416,14 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
     from tqdm.auto import tqdm
 
     from ..resume import discard_incomplete_generations
-    from ..train import prepare_run_folder
 
     # The learner runs in this process; more torch threads than cores fight the env runners (4x slower updates).
     torch.set_num_threads(config.training.torch_threads)
     if not ray.is_initialized():  # before the run folder is touched: an unreachable cluster loses nothing
         check_ray_reachable(config)
     run, state = prepare_run_folder(config, resume, force)
+    game = config.game
+    sides, labels = game.type.sides, game.type.side_labels
     start, total = state["completed_generations"], config.training.generations
     if start >= total:
         print(f"run {config.name!r} has completed all {start} iterations; nothing to train")
@@ -451,7 +457,7 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             tmp = final.with_name(f".{final.name}.tmp")
             algo.save_to_path(str(tmp.resolve()))
             os.replace(tmp, final)
-            record = iteration_record(result, generation, seconds)
+            record = iteration_record(result, generation, seconds, sides)
             if past is not None:
                 record["past_snapshots"] = past  # the 1-based iterations the past modules played
             # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
@@ -462,15 +468,15 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) ->
             state["completed_generations"] = generation + 1
             run.write_state(state)  # last: the iteration now counts as completed
             # Only now: until state.json names this iteration, --resume restores the one before in full.
-            prune_checkpoints(run, generation + 1, config.rllib.keep_checkpoints)
+            prune_checkpoints(run, generation + 1, config.rllib.keep_checkpoints, sides)
             _write_generations_csv(run, state["history"])
-            _plot_training_win_rates(state["history"], run.path / "winrates.png")
+            _plot_training_win_rates(state["history"], run.path / "winrates.png", game)
             rates = record["win_rates"]
             bar.set_description(f"iter {generation + 1}/{total}")
             bar.set_postfix(
                 learner_sps=f"{record['learner_steps_per_second']:.0f}",
-                P_vs_h=f"{rates.get('pirates_vs_heuristic', float('nan')):.2f}",
-                M_vs_h=f"{rates.get('mutineers_vs_heuristic', float('nan')):.2f}",
+                **{f"{label[0]}_vs_h": f"{rates.get(f'{team}_vs_heuristic', float('nan')):.2f}"
+                   for team, label in zip(sides, labels)},
                 refresh=False,
             )
             bar.update(1)
@@ -504,36 +510,5 @@ def _scalars(record: dict) -> dict[str, float]:
     return {k: float(v) for k, v in out.items() if v is not None}
 
 
-# ---------------------------------------------------------------- evaluation
-class RLlibModuleSpec:
-    """A picklable recipe for the agent of a saved team module (``build(seed)``, as :class:`training.agents.AgentSpec`)."""
-
-    def __init__(self, path: str, deterministic: bool = False) -> None:
-        self.path = str(path)
-        self.deterministic = deterministic
-
-    def build(self, seed=None):
-        from traitors_env.agents.checkpoint import PolicyAgent
-        from traitors_env.agents.rllib_checkpoint import load_module_policy
-
-        return PolicyAgent(load_module_policy(self.path), seed=seed, deterministic=self.deterministic)
-
-
-def trained_module_specs(
-    run: RunFolder, generation: int, deterministic: dict[str, bool]
-) -> tuple[dict[str, Path], dict]:
-    """The team modules of iteration ``generation`` (0-based) of an RLlib run, each played greedily where
-    ``deterministic[team]``, for
-    :func:`training.evaluate.evaluate_run` (which evaluates RLlib runs as SB3 runs, ``backend: rllib`` in the
-    report): ``({team: module folder}, {team: RLlibModuleSpec})``.
-
-    Raises:
-        PolicyLoadError: if a module folder is missing.
-    """
-    from ..agents import PolicyLoadError
-
-    modules = {team: run.generation_dir(generation) / MODULE_DIR / team for team in TEAMS}
-    for path in modules.values():
-        if not path.is_dir():
-            raise PolicyLoadError(f"RLlib module {str(path)!r} does not exist; train first or pick another --generation")
-    return modules, {team: RLlibModuleSpec(path, deterministic[team]) for team, path in modules.items()}
+#: ``backend: rllib`` in :data:`training.train.BACKENDS`: every backend module has ``train``.
+train = train_rllib

@@ -114,6 +114,18 @@ class Game:
         hidden_variant: ``(state, seat, rng) -> state``: a copy with everything ``seat`` cannot know redrawn
             (the game's declaration of its secrets; the conformance test checks that ``encode`` ignores it).
         extras: anything else a game wants to publish to its own tools.
+
+    How a game master (training, an evaluation of one seat) seats an agent and plays the game (optional; the
+    defaults suit a game that declares nothing):
+        learner_seat: ``(state, side, seed) -> seat``: where rewards are individual (``utility ==
+            "general_sum"``), the one seat an agent trained or evaluated in ``side`` plays in the game dealt from
+            ``seed`` (a zero-sum team game seats it at every seat of its side, :meth:`learner_seats`). ``None``:
+            one of the side's seats drawn from ``seed`` (:meth:`seat_for_agent`).
+        skip_forced_moves: the game master applies a seat's only legal action itself instead of asking the seat's
+            player (for a game whose env asks every seat questions with one answer, so that turns do not reveal
+            who has a choice: such a decision carries nothing to learn). ``False``: every decision is asked.
+        training_order: the two sides in the order a training generation trains them (the second meets the
+            first's snapshot of the same generation); ``None``: ``(0, 1)``.
     """
 
     type: GameType
@@ -136,6 +148,9 @@ class Game:
     terminal_view: Any = None
     hidden_variant: Callable[[Any, int, np.random.Generator], Any] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
+    learner_seat: Callable[[Any, int, int], int] | None = None
+    skip_forced_moves: bool = False
+    training_order: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:
@@ -159,6 +174,31 @@ class Game:
     def learner_seats(self, state, side: int) -> list[int]:
         """The seats of ``side`` (0 or 1) in a dealt game: the seats a learner of that side plays."""
         return [s for s in range(state.num_players) if self.side_of_seat(state, s) == side]
+
+    @property
+    def team_play(self) -> bool:
+        """Whether an agent of a side plays every seat of that side (a zero-sum team game: the side shares one
+        reward); else (individual rewards) it plays one seat of it (:meth:`seat_for_agent`)."""
+        return self.type.utility == "zero_sum_teams"
+
+    def seat_for_agent(self, state, side: int, seed: int) -> int:
+        """The one seat an agent of ``side`` (0 or 1) plays in a game with individual rewards, dealt from ``seed``:
+        :attr:`learner_seat` where the game declares it, else one of the side's seats drawn from ``seed``.
+
+        Raises:
+            ValueError: if the dealt game has no seat of ``side``.
+        """
+        if self.learner_seat is not None:
+            return int(self.learner_seat(state, side, seed))
+        seats = self.learner_seats(state, side)
+        if not seats:
+            raise ValueError(f"{self.type.env_id}: the game dealt from seed {seed} has no seat of side {side}")
+        return seats[int(np.random.default_rng([int(seed), 15]).integers(len(seats)))]
+
+    @property
+    def sides_in_training_order(self) -> tuple[int, int]:
+        """The side indices in the order a training generation trains them (:attr:`training_order`)."""
+        return tuple(self.training_order) if self.training_order is not None else (0, 1)
 
     def check_players(self, num_players: object) -> int:
         """``num_players`` as an int in the game's range; ``ValueError`` naming the value and the range."""

@@ -65,6 +65,15 @@ def end_condition(state: GameState) -> str:
     return state.result()["outcome"]
 
 
+def learner_seat(state: GameState, side: int, seed: int) -> int:
+    """The seat an agent trained or evaluated in ``side`` plays: the Traitor's (side 0), or one Faithful seat (side 1)
+    drawn from the game's ``seed`` (counted clockwise from the Traitor)."""
+    if side == 0:
+        return state.traitor
+    offset = 1 + int(np.random.default_rng([seed, 15]).integers(state.num_players - 1))
+    return (state.traitor + offset) % state.num_players
+
+
 GAME = Game(
     type=TYPE,
     raw_env=raw_env,
@@ -83,4 +92,9 @@ GAME = Game(
     hidden_variant=hidden_variant,
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
     extras={"roles": Role},
+    learner_seat=learner_seat,
+    # The env asks every seat the Night's questions, one-answer ones included, so that turns do not reveal the
+    # Traitor; a game master need not ask those.
+    skip_forced_moves=True,
+    training_order=(1, 0),  # the Faithful first; the Traitor then meets this generation's Faithful
 )

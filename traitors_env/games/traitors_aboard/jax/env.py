@@ -89,6 +89,13 @@ def init(key: jax.Array, num_players, claims=True) -> State:
     return state.replace(observation=observe_game(state._game, state.current_player))  # a seat of the table
 
 
+def seat_sides(state: State) -> jax.Array:
+    """Each seat's side, int8 ``(8,)``: 0 Pirate, 1 Mutineer, −1 an empty seat (read by a game master, never by a
+    player: the hidden deal)."""
+    roles = state._game.roles
+    return jnp.where(jnp.arange(roles.shape[-1]) < state._game.num_players, roles, -1).astype(jnp.int8)
+
+
 def step(state: State, action, key: jax.Array) -> State:
     """pgx's ``Env.step`` for this game (illegal actions and finished games as the module doc says)."""
     return _ENV.step(state, action, key)
