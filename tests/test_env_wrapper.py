@@ -8,14 +8,12 @@ registered game and the toy game; then one test per semantic, stated on its own.
 from __future__ import annotations
 
 import copy
-import functools
 import pickle
 import random
 
 import numpy as np
 import pytest
 import toy_game
-from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseWrapper, OrderEnforcingWrapper
@@ -366,9 +364,3 @@ def test_wrap_takes_any_error_class_and_the_toy_game_uses_value_error():
     with pytest.raises(Custom):
         env.step(None)
 
-
-@pytest.mark.parametrize("n", range(toy_game.TYPE.min_players, toy_game.TYPE.max_players + 1))
-def test_pettingzoo_api_test_passes_for_the_toy_game(n):
-    """The one-layer wrapper over a game defined only in tests passes PettingZoo's own tests."""
-    api_test(toy_game.GAME.env(num_players=n), num_cycles=100)
-    seed_test(functools.partial(toy_game.GAME.env, num_players=n), num_cycles=100)
