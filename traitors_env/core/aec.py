@@ -67,6 +67,7 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         self._prev_obs: Any = None  # the last observation of the agent to act, whose mask judges its action
         self._prev_info: Any = None
         self._terminated = False  # the game was ended by an illegal move
+        self._limits: dict[str, int] = {}  # agent -> n of its Discrete(n) action space from 0 (else 0): the fast check
 
     def __getattr__(self, name: str) -> Any:
         if name in _BEFORE_RESET and not self._has_reset:
@@ -100,14 +101,13 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         env = self.env
         agent = env.agent_selection
         assert agent is not None
-        observation = self.observe(agent) if observe else None
-        return (
-            observation,
-            env._cumulative_rewards[agent],
-            env.terminations[agent],
-            env.truncations[agent],
-            env.infos[agent],
-        )
+        infos = env.infos
+        if observe:  # self.observe(agent), inlined: the agent observed is the one to act
+            observation = self._prev_obs = env.observe(agent)
+            self._prev_info = infos[agent] if agent in infos else {}
+        else:
+            observation = None
+        return observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent], infos[agent]
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
@@ -128,24 +128,14 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
             else:
                 env.step(action)
             return
-        # The agent is to act: an action index, else a clear error and nothing played.
-        space = env.action_space(agent)
-        if type(action) is not int:
-            if action is None:
-                raise self._error(
-                    f"action None is only for an agent that is done; {agent} is to act, legal actions: "
-                    f"{list(self.unwrapped.game.legal_actions())}"
-                )
-            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                action = action.item()  # SB3's predict() on one observation
-        if not is_index(action, space.n):
-            raise self._error(
-                f"{not_an_index(action, space.n)} is not legal for {agent}; legal actions: "
-                f"{list(self.unwrapped.game.legal_actions())}"
-            )
-        # AssertOutOfBoundsWrapper: an int index of a Discrete space from 0 is in it; a numpy one may not cast.
-        if not (type(action) is int and space.start == 0) and not space.contains(action):
-            raise AssertionError("action is not in action space")
+        # The agent is to act: an action index, else a clear error and nothing played. The common case first: a
+        # Python int in range of a Discrete space from 0, which every check below passes.
+        limit = self._limits.get(agent)
+        if limit is None:
+            space = env.action_space(agent)  # PettingZoo: the same space object on every call
+            limit = self._limits[agent] = space.n if space.start == 0 else 0
+        if not (type(action) is int and 0 <= action < limit):
+            action = self._checked_index(agent, action)
         # TerminateIllegalWrapper: judged by the mask the agent last observed.
         observation = self._prev_obs
         if observation is None:
@@ -172,6 +162,26 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         raw._accumulate_rewards()
         raw._deads_step_first()
         self._terminated = True
+
+    def _checked_index(self, agent: str, action: Any) -> Any:
+        """``action`` of ``agent`` (who is to act) as the index played, or the clear error (``ActionIndexWrapper``)
+        or PettingZoo's out-of-bounds assertion (``AssertOutOfBoundsWrapper``)."""
+        space = self.env.action_space(agent)
+        if action is None:
+            raise self._error(
+                f"action None is only for an agent that is done; {agent} is to act, legal actions: "
+                f"{list(self.unwrapped.game.legal_actions())}"
+            )
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()  # SB3's predict() on one observation
+        if not is_index(action, space.n):
+            raise self._error(
+                f"{not_an_index(action, space.n)} is not legal for {agent}; legal actions: "
+                f"{list(self.unwrapped.game.legal_actions())}"
+            )
+        if not space.contains(action):  # a numpy index the space's dtype does not hold (uint64 in int64)
+            raise AssertionError("action is not in action space")
+        return action
 
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
         if not self._has_reset:
