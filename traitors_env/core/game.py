@@ -109,7 +109,8 @@ class Game:
         terminal_view: the terminal game's view of the game (``traitors-play``).
         hidden_variant: ``(state, seat, rng) -> state``: a copy with everything ``seat`` cannot know redrawn
             (the game's declaration of its secrets; the conformance test checks that ``encode`` ignores it).
-        extras: anything else a game wants to publish to its own tools.
+        extras: anything else a game wants to publish to its own tools. A key generic tools read:
+            ``observation_encoder`` (``"compiled"`` or ``"pure Python"``: named in ``traitors-bench``'s header).
     """
 
     type: GameType

@@ -79,5 +79,5 @@ GAME = Game(
     layout=_LAYOUT,
     action_text=describe_action,
     hidden_variant=hidden_variant,
-    extras={"roles": Role},
+    extras={"roles": Role, "observation_encoder": "pure Python"},
 )
