@@ -362,10 +362,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def cli(argv: list[str] | None = None) -> int:
     """The ``traitors-bench`` command: ``--training`` runs this training benchmark, anything else the
     environment benchmark (:func:`traitors_env.benchmark.main`). The dispatch lives here, on top, so the
@@ -377,3 +373,7 @@ def cli(argv: list[str] | None = None) -> int:
     from traitors_env.benchmark import main as environment_benchmark
 
     return environment_benchmark(argv)
+
+
+if __name__ == "__main__":  # python -m training.bench: the traitors-bench command, as the console script
+    sys.exit(cli())
