@@ -101,12 +101,12 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         env = self.env
         agent = env.agent_selection
         assert agent is not None
-        infos = env.infos
         if observe:  # self.observe(agent), inlined: the agent observed is the one to act
             observation = self._prev_obs = env.observe(agent)
+            infos = env.infos
             self._prev_info = infos[agent] if agent in infos else {}
         else:
-            observation = None
+            observation, infos = None, env.infos
         return observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent], infos[agent]
 
     def step(self, action: Any) -> None:
