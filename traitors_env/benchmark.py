@@ -346,7 +346,7 @@ def run_benchmark(
 
     Keys:
 
-    * ``meta``: versions, settings, ``games`` (the env ids measured, in order), ``players`` (env id → sizes),
+    * ``meta``: versions, settings, ``load_average`` and ``load_average_after`` (1, 5, 15 minutes), ``games`` (the env ids measured, in order), ``players`` (env id → sizes),
       ``skipped_games`` (env id → why), ``observation_encoders`` (env id → what the game declares),
       ``observation_encoder`` (the first game's), ``memory_method``, ``max_rss_kib``;
     * one key per game measured, its env id (``"<name>_v0"``): ``{"3": {"env": …, "raw_env": …,
@@ -379,6 +379,7 @@ def run_benchmark(
     if slices < 1:
         raise ValueError(f"slices={slices!r}; expected at least 1")
     say = progress or (lambda message: None)
+    load_before = _load_average()
     by_id = {game.type.env_id: game for game in chosen if game.type.env_id in tables}
 
     leduc_module = load_leduc() if leduc else "leduc disabled (--no-leduc)"
@@ -433,7 +434,8 @@ def run_benchmark(
             "rlcard": _version("rlcard"),
             "machine": platform.platform(),
             "cpu_count": os.cpu_count(),
-            "load_average": _load_average(),
+            "load_average": load_before,  # at the start; other processes slow every loop
+            "load_average_after": _load_average(),
             "games": list(figures),
             "players": {env_id: list(sizes) for env_id, sizes in tables.items()},
             "skipped_games": skipped_games,
@@ -567,7 +569,12 @@ def format_report(result: dict) -> str:
         f"timed by {'process CPU time' if meta['clock'] == 'cpu' else 'wall-clock time'}.",
         f"Python {meta['python']}, numpy {meta['numpy']}, pettingzoo {meta['pettingzoo']}, rlcard {meta['rlcard']}; "
         f"{meta['machine']}, {meta['cpu_count']} CPUs"
-        + ("" if load is None else f", load average {' '.join(f'{x:.2f}' for x in load)} at the start")
+        + (
+            ""
+            if load is None
+            else f", load average {' '.join(f'{x:.2f}' for x in load)} at the start, "
+            f"{' '.join(f'{x:.2f}' for x in meta['load_average_after'])} at the end"
+        )
         + f"; observation encoder: {encoders}.",
         "",
         "| game | players | API | decisions/s (median) | min–max | × raw_env() | × leduc env() | × leduc raw_env() "
