@@ -1,10 +1,13 @@
-"""The benchmark command (issue 4) in its quick mode: figures present and well formed, no timing asserts."""
+"""The benchmark command (issues 4, 26) in its quick mode: figures present and well formed for every registered
+game, no timing asserts."""
 
 import json
 
 import pytest
+import toy_game
 
 from traitors_env import benchmark
+from traitors_env.core.registry import register_game, registered_games, unregister_game
 
 FIGURE_KEYS = {
     "decisions_per_s",
@@ -25,7 +28,11 @@ def run_quick(tmp_path, *extra):
 
 def test_quick_json_has_every_figure(tmp_path, capsys):
     result = run_quick(tmp_path, "--players", "3", "5", "8")
-    assert set(result) == {"meta", "traitors", "leduc_holdem_v4", "leduc_skipped", "ratios", "targets", "the_traitors_v0"}
+    games = result["meta"]["games"]
+    assert games == [benchmark.load_game(name).type.env_id for name in registered_games()]  # every game, in order
+    assert set(result) == {"meta", "traitors", "leduc_holdem_v4", "leduc_skipped", "ratios", "targets", *games}
+    assert result["traitors"] == result[games[0]]  # the key of the JSON before issue 26: the first game
+    assert result["meta"]["players"]["the_traitors_v0"] == [3, 5]  # 8 is no table of The Traitors: left out
     assert result["meta"]["claims"] is True
     assert result["meta"]["observation_encoder"] in ("compiled", "pure Python")
     assert result["meta"]["memory_method"].startswith("tracemalloc")
@@ -38,9 +45,18 @@ def test_quick_json_has_every_figure(tmp_path, capsys):
             assert figures["decisions_per_s"] > 0
             assert figures["mean_episode_length"] >= 1
             assert figures["peak_memory_kib"] > 0
+    for game in games:
+        for n, apis in result[game].items():
+            assert set(apis) == {"env", "raw_env", "engine"} and all(set(f) == FIGURE_KEYS for f in apis.values())
+            ratio = result["ratios"][game][n]["env_vs_raw_env"]
+            assert ratio == pytest.approx(apis["env"]["decisions_per_s"] / apis["raw_env"]["decisions_per_s"])
     if result["leduc_skipped"] is None:  # rlcard installed (the extra "bench")
         assert set(result["leduc_holdem_v4"]) == {"env", "raw_env"}
         assert set(result["ratios"]["5"]) >= {"env_vs_leduc_env", "raw_env_vs_leduc_env", "engine_vs_leduc_env"}
+        assert result["ratios"]["5"] == result["ratios"][games[0]]["5"]
+        for game in games:
+            names = [target["name"] for target in result["targets"] if target["game"] == game]
+            assert "env() at 5 players / leduc_holdem_v4 env()" in names and "env() at 5 players / raw_env()" in names
         names = [target["name"] for target in result["targets"]]
         assert any(name.startswith("env() at 5 players") for name in names)
         assert any(name.startswith("raw_env() at 5 players") for name in names)
@@ -49,22 +65,24 @@ def test_quick_json_has_every_figure(tmp_path, capsys):
         reference = result["leduc_holdem_v4"]["env"]["decisions_per_s"]
         engine = result["traitors"]["5"]["engine"]["decisions_per_s"]
         assert in_leduc_units["measured"] == pytest.approx(engine / reference)
-    names = [target["name"] for target in result["targets"]]
+    names = [target["name"] for target in result["targets"] if target["game"] == "traitors_aboard_v0"]
     assert "engine decisions/s at 5 players" in names
     assert {"env slowdown from 3 to 8 players", "engine slowdown from 3 to 8 players"} <= set(names)
     table = capsys.readouterr().out
-    assert table.count("| traitors_aboard_v0 |") == 9
+    assert table.count("| traitors_aboard_v0 |") == 9 + len(names)  # 9 rows of figures, one row per target
+    assert table.count("| the_traitors_v0 | 5 |") == 3
 
 
 def test_env_raw_env_and_engine_play_the_same_games(tmp_path):
-    """Same seeds → the three loops play identical games, so their figures are comparable."""
+    """Same seeds → the three loops of a game play identical games, so their figures are comparable."""
     result = run_quick(tmp_path, "--players", "5", "--games", "4", "--no-leduc", "--memory-games", "0")
-    apis = result["traitors"]["5"]
-    for rep in range(2):
-        decisions = {api: apis[api]["runs"][rep]["decisions"] for api in ("env", "raw_env", "engine")}
-        assert len(set(decisions.values())) == 1, decisions
-        assert all(apis[api]["runs"][rep]["episodes"] == 4 for api in apis)
-    assert apis["env"]["peak_memory_kib"] is None  # memory pass skipped
+    for game in result["meta"]["games"]:
+        apis = result[game]["5"]
+        for rep in range(2):
+            decisions = {api: apis[api]["runs"][rep]["decisions"] for api in ("env", "raw_env", "engine")}
+            assert len(set(decisions.values())) == 1, (game, decisions)
+            assert all(apis[api]["runs"][rep]["episodes"] == 4 for api in apis)
+        assert apis["env"]["peak_memory_kib"] is None  # memory pass skipped
 
 
 def test_missing_leduc_is_reported_not_fatal(tmp_path, monkeypatch, capsys):
@@ -72,8 +90,11 @@ def test_missing_leduc_is_reported_not_fatal(tmp_path, monkeypatch, capsys):
     result = run_quick(tmp_path, "--players", "5")
     assert result["leduc_holdem_v4"] is None
     assert result["leduc_skipped"] == "rlcard is not installed"
-    assert result["ratios"] == {}
-    assert [target["name"] for target in result["targets"]] == ["engine decisions/s at 5 players"]
+    for game in result["meta"]["games"]:
+        assert result["ratios"][game] == {"5": {"env_vs_raw_env": pytest.approx(
+            result[game]["5"]["env"]["decisions_per_s"] / result[game]["5"]["raw_env"]["decisions_per_s"])}}
+        names = [target["name"] for target in result["targets"] if target["game"] == game]
+        assert names == ["engine decisions/s at 5 players", "env() at 5 players / raw_env()"]
     assert "leduc_holdem_v4 skipped: rlcard is not installed" in capsys.readouterr().out
 
 
@@ -84,6 +105,12 @@ def test_bad_arguments_are_rejected():
         benchmark.main(["--games", "0"])
     with pytest.raises(ValueError, match="players=2"):
         benchmark.run_benchmark(players=(2,))
+    with pytest.raises(SystemExit):
+        benchmark.main(["--game", "no_such_game"])
+    with pytest.raises(SystemExit):
+        benchmark.main(["--game", "the_traitors", "--players", "8"])  # no table of The Traitors
+    with pytest.raises(SystemExit):
+        benchmark.main(["--game", "the_traitors", "--no-the-traitors"])  # nothing left
 
 
 def test_a_repetition_is_split_into_interleaved_parts():
@@ -99,3 +126,52 @@ def test_a_repetition_is_split_into_interleaved_parts():
     assert len(target["per_repetition"]) == 2 and target["required"] == ">= 100000"
     with pytest.raises(ValueError, match="slices=0"):
         benchmark.run_benchmark(players=(3,), slices=0)
+
+
+def test_game_limits_the_run_and_each_game_keeps_its_own_options(tmp_path, capsys):
+    """``--game`` limits the games; ``--<game>-players`` and ``--no-<game>`` exist for every registered game
+    (``--the-traitors-players``, ``--no-the-traitors`` as before issue 26)."""
+    result = run_quick(tmp_path, "--game", "the_traitors_v0", "--the-traitors-players", "4", "--no-leduc",
+                       "--memory-games", "0")
+    assert result["meta"]["games"] == ["the_traitors_v0"] and set(result["the_traitors_v0"]) == {"4"}
+    assert result["traitors"] == result["the_traitors_v0"] and "traitors_aboard_v0" not in result
+    assert "| traitors_aboard_v0 |" not in capsys.readouterr().out
+    result = run_quick(tmp_path, "--no-the-traitors", "--traitors-aboard-players", "3", "--no-leduc",
+                       "--memory-games", "0")
+    assert "the_traitors_v0" not in result and set(result["traitors_aboard_v0"]) == {"3"}
+
+
+def test_a_game_registered_in_tests_is_measured(tmp_path, capsys):
+    """The toy game (tests/toy_game.py): registered, it gets its rows, its options and its ratios; it has no JAX
+    twin, so ``--jax`` says so instead of measuring it."""
+    register_game("toy", toy_game.GAME)
+    try:
+        result = run_quick(tmp_path, "--game", "toy", "--toy-players", "3", "4", "--no-leduc", "--memory-games", "0")
+        assert result["meta"]["games"] == ["toy_v0"] and set(result["toy_v0"]) == {"3", "4"}
+        assert result["meta"]["observation_encoders"] == {"toy_v0": "not declared"}
+        assert set(result["ratios"]["toy_v0"]["4"]) == {"env_vs_raw_env"}
+        assert "| toy_v0 | 4 | env |" in capsys.readouterr().out
+        result = run_quick(tmp_path, "--game", "toy", "--players", "5", "--no-leduc", "--memory-games", "0")
+        assert set(result["toy_v0"]) == {"5"}
+        assert [t["name"] for t in result["targets"]] == ["engine decisions/s at 5 players",
+                                                          "env() at 5 players / raw_env()"]
+        assert benchmark.default_players(toy_game.GAME) == (3, 5)
+        status = benchmark.main(["--quick", "--quiet", "--game", "toy", "--no-leduc", "--memory-games", "0", "--jax"])
+        assert status == 0 and "no game measured has a JAX twin" in capsys.readouterr().out
+    finally:
+        unregister_game("toy")
+
+
+def test_every_game_has_a_row_per_table_and_loop():
+    """(Was the second game's own benchmark; now one run over every game.)"""
+    result = benchmark.run_benchmark(players=(3, 6), budget=benchmark.Budget(games=1), repeats=1, memory_games=0,
+                                     warmup_games=1, leduc=False, games=["the_traitors"])
+    assert set(result["the_traitors_v0"]) == {"3", "6"}
+    for apis in result["the_traitors_v0"].values():
+        assert set(apis) == {"env", "raw_env", "engine"}
+        assert all(f["decisions_per_s"] > 0 and f["mean_episode_length"] > 40 for f in apis.values())
+    assert "| the_traitors_v0 | 6 | engine |" in benchmark.format_report(result)
+    assert result["meta"]["skipped_games"] == {}
+    partial = benchmark.run_benchmark(players=(8,), budget=benchmark.Budget(games=1), repeats=1, memory_games=0,
+                                      warmup_games=1, leduc=False)
+    assert "the_traitors_v0" in partial["meta"]["skipped_games"] and "8" in partial["traitors_aboard_v0"]

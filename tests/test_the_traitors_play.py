@@ -1,4 +1,4 @@
-"""The terminal game (``traitors-play --game the_traitors``) and the benchmark's second table (issue 15, item 5)."""
+"""The terminal game (``traitors-play --game the_traitors``) (issue 15, item 5; its benchmark rows: tests/test_benchmark.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import io
 import pytest
 from rich.console import Console
 
-from traitors_env import benchmark
 from traitors_env.table.play import main as play_main
 
 
@@ -60,12 +59,3 @@ def test_bad_arguments(argv, match, capsys):
     with pytest.raises(SystemExit) as exit_:
         run(argv, "")
     assert exit_.value.code == 2 and match in capsys.readouterr().err
-
-
-def test_benchmark_measures_the_second_game():
-    result = benchmark.run_the_traitors_benchmark(players=(3, 6), budget=benchmark.Budget(games=1), repeats=1)
-    assert set(result) == {"3", "6"}
-    for apis in result.values():
-        assert set(apis) == {"env", "raw_env", "engine"}
-        assert all(f["decisions_per_s"] > 0 and f["mean_episode_length"] > 40 for f in apis.values())
-    assert "the_traitors_v0 | 6 | engine" in benchmark.format_the_traitors_report(result)

@@ -28,8 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
+from traitors_env.core.game import Game
+from traitors_env.core.registry import load_game
+
 from .config import RunConfig, load_config
-from .train import TEAMS, configure_team
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -39,7 +43,7 @@ def bench_sb3(config: RunConfig, team: str, seconds: float) -> dict:
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from .train import _new_model, build_vec_env, save_model_atomic
+    from .train import _new_model, build_vec_env, configure_team, save_model_atomic
 
     torch.set_num_threads(config.training.torch_threads)
     venv = build_vec_env(config)
@@ -88,8 +92,9 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
 
     from .jax_backend.train import Trainer, resolve_engine
 
+    game = load_game(config.env.name)
     trainer = Trainer(config, resolve_engine(engine, config.env.claims))
-    index = TEAMS.index(team)
+    index = game.type.side_index(team)
     params, opt_state = trainer.init_params(0)
     snapshots = [trainer.init_params(i + 1)[0] for i in range(2)]
     began = time.perf_counter()
@@ -106,7 +111,7 @@ def bench_jax(config: RunConfig, team: str, seconds: float, engine=None) -> dict
     start, cpu = time.perf_counter(), time.process_time()
     trainer.train_team(index, params, opt_state, snapshots, 2, 10**15, count)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-    update = update_seconds(trainer, team)
+    update = update_seconds(trainer, team, game)
     return {
         **update,
         # the learner decisions/s the update alone would allow with a rollout that cost nothing
@@ -142,16 +147,15 @@ def learner_flops(net_arch, n_epochs: int, obs_size: int, n_actions: int) -> dic
     return {"forward": forward, "update": n_epochs * (forward + backward), "total": forward + n_epochs * (forward + backward)}
 
 
-def matmul_gflops(seconds: float = 2.0) -> float:
+def matmul_gflops(obs_size: int, seconds: float = 2.0) -> float:
     """This machine's float32 matrix-multiply rate under XLA (GFLOP/s, wall, all cores), on the shape that
-    dominates PPO here: a minibatch of 2,048 observations times the first layers of actor and critic."""
+    dominates PPO here: a minibatch of 2,048 observations (``obs_size`` floats each) times the first layers of
+    actor and critic."""
     import jax
     import jax.numpy as jnp
 
-    from traitors_env.games.traitors_aboard.observation import OBS_SIZE
-
-    x = jax.random.normal(jax.random.key(0), (2048, OBS_SIZE), jnp.float32)
-    w = jax.random.normal(jax.random.key(1), (OBS_SIZE, 256), jnp.float32)
+    x = jax.random.normal(jax.random.key(0), (2048, obs_size), jnp.float32)
+    w = jax.random.normal(jax.random.key(1), (obs_size, 256), jnp.float32)
     step = jax.jit(lambda x, w: jnp.tanh(x @ w).sum())  # the sum keeps the output small
     step(x, w).block_until_ready()
     best = 0.0
@@ -160,29 +164,28 @@ def matmul_gflops(seconds: float = 2.0) -> float:
         while time.perf_counter() - start < seconds / 3:
             step(x, w).block_until_ready()
             count += 1
-        best = max(best, count * 2 * 2048 * OBS_SIZE * 256 / (time.perf_counter() - start) / 1e9)
+        best = max(best, count * 2 * 2048 * obs_size * 256 / (time.perf_counter() - start) / 1e9)
     return round(best, 1)
 
 
-def update_seconds(trainer, team: str, repeats: int = 3) -> dict:
+def update_seconds(trainer, team: str, game: Game, repeats: int = 3) -> dict:
     """Wall and CPU seconds of the JAX backend's PPO update alone (``Trainer.learn``, compiled), per learner
-    decision, on a batch of the size the team's training used (``trainer.capacity[team]``; random observations:
-    the dense math costs the same whatever the values)."""
+    decision, on a batch of the size the team's training used (``trainer.capacity[team]``; random observations of
+    ``game``'s size: the dense math costs the same whatever the values)."""
     import jax
     import jax.numpy as jnp
 
-    from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
-    from traitors_env.games.traitors_aboard.observation import OBS_SIZE
-
     from .jax_backend.ppo import Batch
+
+    num_actions, obs_size = game.type.num_actions, _obs_size(game)
 
     capacity = trainer.capacity[team]
     params, opt_state = trainer.init_params(0)
     key = jax.random.key(0)
     rows = (1, capacity)
     grid = Batch(
-        jax.random.uniform(key, rows + (OBS_SIZE,)),
-        jnp.ones(rows + (NUM_ACTIONS,), bool),
+        jax.random.uniform(key, rows + (obs_size,)),
+        jnp.ones(rows + (num_actions,), bool),
         jnp.zeros(rows, jnp.int32),
         jnp.full(rows, -5.0),
         jnp.zeros(rows),
@@ -205,12 +208,10 @@ def update_seconds(trainer, team: str, repeats: int = 3) -> dict:
 def ceiling(result: dict, jax_config: RunConfig) -> dict:
     """What the dense math allows: the learner's FLOPs per decision, this machine's matmul rate, and the learner
     decisions/s that rate gives at most (the rollout's engine, opponents and bookkeeping cost extra)."""
-    from traitors_env.games.traitors_aboard.actions import NUM_ACTIONS
-    from traitors_env.games.traitors_aboard.observation import OBS_SIZE
-
+    game = load_game(jax_config.env.name)
     p = jax_config.ppo
-    flops = learner_flops(tuple(p.net_arch), p.n_epochs, OBS_SIZE, NUM_ACTIONS)
-    gflops = matmul_gflops()
+    flops = learner_flops(tuple(p.net_arch), p.n_epochs, _obs_size(game), game.type.num_actions)
+    gflops = matmul_gflops(_obs_size(game))
     out = {
         "learner_mflop_per_decision": round(flops["total"] / 1e6, 2),
         "matmul_gflops": gflops,
@@ -223,6 +224,11 @@ def ceiling(result: dict, jax_config: RunConfig) -> dict:
             out["teams"][team] = {"ten_times_sb3": round(needed),
                                   "gflops_needed_for_ten_times_sb3": round(needed * flops["total"] / 1e9, 1)}
     return out
+
+
+def _obs_size(game: Game) -> int:
+    """The length of ``game``'s flat observation."""
+    return int(np.prod(game.type.observation_shape))
 
 
 def comparable_jax_config(sb3_config: RunConfig, jax_config: RunConfig) -> RunConfig:
@@ -250,7 +256,7 @@ def run_training_benchmark(
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_average": _load()},
         "teams": {},
     }
-    for team in TEAMS:
+    for team in load_game(sb3_config.env.name).type.sides:
         entry = {}
         for backend in backends:
             if progress:
@@ -356,10 +362,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def cli(argv: list[str] | None = None) -> int:
     """The ``traitors-bench`` command: ``--training`` runs this training benchmark, anything else the
     environment benchmark (:func:`traitors_env.benchmark.main`). The dispatch lives here, on top, so the
@@ -371,3 +373,7 @@ def cli(argv: list[str] | None = None) -> int:
     from traitors_env.benchmark import main as environment_benchmark
 
     return environment_benchmark(argv)
+
+
+if __name__ == "__main__":  # python -m training.bench: the traitors-bench command, as the console script
+    sys.exit(cli())

@@ -1,7 +1,8 @@
-"""Speed benchmark: random legal games through ``env()``, ``raw_env()`` and the engine alone.
+"""Speed benchmark: random legal games of every registered game through ``env()``, ``raw_env()`` and its engine.
 
-``traitors-bench`` (or ``python -m traitors_env.benchmark``) plays random legal games with
-claims on and prints, per table size (default 3, 5 and 8 players):
+``traitors-bench`` (or ``python -m traitors_env.benchmark``) plays random legal games with claims on, for every
+game of the registry (:func:`traitors_env.core.registry.registered_games`; ``--game NAME`` limits it), and prints
+per game and table size (default: the game's smallest, 5 and its largest):
 
 * **decisions per second** (median over ``--repeats`` repetitions) of
 
@@ -9,8 +10,8 @@ claims on and prints, per table size (default 3, 5 and 8 players):
     env.step(action)``, so the acting agent's full observation and action mask are built
     at every decision, with PettingZoo's classic wrappers;
   - ``raw_env()``: the same loop without the wrappers;
-  - the **engine** alone: :meth:`GameState.new`, :meth:`GameState.legal_actions` and
-    :meth:`GameState.apply_action`, no observation;
+  - the **engine** alone: ``game.new_initial_state``, the state's ``legal_actions()`` and
+    ``apply_action()``, no observation;
 
 * the **mean episode length** (decisions per game);
 * the **peak memory** of each loop: the ``tracemalloc`` peak (Python objects and numpy
@@ -19,40 +20,37 @@ claims on and prints, per table size (default 3, 5 and 8 players):
   ``ru_maxrss`` is given as well.
 
 In the same run it measures PettingZoo's ``leduc_holdem_v4`` ``env()`` and ``raw_env()`` with
-the very same loop and the same random-choice code, and gives our figures as ratios to
-``leduc_holdem_v4`` ``env()`` (leduc needs the optional extra ``bench``: rlcard, pygame;
-without it leduc is skipped and said so).
+the very same loop and the same random-choice code, and gives every game's figures as ratios to
+``leduc_holdem_v4`` ``env()`` and ``raw_env()`` (leduc needs the optional extra ``bench``: rlcard, pygame;
+without it leduc is skipped and said so), and ``env()`` as a ratio to the same game's ``raw_env()``.
 
 A *decision* is a ``step`` with an action (not ``None``); the ``None`` steps of agents that are
 done after the game ends are part of the loop's cost but are not counted. Every episode is
 timed from ``reset()`` to the end of its last ``step``. A repetition gives every loop its
-``--seconds`` in ``--slices`` parts (default 5 of 0.2 s), played round-robin over all loops, the
-order reversed every other round, so that a slow spell of a shared machine falls on every loop
+``--seconds`` in ``--slices`` parts (default 5 of 0.2 s), played round-robin over all loops of all games,
+the order reversed every other round, so that a slow spell of a shared machine falls on every loop
 alike. Each part builds a fresh environment (not timed, nor is its first ``reset(seed=…)``; for
 leduc that rebuilds the rlcard env). Seeds are fixed: part ``j`` of repetition ``r`` resets with
 ``seed + r·slices + j`` and chooses actions with ``random.Random`` of the same seed, so the
-``env()``, ``raw_env()`` and engine loops play the very same games.
+``env()``, ``raw_env()`` and engine loops of a game play the very same games.
 
 Time is the process's CPU time by default (``--clock cpu``): on an idle machine it equals
 wall-clock time for this single-threaded loop, and on a shared one it is far less disturbed
 by other processes; ``--clock wall`` uses ``time.perf_counter``.
 
-The header names the observation encoder in use: ``compiled`` (``traitors_env.games.traitors_aboard._encoder``, built at
-install where a C compiler is present) or ``pure Python`` (the fallback, same observations, slower).
+The header names each game's observation encoder where the game declares it
+(``game.extras["observation_encoder"]``: ``compiled``, or ``pure Python``, the slower fallback).
 
-Targets (issue 4, 5 players, claims on): ``env()`` ≥ 1.5 × leduc ``env()``; ``raw_env()`` ≥ 4 ×
-leduc ``env()``; engine ≥ 100,000 decisions/s; no slowdown of more than 2× from 3 to 8 players.
+Targets, per game at 5 players, claims on (issue 4, and issue 26 for ``env()`` against ``raw_env()``):
+``env()`` ≥ 1.5 × leduc ``env()``; ``raw_env()`` ≥ 4 × leduc ``env()``; ``env()`` ≥ 0.6 × ``raw_env()``;
+engine ≥ 100,000 decisions/s; no slowdown of more than 2× from the game's smallest to its largest table.
 The engine target is an absolute rate, set on a machine where leduc ``env()`` ran at about 11,000
 decisions/s; the table also gives it in leduc units (100,000 / 11,000 ≈ 9.1 × leduc ``env()``),
 which reads the same on a slower or faster machine.
 They are reported, never enforced: the exit status is 0 whether they are met or not.
 
-``--json PATH`` writes the same figures machine-readably (see :func:`run_benchmark`).
-
-The second game, ``the_traitors_v0`` (issue 15), gets its own table after the first: decisions per
-second of ``env()``, ``raw_env()`` and its engine alone per table size (``--the-traitors-players``,
-default 3, 5 and 6; ``--no-the-traitors`` skips it), the same loops, seeds, budget and clock, no
-targets (see :func:`run_the_traitors_benchmark`).
+``--json PATH`` writes the same figures machine-readably (see :func:`run_benchmark`); ``--jax`` adds the
+batched JAX twin of every game that has one (:mod:`traitors_env.benchmark_jax`).
 """
 
 from __future__ import annotations
@@ -67,23 +65,25 @@ import sys
 import time
 import tracemalloc
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
-from .games.traitors_aboard.engine import GameConfig, GameState
-from .games.traitors_aboard.observation import COMPILED_ENCODER
+from .core.game import Game
+from .core.registry import load_game, registered_games
 
-#: The loops measured for each table size, in table order.
-TRAITORS_APIS = ("env", "raw_env", "engine")
+#: The loops measured for each game and table size, in table order.
+APIS = ("env", "raw_env", "engine")
 #: The leduc_holdem_v4 loops measured as the reference.
+LEDUC = "leduc_holdem_v4"
 LEDUC_APIS = ("env", "raw_env")
 
 TARGET_PLAYERS = 5
 TARGET_ENV_RATIO = 1.5
 TARGET_RAW_RATIO = 4.0
+#: env() against the same game's raw_env() (issue 26: PettingZoo's wrappers in one cheap layer).
+TARGET_ENV_VS_RAW = 0.6
 TARGET_ENGINE_RATE = 100_000.0
 #: leduc_holdem_v4 env() decisions/s on the machine the issue's targets were set on: the engine target
 #: in leduc units is TARGET_ENGINE_RATE / ISSUE_LEDUC_ENV_RATE ≈ 9.1 × leduc env(), a figure any machine can check.
@@ -208,21 +208,22 @@ def play_aec(env, seed: int, budget: Budget) -> Run:
         env.reset()
 
 
-def play_engine(config: GameConfig, seed: int, budget: Budget) -> Run:
-    """Random legal games on the engine alone: legal actions and transitions, no observation.
+def play_engine(game: Game, num_players: int, seed: int, budget: Budget) -> Run:
+    """Random legal games of ``game``'s engine alone: legal actions and transitions, no observation.
 
-    The games are the ones :func:`play_aec` plays on ``raw_env`` with the same seed: the same
-    episode seeds, the same chooser, and ``legal_actions()`` is sorted like the indices of the mask.
+    The games are the ones :func:`play_aec` plays on ``game.raw_env`` with the same seed: the same
+    episode seeds (``raw_env.reset`` deals ``game.new_initial_state(n, episode_seed)``), the same chooser, and
+    ``legal_actions()`` is sorted like the indices of the mask.
     """
     chooser = random.Random(seed)
     rng = np.random.default_rng(seed)  # draws the later episodes' seeds, as raw_env.reset() does
     episode_seed = seed
-    new_game = GameState.new
+    new_game = game.new_initial_state
     decisions = episodes = 0
     clock = CLOCKS[budget.clock]
     start = clock()
     while True:
-        state = new_game(config, seed=episode_seed)
+        state = new_game(num_players, episode_seed, True)
         episode_seed = int(rng.integers(2**63))
         while not state.is_terminal:
             legal = state.legal_actions()
@@ -246,18 +247,16 @@ def load_leduc():
     return leduc_holdem_v4
 
 
-def _runner(game: str, players: int, api: str, leduc) -> Callable[[int, Budget], Run]:
+def _runner(section: Section, game: Game | None, leduc) -> Callable[[int, Budget], Run]:
     """A function ``(seed, budget) -> Run`` that builds a fresh environment and plays it."""
-    if game == "leduc_holdem_v4":
-        make = leduc.env if api == "env" else leduc.raw_env
+    if game is None:  # leduc_holdem_v4
+        make = leduc.env if section.api == "env" else leduc.raw_env
         return lambda seed, budget: play_aec(make(), seed, budget)
-    from . import traitors_aboard_v0
-
-    if api == "engine":
-        config = GameConfig(num_players=players, claims=True)
-        return lambda seed, budget: play_engine(config, seed, budget)
-    make = traitors_aboard_v0.env if api == "env" else traitors_aboard_v0.raw_env
-    return lambda seed, budget: play_aec(make(num_players=players, claims=True), seed, budget)
+    n = section.players
+    if section.api == "engine":
+        return lambda seed, budget: play_engine(game, n, seed, budget)
+    make = game.env if section.api == "env" else game.raw_env
+    return lambda seed, budget: play_aec(make(num_players=n, claims=True), seed, budget)
 
 
 def _peak_kib(runner: Callable[[int, Budget], Run], seed: int, games: int) -> float:
@@ -272,9 +271,65 @@ def _peak_kib(runner: Callable[[int, Budget], Run], seed: int, games: int) -> fl
         tracemalloc.stop()
 
 
+# ------------------------------------------------------------------ which games, which tables
+def default_players(game: Game) -> tuple[int, ...]:
+    """The table sizes measured when none are given: the game's smallest, 5 (where it has it) and its largest."""
+    lo, hi = game.type.min_players, game.type.max_players
+    return tuple(sorted({lo, hi} | ({TARGET_PLAYERS} if lo <= TARGET_PLAYERS <= hi else set())))
+
+
+def select_games(names: Iterable[str | Game] | None = None) -> list[Game]:
+    """The games to measure: ``names`` (registry names or env ids) in order, once each; every registered game
+    when ``None``.
+
+    Raises:
+        traitors_env.core.registry.UnknownGameError: naming an unknown game and the registered ones.
+    """
+    games: dict[str, Game] = {}
+    for name in registered_games() if names is None else names:
+        game = load_game(name)
+        games.setdefault(game.type.short_name, game)
+    return list(games.values())
+
+
+def plan_tables(
+    games: list[Game], players: Iterable[int] | None = None, game_players: Mapping[str, Iterable[int]] | None = None
+) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
+    """The table sizes per game (by env id) and the games left out for want of one (env id → reason).
+
+    ``game_players[name]`` (a registry name or env id) gives a game its own sizes; else ``players`` the sizes each
+    game has among them; else :func:`default_players`.
+
+    Raises:
+        ValueError: for a size in ``players`` that no game of ``games`` has, or a size of ``game_players`` outside
+            its game's range.
+    """
+    own = {load_game(name).type.env_id: tuple(dict.fromkeys(sizes)) for name, sizes in (game_players or {}).items()}
+    shared = None if players is None else tuple(dict.fromkeys(players))
+    if shared is not None:
+        for n in shared:
+            if not any(g.type.min_players <= n <= g.type.max_players for g in games):
+                ranges = ", ".join(f"{g.type.env_id} {g.type.min_players}–{g.type.max_players}" for g in games)
+                raise ValueError(f"players={n!r}; no game measured has a table of {n} players ({ranges})")
+    tables, skipped = {}, {}
+    for game in games:
+        env_id, lo, hi = game.type.env_id, game.type.min_players, game.type.max_players
+        if env_id in own:
+            sizes = tuple(game.check_players(n) for n in own[env_id])
+        elif shared is not None:
+            sizes = tuple(n for n in shared if lo <= n <= hi)
+        else:
+            sizes = default_players(game)
+        if sizes:
+            tables[env_id] = sizes
+        else:
+            skipped[env_id] = f"none of the table sizes {list(shared or ())} ({env_id} is played by {lo}–{hi})"
+    return tables, skipped
+
+
 # ------------------------------------------------------------------ the benchmark
 def run_benchmark(
-    players: tuple[int, ...] = (3, 5, 8),
+    players: Iterable[int] | None = None,
     budget: Budget | None = None,
     repeats: int = 5,
     seed: int = 0,
@@ -283,40 +338,56 @@ def run_benchmark(
     memory_games: int = 20,
     leduc: bool = True,
     progress: Callable[[str], None] | None = None,
+    games: Iterable[str | Game] | None = None,
+    game_players: Mapping[str, Iterable[int]] | None = None,
 ) -> dict:
-    """Measure every loop and return the figures as a JSON-ready dict.
+    """Measure every loop of every game in ``games`` (default: every registered game) and return the figures as a
+    JSON-ready dict. ``players`` and ``game_players``: the table sizes, as :func:`plan_tables` says.
 
-    Keys: ``meta`` (versions, settings, ``memory_method``, ``max_rss_kib``); ``traitors``
-    (``{"3": {"env": …, "raw_env": …, "engine": …}, …}``, each with ``decisions_per_s``
-    (median), ``decisions_per_s_min``/``_max``, ``mean_episode_length``, ``peak_memory_kib``
-    and the ``runs``); ``leduc_holdem_v4`` (``{"env": …, "raw_env": …}`` or ``None``);
-    ``leduc_skipped`` (``None`` or the reason); ``ratios`` (per table size, our median
-    decisions/s over leduc's ``env()`` and ``raw_env()``); ``targets`` (the issue's targets,
-    each with ``measured``, ``required`` and ``met``).
+    Keys:
+
+    * ``meta``: versions, settings, ``load_average`` and ``load_average_after`` (1, 5, 15 minutes), ``games`` (the env ids measured, in order), ``players`` (env id → sizes),
+      ``skipped_games`` (env id → why), ``observation_encoders`` (env id → what the game declares),
+      ``observation_encoder`` (the first game's), ``memory_method``, ``max_rss_kib``;
+    * one key per game measured, its env id (``"<name>_v0"``): ``{"3": {"env": …, "raw_env": …,
+      "engine": …}, …}``, each with ``decisions_per_s`` (median), ``decisions_per_s_min``/``_max``,
+      ``mean_episode_length``, ``peak_memory_kib`` and the ``runs``;
+    * ``traitors``: the first game's figures again (the key readers of this JSON used before issue 26);
+    * ``leduc_holdem_v4`` (``{"env": …, "raw_env": …}`` or ``None``) and ``leduc_skipped`` (``None`` or the reason);
+    * ``ratios``: per game (env id) and table size, ``{api}_vs_leduc_{env|raw_env}`` (median decisions/s over
+      leduc's, when leduc ran) and ``env_vs_raw_env``; the first game's per-size entries also directly under
+      ``ratios`` (``ratios["5"]``, as before issue 26);
+    * ``targets``: the issue's targets, each with ``name``, ``game`` (env id), ``measured``,
+      ``per_repetition``, ``required`` and ``met``.
 
     Each repetition gives every loop ``budget`` of play in ``slices`` interleaved parts (one part
     when the budget is a number of games); part ``j`` of repetition ``r`` plays from seed
     ``seed + r·slices + j``, the same for every loop.
 
     Raises:
-        ValueError: for a table size outside 3–8, or ``repeats`` or ``slices`` below 1.
+        ValueError: for a table size no game measured has (:func:`plan_tables`), no game left to measure, or
+            ``repeats`` or ``slices`` below 1.
+        traitors_env.core.registry.UnknownGameError: for an unknown game.
     """
     budget = budget or Budget()
-    for n in players:
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ValueError(f"players={n!r}; Traitors Aboard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    chosen = select_games(games)
+    tables, skipped_games = plan_tables(chosen, players, game_players)
+    if not tables:
+        raise ValueError(f"no game left to measure: {skipped_games or 'no game given'}")
     if repeats < 1:
         raise ValueError(f"repeats={repeats!r}; expected at least 1")
     if slices < 1:
         raise ValueError(f"slices={slices!r}; expected at least 1")
     say = progress or (lambda message: None)
+    load_before = _load_average()
+    by_id = {game.type.env_id: game for game in chosen if game.type.env_id in tables}
 
     leduc_module = load_leduc() if leduc else "leduc disabled (--no-leduc)"
     skipped = leduc_module if isinstance(leduc_module, str) else None
-    sections = [Section("traitors_aboard_v0", n, api) for n in players for api in TRAITORS_APIS]
+    sections = [Section(env_id, n, api) for env_id, sizes in tables.items() for n in sizes for api in APIS]
     if skipped is None:
-        sections += [Section("leduc_holdem_v4", 2, api) for api in LEDUC_APIS]
-    runners = [_runner(s.game, s.players, s.api, leduc_module) for s in sections]
+        sections += [Section(LEDUC, 2, api) for api in LEDUC_APIS]
+    runners = [_runner(s, by_id.get(s.game), leduc_module) for s in sections]
 
     for section, runner in zip(sections, runners):  # fill caches, import lazily-loaded code
         say(f"warm-up {section.game} {section.players}p {section.api}")
@@ -345,21 +416,16 @@ def run_benchmark(
         for section, runner in zip(sections, runners):
             section.peak_kib = _peak_kib(runner, seed, memory_games)
 
-    ours = {
-        str(n): {s.api: s.as_dict() for s in sections if s.game == "traitors_aboard_v0" and s.players == n}
-        for n in players
+    figures = {
+        env_id: {str(n): {s.api: s.as_dict() for s in sections if s.game == env_id and s.players == n} for n in sizes}
+        for env_id, sizes in tables.items()
     }
-    leduc_figures = {s.api: s.as_dict() for s in sections if s.game == "leduc_holdem_v4"} or None
-    ratios = {}
-    if leduc_figures:
-        leduc_env = leduc_figures["env"]["decisions_per_s"]
-        leduc_raw = leduc_figures["raw_env"]["decisions_per_s"]
-        for n, apis in ours.items():
-            ratios[n] = {
-                f"{api}_vs_leduc_{ref}": apis[api]["decisions_per_s"] / rate
-                for api in TRAITORS_APIS
-                for ref, rate in (("env", leduc_env), ("raw_env", leduc_raw))
-            }
+    leduc_figures = {s.api: s.as_dict() for s in sections if s.game == LEDUC} or None
+    ratios: dict = {env_id: _ratios(table, leduc_figures) for env_id, table in figures.items()}
+    first = next(iter(figures))
+    ratios.update(ratios[first])  # the first game's per-size ratios where they were before issue 26
+    targets = [t for env_id, table in figures.items() for t in _targets(by_id[env_id], table, leduc_figures)]
+    encoders = {env_id: str(game.extras.get("observation_encoder", "not declared")) for env_id, game in by_id.items()}
     return {
         "meta": {
             "python": platform.python_version(),
@@ -368,7 +434,13 @@ def run_benchmark(
             "rlcard": _version("rlcard"),
             "machine": platform.platform(),
             "cpu_count": os.cpu_count(),
-            "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python",
+            "load_average": load_before,  # at the start; other processes slow every loop
+            "load_average_after": _load_average(),
+            "games": list(figures),
+            "players": {env_id: list(sizes) for env_id, sizes in tables.items()},
+            "skipped_games": skipped_games,
+            "observation_encoder": encoders[first],
+            "observation_encoders": encoders,
             "claims": True,
             "seed": seed,
             "repeats": repeats,
@@ -381,12 +453,28 @@ def run_benchmark(
             "memory_method": MEMORY_METHOD,
             "max_rss_kib": _max_rss_kib(),
         },
-        "traitors": ours,
-        "leduc_holdem_v4": leduc_figures,
+        "traitors": figures[first],
+        **figures,
+        LEDUC: leduc_figures,
         "leduc_skipped": skipped,
         "ratios": ratios,
-        "targets": _targets(ours, leduc_figures),
+        "targets": targets,
     }
+
+
+def _ratios(table: dict, leduc: dict | None) -> dict:
+    """Per table size: every loop over leduc's ``env()`` and ``raw_env()`` (when leduc ran), and ``env()`` over
+    ``raw_env()``."""
+    out = {}
+    for n, apis in table.items():
+        entry = {}
+        if leduc:
+            for api in APIS:
+                for ref in LEDUC_APIS:
+                    entry[f"{api}_vs_leduc_{ref}"] = apis[api]["decisions_per_s"] / leduc[ref]["decisions_per_s"]
+        entry["env_vs_raw_env"] = apis["env"]["decisions_per_s"] / apis["raw_env"]["decisions_per_s"]
+        out[n] = entry
+    return out
 
 
 def _rates(figures: dict) -> list[float]:
@@ -411,28 +499,31 @@ def _ratio_target(name: str, figures: dict, reference: dict, required: float, at
     return _target(name, measured, paired, required, at_least)
 
 
-def _targets(ours: dict, leduc: dict | None) -> list[dict]:
-    """The issue's targets that this run's figures can decide: the medians' figure, and per repetition."""
+def _targets(game: Game, table: dict, leduc: dict | None) -> list[dict]:
+    """The issue's targets that this run's figures of ``game`` can decide: the medians' figure, and per repetition."""
     targets = []
     key = str(TARGET_PLAYERS)
-    if key in ours:
-        at = ours[key]
+    if key in table:
+        at = table[key]
         if leduc:
             for api, factor in (("env", TARGET_ENV_RATIO), ("raw_env", TARGET_RAW_RATIO)):
-                name = f"{api}() at {TARGET_PLAYERS} players / leduc_holdem_v4 env()"
+                name = f"{api}() at {TARGET_PLAYERS} players / {LEDUC} env()"
                 targets.append(_ratio_target(name, at[api], leduc["env"], factor))
         name = f"engine decisions/s at {TARGET_PLAYERS} players"
         engine = at["engine"]
         targets.append(_target(name, engine["decisions_per_s"], _rates(engine), TARGET_ENGINE_RATE, True))
         if leduc:  # the same target measured against this machine's speed instead of the issue's machine's
-            name = f"engine at {TARGET_PLAYERS} players / leduc_holdem_v4 env() (the engine target in leduc units)"
+            name = f"engine at {TARGET_PLAYERS} players / {LEDUC} env() (the engine target in leduc units)"
             required = round(TARGET_ENGINE_RATE / ISSUE_LEDUC_ENV_RATE, 1)
             targets.append(_ratio_target(name, engine, leduc["env"], required))
-    if "3" in ours and "8" in ours:
-        for api in TRAITORS_APIS:
-            name = f"{api} slowdown from 3 to 8 players"
-            targets.append(_ratio_target(name, ours["3"][api], ours["8"][api], TARGET_MAX_SLOWDOWN, at_least=False))
-    return targets
+        name = f"env() at {TARGET_PLAYERS} players / raw_env()"
+        targets.append(_ratio_target(name, at["env"], at["raw_env"], TARGET_ENV_VS_RAW))
+    lo, hi = str(game.type.min_players), str(game.type.max_players)
+    if lo in table and hi in table and lo != hi:
+        for api in APIS:
+            name = f"{api} slowdown from {lo} to {hi} players"
+            targets.append(_ratio_target(name, table[lo][api], table[hi][api], TARGET_MAX_SLOWDOWN, at_least=False))
+    return [{"name": t["name"], "game": game.type.env_id, **t} for t in targets]
 
 
 def _version(distribution: str) -> str | None:
@@ -454,57 +545,79 @@ def _max_rss_kib() -> float | None:
     return rss / 1024 if sys.platform == "darwin" else float(rss)  # bytes on macOS, KiB on Linux
 
 
+def _load_average() -> list[float] | None:
+    """The machine's 1, 5 and 15-minute load averages (other processes slow every loop), where the OS has them."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 # ------------------------------------------------------------------ report
 def format_report(result: dict) -> str:
-    """The figures of :func:`run_benchmark` as markdown tables."""
+    """The figures of :func:`run_benchmark` as markdown tables: one row per game, table size and loop."""
     meta = result["meta"]
     budget = (
         f"{meta['games_per_repeat']} games"
         if meta["games_per_repeat"] is not None
         else f"{meta['seconds_per_repeat']:g} s in {meta['slices']} interleaved parts"
     )
+    encoders = ", ".join(f"{game} {encoder}" for game, encoder in meta["observation_encoders"].items())
+    load = meta.get("load_average")
     lines = [
         f"Random legal games, claims on; median of {meta['repeats']} repetitions of {budget} each; seed {meta['seed']}; "
         f"timed by {'process CPU time' if meta['clock'] == 'cpu' else 'wall-clock time'}.",
         f"Python {meta['python']}, numpy {meta['numpy']}, pettingzoo {meta['pettingzoo']}, rlcard {meta['rlcard']}; "
-        f"{meta['machine']}, {meta['cpu_count']} CPUs; observation encoder: {meta['observation_encoder']}.",
+        f"{meta['machine']}, {meta['cpu_count']} CPUs"
+        + (
+            ""
+            if load is None
+            else f", load average {' '.join(f'{x:.2f}' for x in load)} at the start, "
+            f"{' '.join(f'{x:.2f}' for x in meta['load_average_after'])} at the end"
+        )
+        + f"; observation encoder: {encoders}.",
         "",
-        "| game | players | API | decisions/s (median) | min–max | × leduc env() | × leduc raw_env() "
+        "| game | players | API | decisions/s (median) | min–max | × raw_env() | × leduc env() | × leduc raw_env() "
         "| mean episode length | peak memory (KiB) |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
 
-    def row(game: str, players: int, api: str, figures: dict, ratios: dict | None) -> str:
+    def row(game: str, players: int, api: str, figures: dict, ratios: dict | None, raw_env: dict | None) -> str:
         def ratio(ref: str) -> str:
-            return f"{ratios[f'{api}_vs_leduc_{ref}']:.2f}" if ratios else "–"
+            key = f"{api}_vs_leduc_{ref}"
+            return f"{ratios[key]:.2f}" if ratios and key in ratios else "–"
 
+        own = f"{figures['decisions_per_s'] / raw_env['decisions_per_s']:.2f}" if raw_env else "–"
         peak = figures["peak_memory_kib"]
         return (
             f"| {game} | {players} | {api} | {figures['decisions_per_s']:,.0f} | "
-            f"{figures['decisions_per_s_min']:,.0f}–{figures['decisions_per_s_max']:,.0f} | {ratio('env')} | "
+            f"{figures['decisions_per_s_min']:,.0f}–{figures['decisions_per_s_max']:,.0f} | {own} | {ratio('env')} | "
             f"{ratio('raw_env')} | {figures['mean_episode_length']:.1f} | {'–' if peak is None else f'{peak:,.0f}'} |"
         )
 
-    for n, apis in result["traitors"].items():
-        for api, figures in apis.items():
-            lines.append(row("traitors_aboard_v0", int(n), api, figures, result["ratios"].get(n)))
-    leduc = result["leduc_holdem_v4"]
+    for game in meta["games"]:
+        for n, apis in result[game].items():
+            for api, figures in apis.items():
+                lines.append(row(game, int(n), api, figures, result["ratios"][game].get(n), apis["raw_env"]))
+    leduc = result[LEDUC]
     if leduc:
         for api, figures in leduc.items():
-            lines.append(row("leduc_holdem_v4", 2, api, figures, None))
+            lines.append(row(LEDUC, 2, api, figures, None, None))
     lines.append("")
     rss = meta["max_rss_kib"]
     lines.append(
         f"Peak memory: {meta['memory_method']} ({meta['memory_games']} games); "
         f"process ru_maxrss: {'not reported' if rss is None else f'{rss:,.0f} KiB'}."
     )
+    for game, reason in meta["skipped_games"].items():
+        lines.append(f"{game} skipped: {reason}.")
     if result["leduc_skipped"]:
-        lines.append(f"leduc_holdem_v4 skipped: {result['leduc_skipped']}")
+        lines.append(f"{LEDUC} skipped: {result['leduc_skipped']}")
     if result["targets"]:
         lines += [
             "",
-            "| target | measured (medians) | per repetition (min–max) | required | met |",
-            "|---|---:|---:|---:|---|",
+            "| game | target | measured (medians) | per repetition (min–max) | required | met |",
+            "|---|---|---:|---:|---:|---|",
         ]
 
         def number(value: float) -> str:
@@ -513,102 +626,43 @@ def format_report(result: dict) -> str:
         for target in result["targets"]:
             spread = target["per_repetition"]
             lines.append(
-                f"| {target['name']} | {number(target['measured'])} | {number(min(spread))}–{number(max(spread))} "
-                f"| {target['required']} | {'yes' if target['met'] else 'NO'} |"
-            )
-    return "\n".join(lines)
-
-
-# ------------------------------------------------------------------ the second game (issue 15)
-def play_the_traitors_engine(num_players: int, seed: int, budget: Budget) -> Run:
-    """Random legal games of ``the_traitors_v0``'s engine alone (legal actions and transitions, no observation),
-    the games :func:`play_aec` plays on its ``raw_env`` with the same seed."""
-    from .games.the_traitors.engine import GameConfig as TheTraitorsConfig
-    from .games.the_traitors.engine import GameState as TheTraitorsState
-
-    config = TheTraitorsConfig(num_players=num_players)
-    chooser = random.Random(seed)
-    rng = np.random.default_rng(seed)
-    episode_seed = seed
-    decisions = episodes = 0
-    clock = CLOCKS[budget.clock]
-    start = clock()
-    while True:
-        state = TheTraitorsState.new(config, seed=episode_seed)
-        episode_seed = int(rng.integers(2**63))
-        while not state.is_terminal:
-            legal = state.legal_actions()
-            state.apply_action(legal[int(chooser.random() * len(legal))])
-            decisions += 1
-        episodes += 1
-        elapsed = clock() - start
-        if budget.done(episodes, elapsed):
-            return Run(decisions, episodes, elapsed)
-
-
-def run_the_traitors_benchmark(
-    players=(3, 5, 6), budget: Budget | None = None, repeats: int = 5, seed: int = 0
-) -> dict:
-    """Decisions per second of ``the_traitors_v0`` ``env()``, ``raw_env()`` and engine, per table size.
-
-    Returns ``{str(players): {api: {"decisions_per_s": median, "decisions_per_s_min", "decisions_per_s_max",
-    "mean_episode_length"}}}``; repetition ``r`` of every loop uses seed ``seed + r``.
-    """
-    from . import the_traitors_v0
-
-    budget = budget or Budget()
-    result: dict = {}
-    for n in players:
-        loops = {
-            "env": lambda s, b, n=n: play_aec(the_traitors_v0.env(num_players=n), s, b),
-            "raw_env": lambda s, b, n=n: play_aec(the_traitors_v0.raw_env(num_players=n), s, b),
-            "engine": lambda s, b, n=n: play_the_traitors_engine(n, s, b),
-        }
-        result[str(n)] = {}
-        for api, loop in loops.items():
-            runs = [loop(seed + r, budget) for r in range(repeats)]
-            rates = [run.rate for run in runs]
-            result[str(n)][api] = {
-                "decisions_per_s": statistics.median(rates),
-                "decisions_per_s_min": min(rates),
-                "decisions_per_s_max": max(rates),
-                "mean_episode_length": sum(run.decisions for run in runs) / sum(run.episodes for run in runs),
-            }
-    return result
-
-
-def format_the_traitors_report(result: dict) -> str:
-    """The figures of :func:`run_the_traitors_benchmark` as a markdown table."""
-    lines = [
-        "the_traitors_v0 (random legal games, claims on):",
-        "",
-        "| game | players | API | decisions/s (median) | min–max | mean episode length |",
-        "|---|---:|---|---:|---:|---:|",
-    ]
-    for n, apis in result.items():
-        for api, f in apis.items():
-            lines.append(
-                f"| the_traitors_v0 | {n} | {api} | {f['decisions_per_s']:,.0f} | "
-                f"{f['decisions_per_s_min']:,.0f}–{f['decisions_per_s_max']:,.0f} | {f['mean_episode_length']:.1f} |"
+                f"| {target.get('game') or '–'} | {target['name']} | {number(target['measured'])} | "
+                f"{number(min(spread))}–{number(max(spread))} | {target['required']} | {'yes' if target['met'] else 'NO'} |"
             )
     return "\n".join(lines)
 
 
 # ------------------------------------------------------------------ command line
-def _parser() -> argparse.ArgumentParser:
+def _dashed(game: Game) -> str:
+    return game.type.short_name.replace("_", "-")
+
+
+def _parser(games: list[Game]) -> argparse.ArgumentParser:
+    """The command line; ``games``: the registered games, each with its own ``--<name>-players`` and ``--no-<name>``."""
+    lo = min(game.type.min_players for game in games)
+    hi = max(game.type.max_players for game in games)
     parser = argparse.ArgumentParser(
         prog="traitors-bench",
-        description="Decisions per second of traitors_aboard_v0 (env(), raw_env(), engine alone) against "
+        description="Decisions per second of every registered game (env(), raw_env(), engine alone) against "
         "PettingZoo's leduc_holdem_v4, with random legal games and claims on.",
+    )
+    parser.add_argument(
+        "--game",
+        dest="game_names",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help=f"measure only these games (registry name or env id; registered: {', '.join(g.name for g in games)})",
     )
     parser.add_argument(
         "--players",
         type=int,
         nargs="+",
-        default=[3, 5, 8],
-        choices=range(MIN_PLAYERS, MAX_PLAYERS + 1),
+        default=None,
+        choices=range(lo, hi + 1),
         metavar="N",
-        help="table sizes to measure, 3–8 (default: 3 5 8)",
+        help=f"table sizes of every game measured, {lo}–{hi}; a size a game does not have is left out for it "
+        "(default per game: its smallest, 5 and its largest)",
     )
     length = parser.add_mutually_exclusive_group()
     length.add_argument(
@@ -644,7 +698,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--jax",
         action="store_true",
-        help="also measure the batched JAX engine and env (needs the extra jax: pip install -e '.[jax]')",
+        help="also measure the batched JAX twin of every game measured that has one "
+        "(needs the extra jax: pip install -e '.[jax]')",
     )
     parser.add_argument(
         "--jax-batches",
@@ -654,31 +709,54 @@ def _parser() -> argparse.ArgumentParser:
         metavar="B",
         help="batch sizes of the JAX measurement (default 1 64 1024 4096)",
     )
-    parser.add_argument(
-        "--the-traitors-players",
-        type=int,
-        nargs="+",
-        default=[3, 5, 6],
-        choices=range(3, 7),
-        metavar="N",
-        help="table sizes of the_traitors_v0 to measure, 3–6 (default: 3 5 6)",
-    )
-    parser.add_argument("--no-the-traitors", action="store_true", help="do not measure the_traitors_v0")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
     parser.add_argument("--quick", action="store_true", help="a few games only (a smoke test; the figures mean little)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    per_game = parser.add_argument_group("per game (one pair of options for every registered game)")
+    for game in games:
+        t = game.type
+        try:
+            per_game.add_argument(
+                f"--{_dashed(game)}-players",
+                dest=f"players_of_{t.short_name}",
+                type=int,
+                nargs="+",
+                default=None,
+                choices=t.player_counts,
+                metavar="N",
+                help=f"table sizes of {t.env_id}, {t.min_players}–{t.max_players} (default: --players, else "
+                f"{' '.join(map(str, default_players(game)))})",
+            )
+            per_game.add_argument(
+                f"--no-{_dashed(game)}", dest=f"skip_{t.short_name}", action="store_true", help=f"do not measure {t.env_id}"
+            )
+        except argparse.ArgumentError:  # a game whose options would clash with the command's own: --game only
+            continue
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``traitors-bench``; returns the exit status (0; targets are reported, not enforced)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _parser()
+    registered = select_games()
+    parser = _parser(registered)
     args = parser.parse_args(argv)
     for name in ("seconds", "games", "repeats", "slices", "memory_games"):
         value = getattr(args, name)
         if value is not None and (value < 0 or (value == 0 and name != "memory_games")):
             parser.error(f"--{name.replace('_', '-')}={value!r}; expected a positive number")
+    try:
+        chosen = select_games(args.game_names)
+    except ValueError as error:  # UnknownGameError
+        parser.error(str(error))
+    chosen = [g for g in chosen if not getattr(args, f"skip_{g.type.short_name}", False)]
+    if not chosen:
+        parser.error("no game left to measure (every game given was also left out with --no-<game>)")
+    own = {
+        g.type.short_name: sizes
+        for g in chosen
+        if (sizes := getattr(args, f"players_of_{g.type.short_name}", None)) is not None
+    }
     # --quick: 3 games per repetition, 2 repetitions, 1 warm-up game, 2 memory games (unless given).
     quick = args.quick
     if args.seconds is not None:
@@ -689,26 +767,23 @@ def main(argv: list[str] | None = None) -> int:
     warmup = 1 if quick else 10
     memory = args.memory_games if args.memory_games is not None else (2 if quick else 20)
     progress = None if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
-    result = run_benchmark(
-        players=tuple(dict.fromkeys(args.players)),
-        budget=budget,
-        repeats=repeats,
-        seed=args.seed,
-        slices=args.slices or 5,
-        warmup_games=warmup,
-        memory_games=memory,
-        leduc=not args.no_leduc,
-        progress=progress,
-    )
-    print(format_report(result))
-    if not args.no_the_traitors:
-        if progress:
-            progress("the_traitors_v0 …")
-        result["the_traitors_v0"] = run_the_traitors_benchmark(
-            tuple(dict.fromkeys(args.the_traitors_players)), budget, repeats, args.seed
+    try:
+        result = run_benchmark(
+            players=args.players,
+            budget=budget,
+            repeats=repeats,
+            seed=args.seed,
+            slices=args.slices or 5,
+            warmup_games=warmup,
+            memory_games=memory,
+            leduc=not args.no_leduc,
+            progress=progress,
+            games=chosen,
+            game_players=own,
         )
-        print()
-        print(format_the_traitors_report(result["the_traitors_v0"]))
+    except ValueError as error:  # a table size no game measured has
+        parser.error(str(error))
+    print(format_report(result))
     if args.jax:
         print()
         print(_run_jax(args, result, quick, progress))
@@ -720,36 +795,52 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_jax(args, result: dict, quick: bool, progress) -> str:
-    """``--jax``: the JAX figures into ``result["jax"]`` (and its targets), as a report section."""
+    """``--jax``: the JAX figures of every game measured that has a twin into ``result["jax_games"]`` (env id →
+    figures; the first also under ``result["jax"]``, where it was before issue 26) and their targets, as report
+    sections."""
+    twins = [load_game(env_id) for env_id in result["meta"]["games"]]
+    twins = [game for game in twins if game.has("jax")]
+    result["jax"] = None
+    if not twins:
+        return f"JAX: no game measured has a JAX twin ({', '.join(result['meta']['games'])})."
     try:
         from . import benchmark_jax
     except ImportError as error:
-        result["jax"] = None
         return f"JAX engine skipped: {error}; install the extra: pip install -e '.[jax]'"
     batches = tuple(args.jax_batches or ((1, 64) if quick else benchmark_jax.BATCH_SIZES))
-    figures = benchmark_jax.run_jax_benchmark(
-        batch_sizes=batches, seconds=0.2 if quick else 1.0, repeats=1 if quick else 3, progress=progress
-    )
-    result["jax"] = figures
-    ours = result["traitors"]
-    key = str(TARGET_PLAYERS) if str(TARGET_PLAYERS) in ours else next(iter(ours))
-    raw_env_rate = ours[key]["raw_env"]["decisions_per_s"]
-    figures["raw_env_players"] = int(key)
-    figures["raw_env_decisions_per_s"] = raw_env_rate
-    targets = benchmark_jax.jax_targets(figures, raw_env_rate)
-    result["targets"] += targets
-    lines = [benchmark_jax.format_jax_report(figures, raw_env_rate)]
-    lines.append(f"raw_env() at {key} players in this run: {raw_env_rate:,.0f} decisions/s.")
-    if targets:
-        lines += ["", "| target | measured | required | met |", "|---|---:|---:|---|"]
-        for target in targets:
-            value = target["measured"]
-            lines.append(
-                f"| {target['name']} | {value:,.0f} | {target['required']} | {'yes' if target['met'] else 'NO'} |"
-                if value >= 1000
-                else f"| {target['name']} | {value:.2f} | {target['required']} | {'yes' if target['met'] else 'NO'} |"
+    sections = []
+    result["jax_games"] = {}
+    for game in twins:
+        env_id = game.type.env_id
+        try:
+            figures = benchmark_jax.run_jax_benchmark(
+                game, batch_sizes=batches, seconds=0.2 if quick else 1.0, repeats=1 if quick else 3, progress=progress
             )
-    return "\n".join(lines)
+        except ImportError as error:  # the twin itself needs what is not installed (pgx …)
+            sections.append(f"JAX twin of {env_id} skipped: {error}; install the extra: pip install -e '.[jax]'")
+            continue
+        ours = result[env_id]
+        key = str(TARGET_PLAYERS) if str(TARGET_PLAYERS) in ours else next(iter(ours))
+        raw_env_rate = ours[key]["raw_env"]["decisions_per_s"]
+        figures["raw_env_players"] = int(key)
+        figures["raw_env_decisions_per_s"] = raw_env_rate
+        result["jax_games"][env_id] = figures
+        if result["jax"] is None:
+            result["jax"] = figures
+        targets = benchmark_jax.jax_targets(figures, raw_env_rate)
+        result["targets"] += targets
+        lines = [benchmark_jax.format_jax_report(figures, raw_env_rate)]
+        lines.append(f"{env_id} raw_env() at {key} players in this run: {raw_env_rate:,.0f} decisions/s.")
+        if targets:
+            lines += ["", "| game | target | measured | required | met |", "|---|---|---:|---:|---|"]
+            for target in targets:
+                value = target["measured"]
+                shown = f"{value:,.0f}" if value >= 1000 else f"{value:.2f}"
+                lines.append(
+                    f"| {env_id} | {target['name']} | {shown} | {target['required']} | {'yes' if target['met'] else 'NO'} |"
+                )
+        sections.append("\n".join(lines))
+    return "\n\n".join(sections)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,20 @@
-"""Speed of the batched JAX engine (``traitors-bench --jax``): decisions per second per batch size.
+"""Speed of a game's batched JAX twin (``traitors-bench --jax``): decisions per second per batch size.
 
-For each batch size (default 1, 64, 1024 and 4096 games, table sizes 3–8 mixed in every batch,
-claims on) it times a jitted ``lax.scan`` of random legal games:
+For every game measured whose :attr:`Game.jax` is not ``None``, and each batch size (default 1, 64, 1024
+and 4096 games, every table size of the game mixed in every batch, claims on), it times a jitted
+``lax.scan`` of random legal games:
 
 * ``engine_decisions_per_s``: the engine alone: the legal-action mask, a uniformly random legal
   action chosen from it (one uniform number per game), ``engine.step``;
 * ``env_decisions_per_s``: the pgx environment's ``step``, which also builds the acting player's
-  full observation (1228 floats) and handles illegal actions and finished games as pgx does;
+  full observation and handles illegal actions and finished games as pgx does;
 * ``compile_s``: the time to trace and compile each of the two loops (once per batch size).
+
+What it reads of the twin (the module ``game.jax()`` returns): pgx's ``init(key, num_players) -> State`` and
+``step(state, action, key) -> State``, the ``State`` with ``legal_action_mask`` and ``terminated``; and, for
+the engine row, its ``engine`` (a module with ``init(key, num_players)``, ``step(game, action, key)``,
+``legal_action_mask(game)`` and ``terminated(game)``). A twin without ``engine`` gets the env row only
+(the engine figures are ``None``).
 
 Each step's randomness (a key per game for ``step``, a uniform per game for the action) comes from
 one threefry call over the batch (:func:`_draws`), as cheap a draw as the engine's own loops allow
@@ -21,12 +28,13 @@ are counted; the waiting steps are part of the time.
 Time is wall-clock (JAX runs on several threads); the machine's load average is reported with the
 figures since a shared machine slows every loop.
 
-Also reported: the bytes of one game state (:class:`~traitors_env.games.traitors_aboard.jax.state.Game`
-and the pgx ``State`` with its observation) and the process's peak resident memory.
+Also reported: the bytes of one game state (the engine's game and the pgx ``State`` with its
+observation) at the game's default table size, and the process's peak resident memory.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -35,9 +43,7 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
-from .games.traitors_aboard.cards import MAX_PLAYERS, MIN_PLAYERS
-from .games.traitors_aboard.jax import engine as E
-from .games.traitors_aboard.jax import env as jax_env
+from .core.game import Game
 
 BATCH_SIZES = (1, 64, 1024, 4096)
 SCAN_STEPS = 64  # decisions per game per compiled call
@@ -99,24 +105,29 @@ def _draws(key: jax.Array, batch: int) -> tuple[jax.Array, jax.Array]:
     return bits[:, :2], uniforms
 
 
-def _table_sizes(batch: int) -> jax.Array:
-    return MIN_PLAYERS + jnp.arange(batch, dtype=jnp.int32) % (MAX_PLAYERS - MIN_PLAYERS + 1)
+def _table_sizes(batch: int, game: Game) -> jax.Array:
+    """Table sizes of a batch: every size of ``game`` in turn (so each batch mixes them all)."""
+    lo, hi = game.type.min_players, game.type.max_players
+    return lo + jnp.arange(batch, dtype=jnp.int32) % (hi - lo + 1)
 
 
-def engine_rollout(batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple]:
-    """A jitted ``(games, key) -> (games, key, decisions)`` playing ``steps`` decisions per game, and its first arguments."""
-    sizes = _table_sizes(batch)
-    init = jax.vmap(E.init)
+def engine_rollout(twin, game: Game, batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple]:
+    """A jitted ``(games, key) -> (games, key, decisions)`` playing ``steps`` decisions per game on ``twin.engine``,
+    and its first arguments."""
+    engine = twin.engine
+    sizes = _table_sizes(batch, game)
+    init = jax.vmap(engine.init)
+    over = jax.vmap(engine.terminated)
 
     def body(carry, _):
         games, key = carry
         key, k_step, k_reset = jax.random.split(key, 3)
-        running = games.phase != E.GAME_OVER
-        masks = jax.vmap(E.legal_action_mask)(games)
+        running = ~over(games)
+        masks = jax.vmap(engine.legal_action_mask)(games)
         step_keys, uniforms = _draws(k_step, batch)
         actions = random_legal_actions(k_step, masks, uniforms)
-        games = jax.vmap(E.step)(games, actions, step_keys)
-        games = _reset_finished(games.phase == E.GAME_OVER, k_reset, sizes, games, init)
+        games = jax.vmap(engine.step)(games, actions, step_keys)
+        games = _reset_finished(over(games), k_reset, sizes, games, init)
         return (games, key), jnp.sum(running)
 
     def rollout(games, key):
@@ -127,11 +138,11 @@ def engine_rollout(batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple
     return jax.jit(rollout), (games, jax.random.PRNGKey(1))
 
 
-def env_rollout(batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple]:
-    """As :func:`engine_rollout` through the pgx env's ``step`` (with the acting player's observation)."""
-    sizes = _table_sizes(batch)
-    init = jax.vmap(jax_env.init)
-    step = jax.vmap(jax_env.step)
+def env_rollout(twin, game: Game, batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple]:
+    """As :func:`engine_rollout` through the twin's pgx ``step`` (with the acting player's observation)."""
+    sizes = _table_sizes(batch, game)
+    init = jax.vmap(twin.init)
+    step = jax.vmap(twin.step)
 
     def body(carry, _):
         states, key = carry
@@ -153,7 +164,7 @@ def env_rollout(batch: int, steps: int = SCAN_STEPS) -> tuple[Callable, tuple]:
 
 def _measure(make: Callable, batch: int, seconds: float, repeats: int) -> dict:
     """Compile time and median decisions/s of the rollout ``make(batch)``, by wall-clock and by CPU time."""
-    rollout, args = make(batch)
+    rollout, args = make(batch=batch)
     wall, cpu = time.perf_counter(), time.process_time()
     compiled = rollout.lower(*args).compile()
     compile_s, compile_cpu_s = time.perf_counter() - wall, time.process_time() - cpu
@@ -183,43 +194,53 @@ def _measure(make: Callable, batch: int, seconds: float, repeats: int) -> dict:
     }
 
 
-def state_bytes() -> dict:
-    """Bytes of one game: the bare :class:`Game` and the pgx ``State`` (observation, mask, rewards included)."""
-    game = E.init(jax.random.PRNGKey(0), 5)
-    state = jax_env.init(jax.random.PRNGKey(0), 5)
+def state_bytes(twin, game: Game) -> dict:
+    """Bytes of one game at ``game``'s default table size: the engine's bare game (``None`` without ``twin.engine``)
+    and the pgx ``State`` (observation, mask, rewards included)."""
+    n = game.type.default_players
+    engine = getattr(twin, "engine", None)
 
     def size(tree) -> int:
         return sum(leaf.nbytes for leaf in jax.tree_util.tree_leaves(tree))
 
-    return {"game_bytes": size(game), "state_bytes": size(state)}
+    return {
+        "game_bytes": None if engine is None else size(engine.init(jax.random.PRNGKey(0), n)),
+        "state_bytes": size(twin.init(jax.random.PRNGKey(0), n)),
+    }
 
 
 def run_jax_benchmark(
+    game: Game,
     batch_sizes: tuple[int, ...] = BATCH_SIZES,
     seconds: float = 1.0,
     repeats: int = 3,
     progress: Callable[[str], None] | None = None,
 ) -> dict:
-    """Measure the JAX engine and env at each batch size; a JSON-ready dict (see the module doc).
+    """Measure ``game``'s JAX twin (engine and env) at each batch size; a JSON-ready dict (see the module doc).
 
-    Keys: ``meta`` (jax version, backend, devices, CPU count, load average before and after),
-    ``batches`` (``{"4096": {"engine_decisions_per_s", "env_decisions_per_s", "compile_s", …}}``),
-    ``memory`` (``game_bytes``, ``state_bytes``).
+    Keys: ``game`` (its env id), ``meta`` (jax version, backend, devices, CPU count, load average before and
+    after), ``batches`` (``{"4096": {"engine_decisions_per_s", "env_decisions_per_s", "compile_s", …}}``; the
+    ``engine_*`` figures ``None`` for a twin without ``engine``), ``memory`` (``game_bytes``, ``state_bytes``).
 
     Raises:
         ValueError: for a batch size below 1.
+        traitors_env.core.game.MissingCapabilityError: for a game without a JAX twin.
     """
     for batch in batch_sizes:
         if batch < 1:
             raise ValueError(f"batch size {batch!r}; expected at least 1")
+    twin = game.require("jax")()
+    has_engine = getattr(twin, "engine", None) is not None
     say = progress or (lambda message: None)
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     batches = {}
+    none = {"decisions_per_s": None, "min": None, "max": None, "decisions_per_cpu_s": None, "compile_s": None,
+            "compile_cpu_s": None}
     for batch in batch_sizes:
-        say(f"jax batch {batch}: engine")
-        engine = _measure(engine_rollout, batch, seconds, repeats)
-        say(f"jax batch {batch}: env")
-        env = _measure(env_rollout, batch, seconds, repeats)
+        say(f"jax {game.type.env_id} batch {batch}: engine")
+        engine = _measure(functools.partial(engine_rollout, twin, game), batch, seconds, repeats) if has_engine else none
+        say(f"jax {game.type.env_id} batch {batch}: env")
+        env = _measure(functools.partial(env_rollout, twin, game), batch, seconds, repeats)
         batches[str(batch)] = {
             "engine_decisions_per_s": engine["decisions_per_s"],
             "engine_decisions_per_s_min": engine["min"],
@@ -229,19 +250,20 @@ def run_jax_benchmark(
             "env_decisions_per_s_max": env["max"],
             "engine_decisions_per_cpu_s": engine["decisions_per_cpu_s"],
             "env_decisions_per_cpu_s": env["decisions_per_cpu_s"],
-            "compile_s": max(engine["compile_s"], env["compile_s"]),
+            "compile_s": max(c for c in (engine["compile_s"], env["compile_s"]) if c is not None),
             "engine_compile_s": engine["compile_s"],
             "env_compile_s": env["compile_s"],
             "engine_compile_cpu_s": engine["compile_cpu_s"],
             "env_compile_cpu_s": env["compile_cpu_s"],
         }
     return {
+        "game": game.type.env_id,
         "meta": {
             "jax": jax.__version__,
             "backend": jax.default_backend(),
             "devices": [str(d) for d in jax.devices()],
             "cpu_count": os.cpu_count(),
-            "table_sizes": "3–8 mixed in every batch",
+            "table_sizes": f"{game.type.min_players}–{game.type.max_players} mixed in every batch",
             "claims": True,
             "scan_steps": SCAN_STEPS,
             "seconds": seconds,
@@ -253,29 +275,20 @@ def run_jax_benchmark(
             "compilation_cache_dir": jax.config.jax_compilation_cache_dir,
         },
         "batches": batches,
-        "memory": state_bytes(),
+        "memory": state_bytes(twin, game),
     }
 
 
 def jax_targets(result: dict, raw_env_rate: float | None) -> list[dict]:
-    """The issue's targets decided by this run (batch 4096; the env against ``raw_env`` of the same run)."""
+    """The issue's targets decided by this run (batch 4096; the env against ``raw_env`` of the same game and run).
+    Each target names its game (``game``, the env id) where ``result`` does."""
     figures = result["batches"].get(str(TARGET_BATCH))
     if figures is None:
         return []
     targets = [
-        (
-            f"JAX engine decisions/s at batch {TARGET_BATCH}",
-            figures["engine_decisions_per_s"],
-            TARGET_ENGINE_RATE,
-            True,
-        ),
+        (f"JAX engine decisions/s at batch {TARGET_BATCH}", figures["engine_decisions_per_s"], TARGET_ENGINE_RATE, True),
         (f"JAX env decisions/s at batch {TARGET_BATCH}", figures["env_decisions_per_s"], TARGET_ENV_RATE, True),
-        (
-            f"JAX compile time at batch {TARGET_BATCH} (s, the slower loop)",
-            figures["compile_s"],
-            TARGET_COMPILE_S,
-            False,
-        ),
+        (f"JAX compile time at batch {TARGET_BATCH} (s, the slower loop)", figures["compile_s"], TARGET_COMPILE_S, False),
     ]
     if raw_env_rate:
         # Like for like: raw_env's figure is per second of process CPU time.
@@ -285,21 +298,29 @@ def jax_targets(result: dict, raw_env_rate: float | None) -> list[dict]:
     return [
         {
             "name": name,
+            "game": result.get("game"),
             "measured": measured,
             "per_repetition": [measured],
             "required": f"{'>=' if at_least else '<='} {required:g}",
             "met": measured >= required if at_least else measured <= required,
         }
         for name, measured, required, at_least in targets
+        if measured is not None  # a twin without an engine: no engine target
     ]
 
 
+def _number(value: float | None, digits: int = 0) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
 def format_jax_report(result: dict, raw_env_rate: float | None) -> str:
-    """The JAX figures as a markdown table."""
+    """The JAX figures of one game as a markdown table."""
     meta = result["meta"]
     load = meta["load_average_before"]
+    game = f" ({result['game']})" if result.get("game") else ""
+    sizes = meta.get("table_sizes", "every table size mixed in every batch")
     lines = [
-        f"JAX engine: jax {meta['jax']} on {meta['backend']} ({meta['cpu_count']} CPUs); table sizes 3–8 mixed, "
+        f"JAX engine{game}: jax {meta['jax']} on {meta['backend']} ({meta['cpu_count']} CPUs); table sizes {sizes}, "
         f"claims on; median of {meta['repeats']} runs of {meta['seconds']:g} s; load average before: "
         f"{'–' if load is None else ', '.join(f'{x:.1f}' for x in load)}. Decisions per second of wall-clock time "
         "(min–max) and per second of this process's CPU time (all its threads; the clock of the raw_env() figure)."
@@ -316,16 +337,17 @@ def format_jax_report(result: dict, raw_env_rate: float | None) -> str:
     for batch, f in result["batches"].items():
         ratio = f"{f['env_decisions_per_cpu_s'] / raw_env_rate:.1f}" if raw_env_rate else "–"
         lines.append(
-            f"| {batch} | {f['engine_decisions_per_s']:,.0f} ({f['engine_decisions_per_s_min']:,.0f}–"
-            f"{f['engine_decisions_per_s_max']:,.0f}) | {f['engine_decisions_per_cpu_s']:,.0f} | "
-            f"{f['env_decisions_per_s']:,.0f} ({f['env_decisions_per_s_min']:,.0f}–{f['env_decisions_per_s_max']:,.0f})"
-            f" | {f['env_decisions_per_cpu_s']:,.0f} | {ratio} | {f['engine_compile_s']:.1f} / {f['env_compile_s']:.1f} "
-            f"({f['engine_compile_cpu_s']:.1f} / {f['env_compile_cpu_s']:.1f}) |"
+            f"| {batch} | {_number(f['engine_decisions_per_s'])} ({_number(f['engine_decisions_per_s_min'])}–"
+            f"{_number(f['engine_decisions_per_s_max'])}) | {_number(f['engine_decisions_per_cpu_s'])} | "
+            f"{_number(f['env_decisions_per_s'])} ({_number(f['env_decisions_per_s_min'])}–"
+            f"{_number(f['env_decisions_per_s_max'])}) | {_number(f['env_decisions_per_cpu_s'])} | {ratio} | "
+            f"{_number(f['engine_compile_s'], 1)} / {_number(f['env_compile_s'], 1)} "
+            f"({_number(f['engine_compile_cpu_s'], 1)} / {_number(f['env_compile_cpu_s'], 1)}) |"
         )
     memory = result["memory"]
     lines += [
         "",
-        f"Memory per game state: {memory['game_bytes']:,} bytes (engine Game), {memory['state_bytes']:,} bytes "
-        "(pgx State with observation and mask).",
+        f"Memory per game state: {_number(memory['game_bytes'])} bytes (engine game), {_number(memory['state_bytes'])} "
+        "bytes (pgx State with observation and mask).",
     ]
     return "\n".join(lines)

@@ -17,6 +17,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .actions import is_index, not_an_index
 from .layout import Layout
@@ -24,45 +26,196 @@ from .layout import Layout
 RENDER_MODES = ("ansi", "human")
 
 
-class ActionIndexWrapper(wrappers.BaseWrapper):
-    """Raises the game's ``IllegalActionError`` for an action that is no action index (a float, a bool, a string,
-    an int out of range, ``None`` for an agent that is to act), naming the value and the legal set, as the raw env
-    does; PettingZoo's own checks would give a bare ``AssertionError`` or fail inside numpy. The step of an agent
-    that is done passes unchecked (PettingZoo's dead step)."""
+#: The attributes PettingZoo's ``OrderEnforcingWrapper`` refuses to read before ``reset()``.
+_BEFORE_RESET = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+)
 
-    def __init__(self, env: AECEnv, error: type[Exception]) -> None:
-        super().__init__(env)
+
+class ClassicWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's classic wrappers in one layer: what ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(env, illegal_reward)))`` does, plus a clear error for an action that is no action index.
+
+    Four ``BaseWrapper`` layers cost most of ``env()``'s time (every attribute read went through each layer's
+    ``__getattr__``); this one reads the raw env directly on the AEC loop's path (``agent_iter``, ``last``,
+    ``observe``, ``step``, ``reset``) and forwards anything else once. Behaviour, in PettingZoo's words
+    (``pettingzoo/utils/wrappers``, 1.24–1.27):
+
+    * order (``OrderEnforcingWrapper``): ``step``, ``observe``, ``render``, ``state``, ``agent_iter`` before
+      ``reset()`` raise ``AssertionError``; reading ``rewards``, ``terminations``, ``truncations``, ``infos``,
+      ``agent_selection``, ``num_agents``, ``agents`` before it raises ``AttributeError``; ``step`` once every
+      agent is done only logs PettingZoo's warning; ``agent_iter`` asserts a ``step`` or ``reset`` between
+      agents; private attributes (``_name``, but ``_cumulative_rewards``) are not forwarded.
+    * action index (in place of ``AssertOutOfBoundsWrapper``'s bare assertion, which stays behind it): for an
+      agent to act, ``None`` or an action that is no index in ``0 … n-1`` (a float, a bool, a string, an int out
+      of range) raises ``error`` naming the value and the legal set, and nothing is played; a 0-d integer array
+      (SB3's ``predict`` on one observation) is taken as its int. For an agent that is done, an action outside
+      the action space raises ``AssertionError("action is not in action space")``.
+    * illegal move (``TerminateIllegalWrapper``): an index the agent's last observed ``action_mask`` forbids
+      ends the game: PettingZoo's warning is logged, every agent is terminated and truncated, the offender gets
+      ``illegal_reward`` (−1.0) and the others 0, infos are left as they are, and the dead agents step ``None``
+      from the first seat on.
+
+    ``unwrapped`` is the raw env, ``str(env)`` its name; ``isinstance(env, OrderEnforcingWrapper)`` holds, as
+    PettingZoo's iterator and ``aec_to_parallel`` expect.
+    """
+
+    def __init__(self, env: AECEnv, error: type[Exception] = ValueError, illegal_reward: float = -1) -> None:
+        super().__init__(env)  # asserts an AECEnv; _has_reset, _has_updated = False
         self._error = error
+        self._illegal_value = illegal_reward
+        self._prev_obs: Any = None  # the last observation of the agent to act, whose mask judges its action
+        self._prev_info: Any = None
+        self._terminated = False  # the game was ended by an illegal move
+        self._limits: dict[str, int] = {}  # agent -> n of its Discrete(n) action space from 0 (else 0): the fast check
 
-    def step(self, action) -> None:
-        agent = self.agent_selection
-        done = self.terminations[agent] or self.truncations[agent]
-        if action is None and not done:
+    def __getattr__(self, name: str) -> Any:
+        if name in _BEFORE_RESET and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        if (name.startswith("_") and name != "_cumulative_rewards") or name == "env":  # "env": not yet set (unpickling)
+            raise AttributeError(f"accessing private attribute '{name}' is prohibited")
+        return getattr(self.env, name)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._has_reset = True
+        self._has_updated = True
+        self._terminated = False
+        self._prev_obs = None
+        self._prev_info = None
+        self.env.reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        env = self.env
+        observation = env.observe(agent)
+        if agent == env.agent_selection:
+            self._prev_obs = observation
+            infos = env.infos
+            self._prev_info = infos[agent] if agent in infos else {}
+        return observation
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        env = self.env
+        agent = env.agent_selection
+        assert agent is not None
+        if observe:  # self.observe(agent), inlined: the agent observed is the one to act
+            observation = self._prev_obs = env.observe(agent)
+            infos = env.infos
+            self._prev_info = infos[agent] if agent in infos else {}
+        else:
+            observation, infos = None, env.infos
+        return observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent], infos[agent]
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        env = self.env
+        if not env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            if action is not None and not env.action_space(agent).contains(action):
+                raise AssertionError("action is not in action space")
+            self._prev_obs = self._prev_info = None
+            if self._terminated:
+                env.unwrapped._was_dead_step(action)
+            else:
+                env.step(action)
+            return
+        # The agent is to act: an action index, else a clear error and nothing played. The common case first: a
+        # Python int in range of a Discrete space from 0, which every check below passes.
+        limit = self._limits.get(agent)
+        if limit is None:
+            space = env.action_space(agent)  # PettingZoo: the same space object on every call
+            limit = self._limits[agent] = space.n if space.start == 0 else 0
+        if not (type(action) is int and 0 <= action < limit):
+            action = self._checked_index(agent, action)
+        # TerminateIllegalWrapper: judged by the mask the agent last observed.
+        observation = self._prev_obs
+        if observation is None:
+            observation = self.observe(agent)
+        if isinstance(observation, dict):
+            assert "action_mask" in observation, f"`action_mask` not found in dictionary observation: {observation}"
+            mask = observation["action_mask"]
+        else:
+            assert self._prev_info is not None and "action_mask" in self._prev_info, (
+                f"`action_mask` not found in info for non-dictionary observation: {self._prev_info}"
+            )
+            mask = self._prev_info["action_mask"]
+        self._prev_obs = self._prev_info = None
+        if mask[action]:
+            env.step(action)
+            return
+        EnvLogger.warn_on_illegal_move()
+        raw = env.unwrapped
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(env.agents, True)
+        raw.truncations = dict.fromkeys(env.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
+
+    def _checked_index(self, agent: str, action: Any) -> Any:
+        """``action`` of ``agent`` (who is to act) as the index played, or the clear error (``ActionIndexWrapper``)
+        or PettingZoo's out-of-bounds assertion (``AssertOutOfBoundsWrapper``)."""
+        space = self.env.action_space(agent)
+        if action is None:
             raise self._error(
                 f"action None is only for an agent that is done; {agent} is to act, legal actions: "
                 f"{list(self.unwrapped.game.legal_actions())}"
             )
-        if action is not None and not done:
-            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                action = action.item()  # SB3's predict() on one observation
-            if not is_index(action, self.action_space(self.agent_selection).n):
-                game = self.unwrapped.game
-                raise self._error(
-                    f"{not_an_index(action, self.action_space(self.agent_selection).n)} is not legal for "
-                    f"{self.agent_selection}; legal actions: {list(game.legal_actions())}"
-                )
-        super().step(action)
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()  # SB3's predict() on one observation
+        if not is_index(action, space.n):
+            raise self._error(
+                f"{not_an_index(action, space.n)} is not legal for {agent}; legal actions: "
+                f"{list(self.unwrapped.game.legal_actions())}"
+            )
+        if not space.contains(action):  # a numpy index the space's dtype does not hold (uint64 in int64)
+            raise AssertionError("action is not in action space")
+        return action
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing iterator, reading the raw env directly."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return env.agent_selection
 
 
 def wrap(environment: AECEnv, error: type[Exception] = ValueError) -> AECEnv:
-    """``environment`` with PettingZoo's classic wrappers: illegal moves end the game with reward −1 for the
-    offender (``TerminateIllegalWrapper``); calls out of order raise (``OrderEnforcingWrapper``); an action that is
-    no action index raises ``error`` naming it and the legal set (:class:`ActionIndexWrapper`, in place of the bare
-    assertion of ``AssertOutOfBoundsWrapper``, which stays behind it)."""
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = ActionIndexWrapper(environment, error)
-    return wrappers.OrderEnforcingWrapper(environment)
+    """``environment`` with PettingZoo's classic wrappers in one layer (:class:`ClassicWrapper`): illegal moves end
+    the game with reward −1 for the offender; calls out of order raise; an action that is no action index raises
+    ``error`` naming it and the legal set."""
+    return ClassicWrapper(environment, error, illegal_reward=-1)
 
 
 def check_flag(name: str, value: Any) -> None:

@@ -113,7 +113,8 @@ class Game:
             (usually the module ``games/<name>/view.py``); ``None``: the table's generic view.
         hidden_variant: ``(state, seat, rng) -> state``: a copy with everything ``seat`` cannot know redrawn
             (the game's declaration of its secrets; the conformance test checks that ``encode`` ignores it).
-        extras: anything else a game wants to publish to its own tools.
+        extras: anything else a game wants to publish to its own tools. A key generic tools read:
+            ``observation_encoder`` (``"compiled"`` or ``"pure Python"``: named in ``traitors-bench``'s header).
 
     How a game master (training, an evaluation of one seat) seats an agent and plays the game (optional; the
     defaults suit a game that declares nothing):

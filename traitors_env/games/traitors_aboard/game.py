@@ -16,7 +16,7 @@ from .cards import MAX_PLAYERS, MIN_PLAYERS, Role, table_setup
 from .engine import GameConfig, GameState
 from .env import env, raw_env
 from .hidden import hidden_variant
-from .observation import _LAYOUT, OBS_SIZE, encode, role_of_observation
+from .observation import _LAYOUT, COMPILED_ENCODER, OBS_SIZE, encode, role_of_observation
 from .rules_text import rules_summary
 
 __all__ = ["GAME", "TYPE"]
@@ -87,5 +87,5 @@ GAME = Game(
     jax=lambda: importlib.import_module(f"{__package__}.jax"),
     hidden_variant=hidden_variant,
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
-    extras={"roles": Role},
+    extras={"roles": Role, "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python"},
 )
