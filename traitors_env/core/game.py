@@ -107,6 +107,9 @@ class Game:
         records: game records and replay (a module with ``record_game``, ``GameRecord``, ``load_record``).
         jax: a zero-argument loader of the JAX twin (imports ``jax`` only when called).
         terminal_view: the terminal game's view of the game (``traitors-play``).
+        action_table: ``() -> str``: the action table as markdown (indices, name, meaning, phase), one row per
+            group of indices, for the game's docs page; where ``None`` the docs list every index with
+            :attr:`action_text` (:func:`traitors_env.core.docs.action_table`).
         extras: anything else a game wants to publish to its own tools.
     """
 
@@ -128,6 +131,7 @@ class Game:
     records: Any = None
     jax: Callable[[], Any] | None = None
     terminal_view: Any = None
+    action_table: Callable[[], str] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property

@@ -77,5 +77,6 @@ GAME = Game(
     rules_summary=rules_summary,
     layout=_LAYOUT,
     action_text=describe_action,
+    action_table=A.action_table,
     extras={"roles": Role},
 )
