@@ -187,3 +187,21 @@ def test_mkdocs_build_strict_passes(tmp_path):
     result = subprocess.run([mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-4000:]
+
+
+def test_paths_and_modules_the_docs_name_exist():
+    """A file path of the repository (``traitors_env/…``, ``configs/…``) or a ``python -m`` module that a user's page
+    names exists, so a page does not survive the move or removal of what it describes. (docs/notes/ is history.)"""
+    import importlib.util
+
+    roots = ("traitors_env/", "training/", "configs/", "tests/", "examples/", "scripts/", "docs/", ".ci/")
+    for path in [ROOT / "README.md", *PAGES]:
+        if "notes" in path.relative_to(DOCS.parent).parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name in re.findall(r"`([\w./-]+\.(?:py|pyx|yaml|md|txt|png|sh))`", text):
+            if name.startswith(roots):
+                assert (ROOT / name).exists(), f"{path.relative_to(ROOT)} names {name}, which does not exist"
+        for module in re.findall(r"python -m ([\w.]+)", text):
+            assert module == "pytest" or importlib.util.find_spec(module), \
+                f"{path.relative_to(ROOT)} runs python -m {module}, which does not exist"
