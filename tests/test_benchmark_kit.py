@@ -320,7 +320,8 @@ def test_seed_groups_aggregate_with_a_bootstrap_interval():
 
 
 def test_readme_user_agent_example_runs(tmp_path, capsys):
-    """The README's 15-line user agent (examples/plank_pirate.py) benchmarked by the command the README shows."""
+    """The manual's 15-line user agent (examples/plank_pirate.py) benchmarked by the command the manual shows
+    (docs/benchmark/index.md, "Benchmark your own agent")."""
     code = eval_main(["--agents", "heuristic", f"plank={ROOT / 'examples' / 'plank_pirate.py'}:make", "--players", "5",
                       "--games", "10", "--out", str(tmp_path / "bench"), "--no-progress"])
     assert code == 0
@@ -329,9 +330,9 @@ def test_readme_user_agent_example_runs(tmp_path, capsys):
     assert cell["games"] == 10
     for name in ("report.md", "crossplay.png", "ratings.png", "metrics.png"):
         assert (tmp_path / "bench" / name).is_file()
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "benchmark" / "index.md").read_text(encoding="utf-8")
     example = (ROOT / "examples" / "plank_pirate.py").read_text(encoding="utf-8")
-    assert example[example.index("import numpy"):] in readme  # the README shows the file that runs here
+    assert example[example.index("import numpy"):] in readme  # the page shows the file that runs here
     assert "plank=examples/plank_pirate.py:make" in readme
 
 

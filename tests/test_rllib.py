@@ -264,11 +264,11 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
 
 
 def test_readme_using_with_rllib_block_runs(local_ray):
-    """The README's "Using with RLlib" example (the plain env, RLlib's masking module) builds and trains."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    """The manual's "Using with RLlib" example (the plain env, RLlib's masking module) builds and trains."""
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "backends" / "rllib.md").read_text(encoding="utf-8")
     section = readme.split("## Using with RLlib")[1].split("\n## ")[0]
     (block,) = re.findall(r"```py\n(.*?)```", section, flags=re.S)
-    exec(compile(block, "README.md", "exec"), {})
+    exec(compile(block, "docs/backends/rllib.md", "exec"), {})
 
 
 def test_past_opponents_are_older_snapshots_of_each_team_never_trained(tmp_path, local_ray):

@@ -210,7 +210,7 @@ def test_observe_before_reset_is_an_error():
 def test_readme_documents_the_second_game():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "games" / "the_traitors.md").read_text(encoding="utf-8")
     assert layout_table() in readme
     assert A.action_table() in readme
     assert f"Discrete({A.NUM_ACTIONS})" in readme and f"Box({OBS_SIZE},)" in readme

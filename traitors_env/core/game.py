@@ -113,6 +113,9 @@ class Game:
             (usually the module ``games/<name>/view.py``); ``None``: the table's generic view.
         hidden_variant: ``(state, seat, rng) -> state``: a copy with everything ``seat`` cannot know redrawn
             (the game's declaration of its secrets; the conformance test checks that ``encode`` ignores it).
+        action_table: ``() -> str``: the action table as markdown (indices, name, meaning, phase), one row per
+            group of indices, for the game's docs page; where ``None`` the docs list every index with
+            :attr:`action_text` (:func:`traitors_env.core.docs.action_table`).
         extras: anything else a game wants to publish to its own tools. A key generic tools read:
             ``observation_encoder`` (``"compiled"`` or ``"pure Python"``: named in ``traitors-bench``'s header).
 
@@ -148,6 +151,7 @@ class Game:
     jax: Callable[[], Any] | None = None
     terminal_view: Any = None
     hidden_variant: Callable[[Any, int, np.random.Generator], Any] | None = None
+    action_table: Callable[[], str] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
     learner_seat: Callable[[Any, int, int], int] | None = None
     skip_forced_moves: bool = False

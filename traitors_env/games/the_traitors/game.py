@@ -97,4 +97,5 @@ GAME = Game(
     # Traitor; a game master need not ask those.
     skip_forced_moves=True,
     training_order=(1, 0),  # the Faithful first; the Traitor then meets this generation's Faithful
+    action_table=A.action_table,
 )

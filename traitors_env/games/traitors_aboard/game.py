@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 
 import numpy as np
 
@@ -67,6 +68,12 @@ def end_condition(state: GameState) -> str:
     return state.result()["end_condition"]
 
 
+def action_table() -> str:
+    """The action table (indices, name, meaning, phase) as markdown: the one written in :mod:`.actions`'s docstring,
+    beside the index constants it documents (the docs test checks its index ranges cover ``0 … NUM_ACTIONS - 1``)."""
+    return re.search(r"^\| indices .*?(?=\n\n)", A.__doc__, flags=re.S | re.M).group(0)
+
+
 GAME = Game(
     type=TYPE,
     raw_env=raw_env,
@@ -82,6 +89,7 @@ GAME = Game(
     rules_summary=rules_summary,
     layout=_LAYOUT,
     action_text=describe_action,
+    action_table=action_table,
     metrics=metrics,
     records=records,
     jax=lambda: importlib.import_module(f"{__package__}.jax"),
