@@ -1,12 +1,24 @@
-"""Builds the optional compiled observation encoder (``traitors_env.games.traitors_aboard._encoder``); metadata is in pyproject.toml.
+"""The packages, the data folders they carry, and the optional compiled observation encoder; metadata is in pyproject.toml.
 
-Where it cannot be built (no C compiler, no Cython), the install goes on without it and the package
-uses its pure-Python encoder: the same observations, more slowly (``observation.COMPILED_ENCODER``).
+Packages: ``traitors_env`` and ``training`` (with their subpackages), plus two folders of the repository that keep
+their place at its top and ship inside the packages (docs/packaging.md, "Data inside the package"):
+
+- ``configs/`` becomes ``training.configs`` (the run configs, chosen by name: ``traitors-train --config quick``,
+  read through ``importlib.resources`` by :mod:`training.config_files`);
+- ``examples/`` becomes ``traitors_env.examples`` (the example agents the docs name:
+  ``traitors-eval --agents heuristic traitors_env.examples.plank_pirate:make``).
+
+setuptools maps a package to any folder (``package_dir``), and does so for a wheel, an sdist build and an editable
+install alike (its editable finder maps ``training.configs`` to ``configs/``), so the files exist once, where they are.
+
+The encoder (``traitors_env.games.traitors_aboard._encoder``): where it cannot be built (no C compiler, no Cython),
+the install goes on without it and the package uses its pure-Python encoder: the same observations, more slowly
+(``observation.COMPILED_ENCODER``).
 """
 
 import sys
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_namespace_packages, setup
 from setuptools.command.build_ext import build_ext
 
 
@@ -45,4 +57,20 @@ else:
         quiet=True,
     )
 
-setup(ext_modules=extensions, cmdclass={"build_ext": OptionalBuildExt})
+#: Packages built from a folder of the repository outside the package tree: package name -> folder.
+#: Each folder has an ``__init__.py``: setuptools' editable install maps only regular packages to another folder.
+DATA_PACKAGES = {
+    "training.configs": "configs",
+    "traitors_env.examples": "examples",
+}
+
+packages = find_namespace_packages(include=["traitors_env*", "training*"], exclude=["*.__pycache__"])
+
+setup(
+    packages=packages + list(DATA_PACKAGES) + ["training.configs.ablation"],  # ablation/: a folder of configs/
+    package_dir=DATA_PACKAGES,
+    package_data={"training.configs": ["*.yaml"], "training.configs.ablation": ["*.yaml"]},
+    exclude_package_data={"traitors_env.games.traitors_aboard": ["*.c", "*.pyx"]},  # sources: the sdist's, not the wheel's
+    ext_modules=extensions,
+    cmdclass={"build_ext": OptionalBuildExt},
+)
