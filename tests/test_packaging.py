@@ -100,6 +100,15 @@ def test_train_command_lists_configs_and_needs_one(capsys):
     assert "did you mean the shipped config 'quick'" in capsys.readouterr().err
 
 
+def test_a_wheel_installed_without_the_train_extra_says_what_to_install(tmp_path, capsys, monkeypatch):
+    """``pip install dist/*.whl`` (no extra), then ``traitors-train --config quick``: a clear error, not a traceback."""
+    monkeypatch.setitem(sys.modules, "stable_baselines3", None)  # as if the train extra were not installed
+    assert train_main(["--config", "tiny", "--output-dir", str(tmp_path / "runs")]) == 2
+    error = capsys.readouterr().err
+    assert "backend: sb3 needs the train extra" in error and "pip install 'traitors-aboard-rl[train]'" in error
+    assert not (tmp_path / "runs").exists()
+
+
 # ---------------------------------------------------------------- data inside the package
 def test_setup_maps_the_data_folders_to_packages():
     setup = (ROOT / "setup.py").read_text(encoding="utf-8")
