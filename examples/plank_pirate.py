@@ -2,6 +2,7 @@
 
 Pirates: announce every loot card as +1, Plank the seat with the lowest announced total, never open the chest.
 Mutineers: the heuristic. Run: traitors-eval --agents heuristic examples/plank_pirate.py:make --games 100
+(in the checkout), or from any folder once installed: traitors_env.examples.plank_pirate:make (setup.py ships it).
 """
 
 import numpy as np

@@ -35,8 +35,6 @@ from traitors_env.core.registry import load_game
 
 from .config import RunConfig, load_config
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
-
 
 def bench_sb3(config: RunConfig, team: str, seconds: float) -> dict:
     """Learner decisions/s of ``MaskablePPO.learn`` on ``config`` for ``team`` over ``seconds`` of wall time."""
@@ -334,8 +332,8 @@ def main(argv: list[str] | None = None) -> int:
         description="Learner decisions per second of the SB3 and JAX training backends, both teams.",
     )
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds per backend and team (default 60)")
-    parser.add_argument("--sb3-config", default=str(CONFIGS / "quick.yaml"), help="SB3 config (default quick)")
-    parser.add_argument("--jax-config", default=str(CONFIGS / "jax_quick.yaml"), help="JAX config (default jax_quick)")
+    parser.add_argument("--sb3-config", default="quick", help="SB3 config: name or path (default quick)")
+    parser.add_argument("--jax-config", default="jax_quick", help="JAX config: name or path (default jax_quick)")
     parser.add_argument("--backends", nargs="+", choices=("sb3", "jax"), default=["sb3", "jax"])
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH, under 'training'")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

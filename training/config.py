@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from traitors_env.core import Game, load_game
 from traitors_env.core.registry import DEFAULT_GAME, UnknownGameError, registered_env_ids
 
+from .config_files import UnknownConfigError, resolve_config
 from .table_sizes import table_size_probabilities
 
 OPPONENT_KINDS = ("latest", "past", "heuristic", "random")
@@ -423,13 +424,16 @@ def config_from_dict(data: Any, source: str = "<config>") -> RunConfig:
 
 
 def load_config(path: str | Path) -> RunConfig:
-    """Read and validate a YAML run configuration.
+    """Read and validate a YAML run configuration: a path, or the name of a shipped config (``quick``, ``tiny``).
 
     Raises:
         ConfigError: if the file is missing or a directory, is not YAML, or does not validate (the message
             names the file and the bad key).
     """
-    path = Path(path)
+    try:
+        path = resolve_config(path)  # a shipped config's name (training/config_files.py), else the path as given
+    except UnknownConfigError as error:
+        raise ConfigError(str(error)) from None
     if path.is_dir():
         if (path / "config.yaml").is_file():
             hint = f"; for the config of the run in it, pass {str(path / 'config.yaml')!r}"

@@ -70,7 +70,8 @@ PROGRESS_COLUMNS = (
     "train/learning_rate",
 )
 #: The modules of each optional backend's extra (pyproject.toml), checked before the run folder is touched.
-BACKEND_EXTRAS = {"jax": ("jax", ("jax", "flax", "optax", "pgx")), "rllib": ("rllib", ("ray",))}
+BACKEND_EXTRAS = {"jax": ("jax", ("jax", "flax", "optax", "pgx")), "rllib": ("rllib", ("ray",)),
+                  "sb3": ("train", ("torch", "stable_baselines3", "sb3_contrib"))}  # sb3: a wheel installed without [train]
 
 
 class RunError(RuntimeError):
@@ -95,7 +96,8 @@ def check_backend_extra(config: RunConfig) -> None:
     missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if missing:
         raise RunError(
-            f"backend: {config.backend} needs the {extra} extra (pip install -e '.[{extra}]'); "
+            f"backend: {config.backend} needs the {extra} extra (pip install -e '.[{extra}]' in the checkout, "
+            f"pip install 'traitors-aboard-rl[{extra}]' from a wheel or an index); "
             f"not installed: {', '.join(map(repr, missing))}"
         )
 

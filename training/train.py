@@ -71,6 +71,21 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     return backend_module(config.backend).train(config, resume=resume, force=force)
 
 
+def print_config_list() -> int:
+    """``traitors-train --list-configs``: each shipped config's name and summary on one line; returns the exit status."""
+    from .config_files import UnknownConfigError, list_configs
+
+    try:
+        configs = list_configs()
+    except UnknownConfigError as error:
+        print(f"traitors-train: error: {error}", file=sys.stderr)
+        return 2
+    width = max(map(len, configs), default=0)
+    for name, summary in configs.items():
+        print(f"{name:<{width}}  {summary}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``traitors-train``: train, evaluate and print the final table; returns the exit status (0, 2 for an error,
     130 for Ctrl-C)."""
@@ -82,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(environment steps) per second; train_win = the learner side's win rate over its last 200 training "
         "games against its opponent pool.",
     )
-    parser.add_argument("--config", required=True, help="YAML run config, e.g. configs/quick.yaml")
+    parser.add_argument("--config", help="a shipped config's name (quick, tiny, …: --list-configs) or a YAML file's path")
+    parser.add_argument("--list-configs", action="store_true", help="print the shipped configs, one line each, and exit")
     parser.add_argument("--resume", action="store_true", help="continue the run from its last completed generation")
     parser.add_argument("--force", action="store_true", help="delete an existing run folder of the same name first")
     parser.add_argument("--name", default=None, help="override name of the config (the run folder <output-dir>/<name>)")
@@ -96,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-eval", action="store_true", help="skip the final evaluation")
     args = parser.parse_args(argv)
+    if args.list_configs:  # the configs shipped inside the package (training/config_files.py)
+        return print_config_list()
+    if args.config is None:
+        parser.error("--config is required: a shipped config's name (e.g. quick; --list-configs lists them) or a YAML path")
     config = None
     try:
         config = load_config(args.config)

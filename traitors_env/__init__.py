@@ -6,10 +6,12 @@ Importing the package registers ``traitors_aboard_v0`` in PettingZoo's registry 
 PettingZoo has one (1.27 on): ``pettingzoo.make("aec", "traitors_aboard_v0", num_players=5)``.
 """
 
+# The package's version, written here only: pyproject.toml reads it ([tool.setuptools.dynamic]), CHANGELOG.md names it.
+__version__ = "0.1.0"
+
 from . import registration  # noqa: F401  (registers the environments with PettingZoo)
 from .core import Game, GameType, load_game, register_game, registered_games
 from .games.traitors_aboard.cards import CardKind, EndCondition, Role
 from .games.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, Phase, PositionError
 
 __all__ = ["Game", "GameType", "load_game", "register_game", "registered_games", "CardKind", "EndCondition", "GameConfig", "GameState", "IllegalActionError", "Phase", "PositionError", "Role"]
-__version__ = "0.1.0"
