@@ -10,8 +10,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("traitors_env", "training")
 
@@ -122,13 +120,11 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
     return sorted(bad)
 
 
-@pytest.mark.xfail(strict=True, reason="the generic layers are being merged (issue 26)")
 def test_no_import_cycle_among_the_packages_modules():
     graph, inits = import_graph()
     assert cycles(graph, inits) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the generic layers are being merged (issue 26)")
 def test_every_import_points_down_the_layers():
     graph, _ = import_graph()
     assert upward_imports(graph) == []
