@@ -1,4 +1,4 @@
-"""A user's agent for the benchmark kit: a 15-line scripted Pirate (README, "Benchmark your own agent").
+"""A user's agent for the benchmark kit: a 15-line scripted Pirate (docs/benchmark/index.md, "Benchmark your own agent").
 
 Pirates: announce every loot card as +1, Plank the seat with the lowest announced total, never open the chest.
 Mutineers: the heuristic. Run: traitors-eval --agents heuristic examples/plank_pirate.py:make --games 100

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The claims ablation (README, "Claims ablation"): train the quick budget with the claim step on and
+# The claims ablation (docs/benchmark/index.md, "Claims ablation"): train the quick budget with the claim step on and
 # off (configs/ablation/claims-{on,off}.yaml: nothing else differs) for the same seeds, then measure
 # both arms with the benchmark kit against the heuristic, each in its own game (claims on / off).
 #

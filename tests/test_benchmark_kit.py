@@ -286,7 +286,7 @@ def test_training_evaluation_is_identical_for_one_and_two_workers():
 
     specs = {team: {"heuristic": AgentSpec("heuristic"), "random": AgentSpec("random")} for team in ("pirates", "mutineers")}
     runs = [evaluate_matrix(specs, [3], 40, seed=5, pairs=[("heuristic", "random")], workers=w) for w in (1, 2)]
-    assert [(c.games, c.pirate_wins) for c in runs[0]] == [(c.games, c.pirate_wins) for c in runs[1]]
+    assert [(c.games, c.row_wins) for c in runs[0]] == [(c.games, c.row_wins) for c in runs[1]]
 
 
 def test_dominating_agent_gets_the_higher_rating_and_all_equilibrium_weight():

@@ -173,3 +173,37 @@ def test_a_copied_mid_game_env_continues_as_the_original(name, how):
         return trace
 
     assert play_out(clone, 11) == play_out(env, 11)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_commands_play_every_game(name, tmp_path, monkeypatch):
+    """``traitors-play`` (a scripted human), ``traitors-eval`` (a few games) and ``traitors-bench`` (a moment) run it."""
+    import io
+    import json
+
+    from rich.console import Console
+
+    from traitors_env import benchmark
+    from traitors_env.evaluation.cli import main as eval_main
+    from traitors_env.table.play import main as play_main
+
+    monkeypatch.chdir(tmp_path)
+    game = _game(name)
+    n = game.type.min_players
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    status = play_main(["--game", name, "--players", str(n), "--seed", "3", "--bots", "random"], console=console,
+                       stdin=io.StringIO("1\n" * 5000))
+    assert status == 0, console.file.getvalue()[-2000:]
+    assert "Seed 3." in console.file.getvalue()
+
+    status = eval_main(["--game", name, "--agents", "random", "heuristic", "--players", str(n), "--games", "4",
+                        "--out", str(tmp_path / "report"), "--no-plots", "--no-progress"])
+    assert status == 0
+    report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    assert report  # the kit wrote its report
+
+    flag = f"--{name.replace('_', '-')}-players"
+    assert benchmark.main(["--quick", "--quiet", "--game", name, flag, str(n), "--no-leduc", "--memory-games", "0",
+                           "--json", str(tmp_path / "bench.json")]) == 0
+    bench = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))
+    assert bench["meta"]["games"] == [game.type.env_id]

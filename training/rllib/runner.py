@@ -53,7 +53,7 @@ def pin_hash_seed() -> None:
     (``MultiAgentEpisode.agent_ids``), so the rows of a team's train batch, hence its minibatches and weights,
     follow Python's string hashing, which is randomised per process. With the hash seed pinned, two runs of
     the same config and seed train the same weights (the local Ray's processes inherit the variable; on a
-    cluster, start the nodes with it, README "On a cluster"). ``os.execve`` keeps the process id, so
+    cluster, start the nodes with it, docs/backends/rllib.md, "On a cluster"). ``os.execve`` keeps the process id, so
     signals and the terminal reach the new image. For ``traitors-train`` only: a Python caller keeps its own.
     The new image runs the command from its start, so the caller prints nothing before this call (a notice
     would appear twice).

@@ -278,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="exit 1 if a generated block is out of date")
     mode.add_argument("--write", action="store_true", help="regenerate every generated block")
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2],
-                        help="the repository root (default: the checkout this package lies in)")
+    parser.add_argument("--root", type=Path, default=Path.cwd(),
+                        help="the repository root whose docs/ to check or write (default: the current folder)")
     args = parser.parse_args(argv)
     if args.write:
         for page in write(args.root):

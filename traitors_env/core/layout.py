@@ -2,7 +2,7 @@
 
 Each game declares its observation once, as a tuple of :class:`Piece` (name, shape, bounds,
 meaning); :class:`Layout` derives the offsets, the vector's size, its ``Box`` bounds, the
-markdown table of the README and views of a block. Every encoder of a game (Python reference,
+markdown table of the docs pages and views of a block. Every encoder of a game (Python reference,
 compiled twin, JAX twin) reads its offsets from here, never from numbers of its own.
 """
 

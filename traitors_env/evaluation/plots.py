@@ -121,6 +121,6 @@ def plot_metrics(report: dict, path: Path) -> None:
         ax.axis("off")
     axes.flat[0].legend(fontsize=8)
     # The title of the figures the docs show (unchanged, so a rerun redraws the same image).
-    fig.suptitle("Hidden-role metrics per agent and team (95 % intervals; README, \"Hidden-role metrics\")")
+    fig.suptitle("Hidden-role metrics per agent and team (95 % intervals; docs/benchmark, \"Hidden-role metrics\")")
     fig.tight_layout()
     _save(fig, path)

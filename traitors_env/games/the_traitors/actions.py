@@ -1,7 +1,7 @@
 """The action indices of ``the_traitors_v0``: one ``Discrete(NUM_ACTIONS)`` for every decision.
 
 The table is declared once, in :data:`ACTION_GROUPS`; the index constants, :func:`action_table`
-(the documentation table, also in the README) and :func:`describe_action` all come from it.
+(the documentation table, also in docs/games/the_traitors.md) and :func:`describe_action` all come from it.
 Seats in actions are *offsets* from the acting player: offset 1 is the next seat, offset
 ``n-1`` the previous one; offset 0 is the actor itself. One policy therefore serves every seat
 and every table size.

@@ -18,7 +18,7 @@ target value; secret Mutineers sabotage it, lying about the loot they put in.
 **Observation.** A dict with ``"observation"``, a ``float32`` vector of fixed length
 1228 for every table size (seats relative to the observer, padded to 8), and
 ``"action_mask"``, an ``int8`` vector over the 196 actions (all zeros for an agent
-that is not asked to act). The layout table is in the README and in
+that is not asked to act). The layout table is in docs/games/traitors_aboard.md and in
 ``traitors_env.games.traitors_aboard.observation.layout_table()``; it is derived from public information and
 the observer's own knowledge only.
 

@@ -10,7 +10,7 @@ and the benchmark kit's :func:`traitors_env.evaluation.metrics.summarize` turns 
 :data:`METRICS`, each with a 95 % interval. This module is the game's ``metrics`` capability
 (``GAME.metrics``): :data:`METRICS`, :func:`tally_state` and :data:`PLOTTED`.
 
-Definitions (also in the README, "Hidden-role metrics"); "the agent" is the one playing the team:
+Definitions (also in docs/benchmark/index.md, "Hidden-role metrics"); "the agent" is the one playing the team:
 
 | metric | definition | interval |
 |---|---|---|
