@@ -25,7 +25,7 @@ there is no decision to credit, but it loses the seat's reward from RLlib's retu
 :class:`~training.rllib.callbacks.GameCallbacks` therefore reads ``table_rewards`` from the final
 info of a seat that did act (the seat that ended the game always did) and keeps every seat's
 reward in ``episode.custom_data["table_rewards"]`` and in per-team and per-module returns over
-all seats (tests/test_rllib_rewards.py runs RLlib's env runner on such positions).
+all seats (tests/training/test_rllib_rewards.py runs RLlib's env runner on such positions).
 
 Seeds: ``reset(seed=s)`` seeds the deals with ``(s, worker_index)``; RLlib seeds sub-env ``i`` of
 env runner ``w`` with ``seed + w + i``, and mixing in the env runner's index (``worker_index`` of

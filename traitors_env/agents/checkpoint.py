@@ -2,7 +2,7 @@
 
 A trained snapshot is a ``MaskablePPO`` zip file. :class:`FrozenPolicy` loads it once
 (``MaskablePPO.load(path, device="cpu")``, cached per file version and game) and runs its torch
-modules directly; ``tests/test_training.py`` checks that its action probabilities equal
+modules directly; ``tests/training/test_training.py`` checks that its action probabilities equal
 those of the policy's own masked distribution. sb3-contrib and torch are imported only when
 a checkpoint is loaded, so the environment and the baselines need neither.
 

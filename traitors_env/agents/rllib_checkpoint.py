@@ -84,7 +84,7 @@ class ModulePolicy:
         self.obs_scale = observation_scale_of(game)
         self.module = module.eval()
         # The actor alone (its MLP encoder, then the policy head): ~5x faster than forward_inference, which also
-        # runs the value network and RLlib's batch checks; the same logits (tests/test_rllib.py).
+        # runs the value network and RLlib's batch checks; the same logits (tests/training/test_rllib.py).
         encoder = getattr(getattr(module, "encoder", None), "actor_encoder", None)
         head = getattr(module, "pi", None)
         self._actor = (encoder.net, head.net) if hasattr(encoder, "net") and hasattr(head, "net") else None

@@ -2,7 +2,7 @@
 
 Pure functions of fixed-shape arrays that run under ``jit``, ``vmap`` and ``lax.scan``; every table
 size 3–8 and both claim settings in one compiled function. Held equal to the reference engine and
-observation by tests that replay thousands of its games there (``tests/test_jax_engine.py``).
+observation by tests that replay thousands of its games there (``tests/games/traitors_aboard/test_jax_engine.py``).
 
 - :mod:`.env`: pgx's API: :class:`TraitorsAboard` (a ``pgx.Env``), :class:`State`, and the
   functions ``init(key, num_players, claims=True) -> State``, ``step(state, action, key) -> State``,

@@ -14,7 +14,7 @@ fusion around it recomputes it per element, which a rule's small lookups do (a g
 contiguous rows, like the observation's ``targeted`` table, is cheap). The stacks are stored top
 first so rules touch fixed rows (:mod:`.state`), and a seat's row or a table entry is a one-hot
 sum. Tests replay games of this engine in the reference
-engine and compare every decision (``tests/test_jax_engine.py``).
+engine and compare every decision (``tests/games/traitors_aboard/test_jax_engine.py``).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ absorbs ``float32`` rounding).
 value within ``HeuristicAgent.TOLERANCE`` (1e-4) of a threshold as reaching it, so exact ties
 (an estimate of 1/3 − 1/3 against 0) go the same way in both; they could differ only where a
 value lands within float32 rounding of a threshold minus that tolerance. The tests in
-``tests/test_jax_heuristic.py`` compare the two on every decision of many games.
+``tests/games/traitors_aboard/test_jax_heuristic.py`` compare the two on every decision of many games.
 
 **No decision asked.** With an all-zero mask (the Python agent raises ``ValueError``) the
 probabilities are all 0 and the action is 0; check the mask before using the action.

@@ -25,8 +25,8 @@ from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, Pha
 from traitors_env.games.traitors_aboard.metrics import METRICS, tally_game, tally_record
 from traitors_env.games.traitors_aboard.records import RecordError, record_game
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # this folder's agents for factory specs
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this folder's agents for factory specs
 
 
 # ------------------------------------------------------------------ agents used by factory specs

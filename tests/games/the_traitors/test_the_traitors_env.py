@@ -210,7 +210,7 @@ def test_observe_before_reset_is_an_error():
 def test_readme_documents_the_second_game():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "docs" / "games" / "the_traitors.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[3] / "docs" / "games" / "the_traitors.md").read_text(encoding="utf-8")
     assert layout_table() in readme
     assert A.action_table() in readme
     assert f"Discrete({A.NUM_ACTIONS})" in readme and f"Box({OBS_SIZE},)" in readme
@@ -221,7 +221,7 @@ def test_engine_imports_no_rl_framework():
     import ast
     from pathlib import Path
 
-    folder = Path(__file__).resolve().parent.parent / "traitors_env" / "games" / "the_traitors"
+    folder = Path(__file__).resolve().parents[3] / "traitors_env" / "games" / "the_traitors"
     for name in ("cards.py", "actions.py", "engine.py", "observation.py", "render.py"):
         tree = ast.parse((folder / name).read_text(encoding="utf-8"))
         modules = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}

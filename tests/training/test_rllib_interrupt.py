@@ -22,7 +22,7 @@ import yaml
 pytest.importorskip("ray.rllib")
 pytest.importorskip("PIL")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "configs" / "rllib_tiny.yaml"
 
 

@@ -27,7 +27,7 @@ from traitors_env.core.agent import RandomAgent  # noqa: E402
 from traitors_env.games.the_traitors.cards import Role  # noqa: E402
 from traitors_env.games.the_traitors.observation import encode, piece  # noqa: E402
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 GAME = "the_traitors"
 OBS_SCALE = observation_scale_of(GAME)
 

@@ -1,6 +1,6 @@
 """The JAX training backend (issue 13): team GAE, the game master's semantics, PPO, checkpoints, the run loop.
 
-The semantics are those of ``TeamEnv`` (tests/test_training.py): one trajectory per team per game, the
+The semantics are those of ``TeamEnv`` (tests/training/test_training.py): one trajectory per team per game, the
 terminal reward (R17) reaches the learner's last decision even when an opponent ends the game, games
 where the learner never acts are not transitions. Checked on explicit grids, on the stand-in game and
 on the real JAX engine.

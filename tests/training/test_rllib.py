@@ -265,7 +265,7 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
 
 def test_readme_using_with_rllib_block_runs(local_ray):
     """The manual's "Using with RLlib" example (the plain env, RLlib's masking module) builds and trains."""
-    readme = (Path(__file__).resolve().parent.parent / "docs" / "backends" / "rllib.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "backends" / "rllib.md").read_text(encoding="utf-8")
     section = readme.split("## Using with RLlib")[1].split("\n## ")[0]
     (block,) = re.findall(r"```py\n(.*?)```", section, flags=re.S)
     exec(compile(block, "docs/backends/rllib.md", "exec"), {})

@@ -32,7 +32,7 @@ from traitors_env.games.traitors_aboard.observation import piece  # noqa: E402
 
 P, M = Role.PIRATE, Role.MUTINEER
 PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 # ---------------------------------------------------------------- helpers

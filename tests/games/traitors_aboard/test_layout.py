@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "traitors_env"
+PACKAGE = Path(__file__).resolve().parents[3] / "traitors_env"
 
 
 def _imported_modules(path: Path) -> set[str]:

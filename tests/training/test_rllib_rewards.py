@@ -30,7 +30,7 @@ from traitors_env.games.traitors_aboard.engine import GameState  # noqa: E402
 
 P, M = Role.PIRATE, Role.MUTINEER
 PLUS, ZERO, MINUS, PLANK = CardKind.LOOT_PLUS_1, CardKind.LOOT_ZERO, CardKind.LOOT_MINUS_2, CardKind.PLANK
-TINY = Path(__file__).resolve().parent.parent / "configs" / "rllib_tiny.yaml"
+TINY = Path(__file__).resolve().parents[2] / "configs" / "rllib_tiny.yaml"
 
 
 def _chest_at_8(loot: int) -> GameState:
