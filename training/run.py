@@ -31,6 +31,7 @@ __all__ = [
     "check_backend_extra",
     "derive_seed",
     "plural",
+    "all_trained",
     "prepare_run_folder",
     "saved_generations",
     "write_generations_csv",
@@ -112,6 +113,17 @@ def _config_differences(old: dict, new: dict, prefix: tuple = ()) -> list[tuple]
         elif a != b:
             diffs.append(path)
     return diffs
+
+
+def all_trained(config: RunConfig, completed: int) -> bool:
+    """Whether ``completed`` generations are all the config asks for; if so, says so and how to train further."""
+    if completed < config.training.generations:
+        return False
+    print(
+        f"run {config.name!r} has completed all {plural(completed, 'generation')}; nothing to train "
+        f"(pass --resume --generations {completed + 1} or more to train further)"
+    )
+    return True
 
 
 def prepare_run_folder(config: RunConfig, resume: bool, force: bool = False) -> tuple[RunFolder, dict]:

@@ -36,7 +36,7 @@ from .agents import OpponentPool, opponent_snapshots
 from .config import RunConfig
 from .evaluate import plot_generations, versus_heuristic_line, vs_heuristic
 from .resume import PROGRESS_CSV, discard_incomplete_generations, load_checkpoint, tensorboard_writer
-from .run import PROGRESS_COLUMNS, derive_seed, plural, prepare_run_folder, write_generations_csv
+from .run import PROGRESS_COLUMNS, all_trained, derive_seed, prepare_run_folder, write_generations_csv
 from .storage import RunFolder, save_model_atomic
 from .team_env import TeamEnv
 
@@ -204,11 +204,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
     total_generations = config.training.generations
-    if start >= total_generations:
-        print(
-            f"run {config.name!r} has completed all {plural(start, 'generation')}; nothing to train "
-            f"(pass --resume --generations {start + 1} or more to train further)"
-        )
+    if all_trained(config, start):
         return run
     if resume:
         done = f"generations 1–{start}" if start > 1 else "generation 1" if start else "no generation"

@@ -35,7 +35,7 @@ from traitors_env.core.registry import DEFAULT_GAME
 
 from ..config import RunConfig
 from ..evaluate import plot_generations, vs_heuristic
-from ..run import PROGRESS_COLUMNS, derive_seed, plural, prepare_run_folder, write_generations_csv
+from ..run import PROGRESS_COLUMNS, all_trained, derive_seed, prepare_run_folder, write_generations_csv
 from ..storage import RunFolder
 from ..table_sizes import table_size_probabilities
 from .engine import Engine, make_engine
@@ -387,11 +387,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
     total_generations = config.training.generations
-    if start >= total_generations:
-        print(
-            f"run {config.name!r} has completed all {plural(start, 'generation')}; nothing to train "
-            f"(pass --resume --generations {start + 1} or more to train further)"
-        )
+    if all_trained(config, start):
         return run
 
     trainer = Trainer(config, engine)
