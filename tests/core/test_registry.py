@@ -88,3 +88,21 @@ def test_a_game_registered_at_run_time_is_in_pettingzoos_registry(clean):
     env = pettingzoo.make("aec", "toy_v0", num_players=3)
     env.reset(seed=0)
     assert env.unwrapped.metadata["name"] == "toy_v0" and len(env.possible_agents) == 3
+
+
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("min_players", 6, "min_players"),            # above max_players (5): no table size at all
+    ("default_players", 9, "default_players"),    # outside 3–5
+    ("min_players", 0, "min_players"),
+    ("max_players", 5.0, "max_players"),
+    ("num_actions", 0, "num_actions"),
+    ("observation_shape", (), "observation_shape"),
+    ("sides", ("spy",), "sides"),
+    ("side_labels", ("Spy", "Others", "Third"), "side_labels"),
+    ("utility", "nonsense", "utility"),
+    ("short_name", "Toy", "short_name"),
+    ("env_id", "", "env_id"),
+])
+def test_a_game_type_that_contradicts_itself_is_refused(field, value, words):
+    with pytest.raises(ValueError, match=words):
+        dataclasses.replace(toy_game.TYPE, **{field: value})
