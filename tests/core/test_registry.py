@@ -106,3 +106,40 @@ def test_a_game_registered_at_run_time_is_in_pettingzoos_registry(clean):
 def test_a_game_type_that_contradicts_itself_is_refused(field, value, words):
     with pytest.raises(ValueError, match=words):
         dataclasses.replace(toy_game.TYPE, **{field: value})
+
+
+def test_an_entry_point_that_fails_to_import_is_named_with_its_game(clean):
+    from traitors_env.core.registry import GameLoadError
+
+    register_game("broken", "no_such_package.game:GAME")
+    with pytest.raises(GameLoadError, match="'broken'.*no_such_package.game:GAME.*ModuleNotFoundError"):
+        load_game("broken")
+    register_game("broken_attr", "toy_game:NO_SUCH_GAME")
+    with pytest.raises(GameLoadError, match="AttributeError"):
+        load_game("broken_attr")
+
+
+def test_plugins_with_a_bad_or_taken_name_are_left_out_with_a_warning_and_good_ones_load(clean, monkeypatch):
+    from importlib import metadata
+
+    entries = [metadata.EntryPoint(name, value, registry.ENTRY_POINT_GROUP) for name, value in (
+        ("Bad-Name", "toy_game:GAME"), ("traitors_aboard", "toy_game:GAME"), ("toy", "toy_game:GAME"))]
+    monkeypatch.setattr(registry.metadata, "entry_points", lambda group: entries if group == registry.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(registry, "_plugins_read", False)
+    with pytest.warns(UserWarning) as caught:
+        names = registered_games()
+    assert sorted(str(w.message).split(" = ")[0] for w in caught) == ["entry point Bad-Name", "entry point traitors_aboard"]
+    assert "Bad-Name" not in names and "toy" in names
+    assert load_game("traitors_aboard").type.long_name == "Traitors Aboard"
+    assert load_game("toy_v0") is toy_game.GAME
+
+
+def test_traitors_bench_leaves_out_a_broken_plugin_unless_it_is_named(clean, capsys):
+    from traitors_env.benchmark import select_games
+    from traitors_env.core.registry import GameLoadError
+
+    register_game("broken", "no_such_package.game:GAME")
+    assert [g.name for g in select_games()] == list(registry.BUILTIN_GAMES)
+    assert "left out: game 'broken'" in capsys.readouterr().err
+    with pytest.raises(GameLoadError):
+        select_games(["broken"])

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import importlib
 import re
+import warnings
 from collections.abc import Callable
 from importlib import metadata
 
 from .game import Game
 
-__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "UnknownGameError", "load_game", "on_register",
+__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "GameLoadError", "UnknownGameError", "load_game", "on_register",
            "register_game", "registered_env_ids", "registered_games", "unregister_game"]
 
 #: The games that ship with the package: name → entry point.
@@ -44,6 +45,10 @@ _NAME = re.compile(r"[a-z0-9_]+")
 
 class UnknownGameError(ValueError):
     """A game name (or environment id) that is not registered."""
+
+
+class GameLoadError(ValueError):
+    """A registered game whose entry point cannot be imported or called (a plug-in installed without what it needs)."""
 
 
 def register_game(name: str, entry_point: str | Game | Callable[[], Game], *, env_id: str | None = None,
@@ -114,9 +119,15 @@ def _read_plugins() -> None:
         return
     _plugins_read = True
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name not in _entry_points:
-            _entry_points[entry.name] = entry.value
-            _env_ids[entry.name] = f"{entry.name}_v0"
+        env_id = f"{entry.name}_v0"
+        taken = [other for other, other_id in _env_ids.items() if {entry.name, env_id} & {other, other_id}]
+        if not _NAME.fullmatch(entry.name) or not _is_entry_point(entry.value) or taken:
+            why = f"the name or env id of game {taken[0]!r}" if taken else "not a game name [a-z0-9_]+ and 'module:attribute'"
+            warnings.warn(f"entry point {entry.name} = {entry.value!r} of group {ENTRY_POINT_GROUP!r} is left out: {why}",
+                          stacklevel=2)
+            continue
+        _entry_points[entry.name] = entry.value
+        _env_ids[entry.name] = env_id
 
 
 def registered_games() -> tuple[str, ...]:
@@ -135,13 +146,18 @@ def _resolve(name: str) -> Game:
     entry = _entry_points[name]
     if isinstance(entry, Game):
         game = entry
-    elif isinstance(entry, str):
-        module, _, attribute = entry.partition(":")
-        game = getattr(importlib.import_module(module), attribute)
-        if callable(game) and not isinstance(game, Game):
-            game = game()
     else:
-        game = entry()
+        try:
+            if isinstance(entry, str):
+                module, _, attribute = entry.partition(":")
+                game = getattr(importlib.import_module(module), attribute)
+                if callable(game) and not isinstance(game, Game):
+                    game = game()
+            else:
+                game = entry()
+        except Exception as error:  # ImportError, AttributeError, whatever the plug-in's own import raises
+            raise GameLoadError(f"game {name!r} could not be loaded from its entry point {entry!r}: "
+                                f"{type(error).__name__}: {error}") from error
     if not isinstance(game, Game):
         raise TypeError(f"entry point of game {name!r} gave {type(game).__name__}, not a traitors_env.core.Game")
     if game.type.short_name != name:
