@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .core.game import Game
-from .core.registry import load_game, registered_games
+from .core.registry import GameLoadError, load_game, registered_games
 
 #: The loops measured for each game and table size, in table order.
 APIS = ("env", "raw_env", "engine")
@@ -284,10 +284,18 @@ def select_games(names: Iterable[str | Game] | None = None) -> list[Game]:
 
     Raises:
         traitors_env.core.registry.UnknownGameError: naming an unknown game and the registered ones.
+        traitors_env.core.registry.GameLoadError: for a game named in ``names`` that cannot be loaded (with
+            ``names=None`` such a game is left out, with a line on stderr).
     """
     games: dict[str, Game] = {}
     for name in registered_games() if names is None else names:
-        game = load_game(name)
+        try:
+            game = load_game(name)
+        except GameLoadError as error:  # a broken plug-in does not stop the others' measurement; named, it does
+            if names is not None:
+                raise
+            print(f"traitors-bench: left out: {error}", file=sys.stderr)
+            continue
         games.setdefault(game.type.short_name, game)
     return list(games.values())
 

@@ -8,7 +8,7 @@ does nothing otherwise (:data:`REGISTERED` says which). No game is imported unti
 
 from __future__ import annotations
 
-from .core.registry import load_game, registered_env_ids
+from .core.registry import load_game, on_register, registered_env_ids
 
 __all__ = ["REGISTERED", "make_env", "register_environments"]
 
@@ -43,3 +43,5 @@ def register_environments() -> bool:
 
 #: Whether the installed PettingZoo has a registry and the environments are in it.
 REGISTERED = register_environments()
+if REGISTERED:  # a game registered later (register_game at run time) joins PettingZoo's registry too
+    on_register(register_environments)

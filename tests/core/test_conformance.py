@@ -11,6 +11,7 @@ pickle and deepcopy of a mid-game env continue as the original does.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import pickle
 
 import numpy as np
@@ -123,14 +124,15 @@ def test_random_games_end_with_the_declared_rewards(name):
                 assert all(rewards[s] == (1 if sides[s] in winners else -1) for s in range(n))
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_secrets_hidden_state_never_changes_an_observation(name):
-    game = _game(name)
+def _check_secrets(game):
+    """The secrets test of ``game``: its ``hidden_variant`` for each seat leaves that seat's observation (and its mask,
+    when it acts) as they are, and redraws, at least once, something another seat sees (else it redraws nothing and
+    the test could not fail)."""
     assert game.hidden_variant is not None, f"{game.type.env_id} declares no hidden_variant (the secrets test needs it)"
-    checked = 0
+    checked = redrawn = 0
 
     def check(env, agent, rng):
-        nonlocal checked
+        nonlocal checked, redrawn
         state = env.game
         for seat in range(state.num_players):
             expected = game.encode(state, seat)
@@ -140,11 +142,33 @@ def test_secrets_hidden_state_never_changes_an_observation(name):
                                               err_msg=f"{game.type.env_id}: seat {seat} sees hidden state")
                 if seat == state.current_player:
                     np.testing.assert_array_equal(variant.legal_mask(), state.legal_mask())
+                if not redrawn:
+                    redrawn += any(not np.array_equal(game.encode(variant, other), game.encode(state, other))
+                                   for other in range(state.num_players) if other != seat)
             checked += 1
 
     for n in game.type.player_counts:
         _random_game(game, n, claims=True, seed=100 + n, on_decision=check)
     assert checked > 0
+    assert redrawn, f"{game.type.env_id}: hidden_variant redraws nothing any other seat sees (a test without teeth)"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_secrets_hidden_state_never_changes_an_observation(name):
+    _check_secrets(_game(name))
+
+
+def test_the_secrets_test_has_teeth():
+    """A planted leak (the toy's observation shows who the Spy is) and a hidden_variant that redraws nothing fail it."""
+    def leaky_encode(state, seat):
+        observation = toy_game.encode(state, seat)
+        observation[2 + toy_game.MAX] += 10 * state.spy
+        return observation
+
+    with pytest.raises(AssertionError, match="sees hidden state"):
+        _check_secrets(dataclasses.replace(toy_game.GAME, encode=leaky_encode))
+    with pytest.raises(AssertionError, match="redraws nothing"):
+        _check_secrets(dataclasses.replace(toy_game.GAME, hidden_variant=lambda state, seat, rng: copy.deepcopy(state)))
 
 
 @pytest.mark.parametrize("name", GAMES)

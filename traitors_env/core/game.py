@@ -15,6 +15,7 @@ the column side. Side indices (0, 1) are what :meth:`Game.side_of_seat` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -62,6 +63,31 @@ class GameType:
     side_labels: tuple[str, str]
     utility: Utility
     rules: str = ""
+
+    def __post_init__(self) -> None:
+        """``ValueError`` naming the field for facts that contradict each other (every generic layer trusts them)."""
+        def check(ok: bool, field: str, expected: str) -> None:
+            if not ok:
+                raise ValueError(f"GameType {field}={getattr(self, field)!r} is not valid; expected {expected}")
+
+        def count(value: object) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+        check(isinstance(self.short_name, str) and re.fullmatch(r"[a-z0-9_]+", self.short_name) is not None,
+              "short_name", "lowercase letters, digits and '_'")
+        check(isinstance(self.env_id, str) and bool(self.env_id), "env_id", "a non-empty string")
+        check(count(self.min_players), "min_players", "an int ≥ 1")
+        check(count(self.max_players) and self.max_players >= self.min_players, "max_players", "an int ≥ min_players")
+        check(count(self.default_players) and self.min_players <= self.default_players <= self.max_players,
+              "default_players", f"an int in {self.min_players}–{self.max_players}")
+        check(count(self.num_actions), "num_actions", "an int ≥ 1")
+        check(isinstance(self.observation_shape, tuple) and len(self.observation_shape) >= 1
+              and all(count(d) for d in self.observation_shape), "observation_shape", "a tuple of positive ints")
+        check(isinstance(self.sides, tuple) and len(self.sides) == 2 and all(isinstance(s, str) and s for s in self.sides)
+              and self.sides[0] != self.sides[1], "sides", "two different non-empty strings")
+        check(isinstance(self.side_labels, tuple) and len(self.side_labels) == 2
+              and all(isinstance(s, str) and s for s in self.side_labels), "side_labels", "two non-empty strings")
+        check(self.utility in ("zero_sum_teams", "general_sum"), "utility", "'zero_sum_teams' or 'general_sum'")
 
     @property
     def player_counts(self) -> tuple[int, ...]:

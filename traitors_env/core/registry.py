@@ -13,13 +13,15 @@ The built-in games are the lines of :data:`BUILTIN_GAMES`; this is the only plac
 from __future__ import annotations
 
 import importlib
+import re
+import warnings
 from collections.abc import Callable
 from importlib import metadata
 
 from .game import Game
 
-__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "UnknownGameError", "load_game", "register_game",
-           "registered_env_ids", "registered_games", "unregister_game"]
+__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "GameLoadError", "UnknownGameError", "load_game", "on_register",
+           "register_game", "registered_env_ids", "registered_games", "unregister_game"]
 
 #: The games that ship with the package: name → entry point.
 BUILTIN_GAMES = {
@@ -37,10 +39,16 @@ _entry_points: dict[str, str | Game | Callable[[], Game]] = dict(BUILTIN_GAMES)
 _env_ids: dict[str, str] = {name: f"{name}_v0" for name in BUILTIN_GAMES}
 _loaded: dict[str, Game] = {}
 _plugins_read = False
+_listeners: list[Callable[[], object]] = []  # called after every register_game (PettingZoo's registry: on_register)
+_NAME = re.compile(r"[a-z0-9_]+")
 
 
 class UnknownGameError(ValueError):
     """A game name (or environment id) that is not registered."""
+
+
+class GameLoadError(ValueError):
+    """A registered game whose entry point cannot be imported or called (a plug-in installed without what it needs)."""
 
 
 def register_game(name: str, entry_point: str | Game | Callable[[], Game], *, env_id: str | None = None,
@@ -56,20 +64,44 @@ def register_game(name: str, entry_point: str | Game | Callable[[], Game], *, en
         override: replace a game registered under the same name (else ``ValueError``).
 
     Raises:
-        ValueError: for a bad name, a malformed entry point, or a name already taken.
+        ValueError: for a bad name, a malformed entry point or env id, a name already taken (unless ``override``), or
+            a name or env id that another game answers to (``load_game`` takes either).
     """
-    if not isinstance(name, str) or not name or not all(c.isalnum() or c == "_" for c in name) or name != name.lower():
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(f"game name {name!r} is not valid; expected lowercase letters, digits and '_'")
-    if isinstance(entry_point, str) and ":" not in entry_point:
+    if isinstance(entry_point, str) and not _is_entry_point(entry_point):
         raise ValueError(f"entry point {entry_point!r} of game {name!r} is not 'module:attribute'")
     if not isinstance(entry_point, (str, Game)) and not callable(entry_point):
         raise ValueError(f"entry point of game {name!r} must be 'module:attribute', a Game or a callable; got {entry_point!r}")
+    if env_id is not None and (not isinstance(env_id, str) or not env_id):
+        raise ValueError(f"env_id {env_id!r} of game {name!r} is not a non-empty string")
+    env_id = env_id or f"{name}_v0"
     _read_plugins()
-    if name in _entry_points and not override and _entry_points[name] != entry_point:
-        raise ValueError(f"a game named {name!r} is registered already; pass override=True to replace it")
+    if name in _entry_points and not override and (_entry_points[name] != entry_point or _env_ids[name] != env_id):
+        raise ValueError(f"a game named {name!r} is registered already (env id {_env_ids[name]!r}); pass override=True "
+                         "to replace it")
+    for other, other_id in _env_ids.items():  # load_game takes a name or an env id: each must name one game
+        if other != name and (env_id in (other, other_id) or name == other_id):
+            raise ValueError(f"game {name!r} with env id {env_id!r} would take the name or env id of game {other!r} "
+                             f"(env id {other_id!r})")
     _entry_points[name] = entry_point
-    _env_ids[name] = env_id or f"{name}_v0"
+    _env_ids[name] = env_id
     _loaded.clear()  # an environment id may have pointed at the replaced game
+    for callback in _listeners:
+        callback()
+
+
+def on_register(callback: Callable[[], object]) -> None:
+    """Call ``callback()`` after every :func:`register_game` (``traitors_env.registration`` puts a game registered at
+    run time into PettingZoo's registry this way, without the registry importing it)."""
+    if callback not in _listeners:
+        _listeners.append(callback)
+
+
+def _is_entry_point(value: str) -> bool:
+    """Whether ``value`` is ``"package.module:attribute"`` (dotted identifiers, one colon, an identifier after it)."""
+    module, colon, attribute = value.partition(":")
+    return bool(colon) and attribute.isidentifier() and all(part.isidentifier() for part in module.split("."))
 
 
 def unregister_game(name: str) -> None:
@@ -87,9 +119,15 @@ def _read_plugins() -> None:
         return
     _plugins_read = True
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name not in _entry_points:
-            _entry_points[entry.name] = entry.value
-            _env_ids[entry.name] = f"{entry.name}_v0"
+        env_id = f"{entry.name}_v0"
+        taken = [other for other, other_id in _env_ids.items() if {entry.name, env_id} & {other, other_id}]
+        if not _NAME.fullmatch(entry.name) or not _is_entry_point(entry.value) or taken:
+            why = f"the name or env id of game {taken[0]!r}" if taken else "not a game name [a-z0-9_]+ and 'module:attribute'"
+            warnings.warn(f"entry point {entry.name} = {entry.value!r} of group {ENTRY_POINT_GROUP!r} is left out: {why}",
+                          stacklevel=2)
+            continue
+        _entry_points[entry.name] = entry.value
+        _env_ids[entry.name] = env_id
 
 
 def registered_games() -> tuple[str, ...]:
@@ -108,13 +146,18 @@ def _resolve(name: str) -> Game:
     entry = _entry_points[name]
     if isinstance(entry, Game):
         game = entry
-    elif isinstance(entry, str):
-        module, _, attribute = entry.partition(":")
-        game = getattr(importlib.import_module(module), attribute)
-        if callable(game) and not isinstance(game, Game):
-            game = game()
     else:
-        game = entry()
+        try:
+            if isinstance(entry, str):
+                module, _, attribute = entry.partition(":")
+                game = getattr(importlib.import_module(module), attribute)
+                if callable(game) and not isinstance(game, Game):
+                    game = game()
+            else:
+                game = entry()
+        except Exception as error:  # ImportError, AttributeError, whatever the plug-in's own import raises
+            raise GameLoadError(f"game {name!r} could not be loaded from its entry point {entry!r}: "
+                                f"{type(error).__name__}: {error}") from error
     if not isinstance(game, Game):
         raise TypeError(f"entry point of game {name!r} gave {type(game).__name__}, not a traitors_env.core.Game")
     if game.type.short_name != name:
