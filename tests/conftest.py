@@ -16,3 +16,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def toy_registered():
+    """The toy game of ``tests/toy_game.py`` registered as ``toy`` for one test, unregistered after."""
+    import toy_game
+
+    from traitors_env.core.registry import register_game, unregister_game
+
+    register_game("toy", toy_game.GAME, override=True)
+    yield toy_game.GAME
+    unregister_game("toy")

@@ -9,39 +9,16 @@ from __future__ import annotations
 import json
 
 import pytest
-import toy_game
 from toy_game import GAME
 
 from traitors_env.core.agent import RandomAgent
-from traitors_env.core.registry import register_game, unregister_game
+from traitors_env.core.registry import unregister_game
 from traitors_env.evaluation import agent_seats, evaluate, play_game
 from traitors_env.evaluation.cli import main as eval_main
 from traitors_env.evaluation.compare import compare
 from traitors_env.evaluation.crossplay import play_cells
 
-
-@pytest.fixture(autouse=True)
-def toy_registered():
-    register_game("toy", toy_game.GAME, override=True)
-    yield
-    unregister_game("toy")
-
-
-def _agents_by_spec_for_any_game() -> bool:
-    """Whether ``agent_maker`` resolves a bot of a registered game it does not know by name (the generic agents/)."""
-    from traitors_env.agents.spec import AgentSpecError, agent_maker
-
-    register_game("toy", toy_game.GAME, override=True)
-    try:
-        agent_maker("random", game="toy")
-    except AgentSpecError:
-        return False
-    return True
-
-
-needs_generic_agents = pytest.mark.skipif(
-    not _agents_by_spec_for_any_game(), reason="agents.spec.agent_maker does not yet resolve specs of any registered game"
-)
+pytestmark = pytest.mark.usefixtures("toy_registered")
 
 
 def test_play_game_and_evaluate_a_game_the_package_does_not_know():
@@ -68,7 +45,6 @@ def test_crossplay_of_objects_with_build():
     assert result.tallies == {} and result.records == [] and not result.failures
 
 
-@needs_generic_agents
 def test_traitors_eval_game_toy(tmp_path, capsys):
     out = tmp_path / "bench"
     code = eval_main(["--game", "toy", "--agents", "random", "heuristic", "--players", "3", "5", "--games", "6",
@@ -90,7 +66,6 @@ def test_traitors_eval_game_toy(tmp_path, capsys):
     assert "no hidden-role metrics" in compare([report], ["random"], ["bench"])
 
 
-@needs_generic_agents
 def test_traitors_eval_game_toy_refuses_what_the_game_lacks(tmp_path, capsys):
     out = str(tmp_path / "o")
     assert eval_main(["--game", "toy", "--agents", "random", "--players", "3", "--games", "2", "--records", "1",

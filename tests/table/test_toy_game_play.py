@@ -10,41 +10,19 @@ from __future__ import annotations
 import io
 
 import pytest
-import toy_game
 from rich.console import Console
 
 from traitors_env.core.agent import RandomAgent
-from traitors_env.core.registry import register_game, unregister_game
 from traitors_env.table.play import GameAbandoned, PlaySession
 from traitors_env.table.play import main as play_main
 from traitors_env.table.replay import main as replay_main
 
-
-@pytest.fixture(autouse=True)
-def toy_registered():
-    register_game("toy", toy_game.GAME, override=True)
-    yield
-    unregister_game("toy")
+pytestmark = pytest.mark.usefixtures("toy_registered")
 
 
 def console() -> Console:
     return Console(file=io.StringIO(), width=120, color_system=None, highlight=False)
 
-
-def _agents_by_spec_for_any_game() -> bool:
-    from traitors_env.agents.spec import AgentSpecError, agent_maker
-
-    register_game("toy", toy_game.GAME, override=True)
-    try:
-        agent_maker("random", game="toy")
-    except AgentSpecError:
-        return False
-    return True
-
-
-needs_generic_agents = pytest.mark.skipif(
-    not _agents_by_spec_for_any_game(), reason="agents.spec.agent_maker does not yet resolve specs of any registered game"
-)
 
 
 def scripted(answers):
@@ -78,7 +56,6 @@ def test_a_session_through_the_generic_view():
         PlaySession(4, 0, [None, *map(RandomAgent, (1, 2, 3))], 7, console(), lambda prompt: "q", game="toy").run()
 
 
-@needs_generic_agents
 def test_traitors_play_game_toy():
     def run(answers):
         c = console()
@@ -93,7 +70,6 @@ def test_traitors_play_game_toy():
     assert status == 1 and "Game abandoned (quit at the prompt)" in out and "--seed 4" in out
 
 
-@needs_generic_agents
 @pytest.mark.parametrize(("argv", "message"), [
     (["--players", "6"], "--players 6: expected 3–5"),
     (["--record", "game.json"], "--record game.json: toy_v0 has no game records"),
