@@ -519,6 +519,20 @@ def versus_heuristic_line(check: dict, game: Game | str = DEFAULT_GAME) -> str:
     return "against heuristic opponents, " + ", ".join(parts)
 
 
+def complete_generation(run: RunFolder, state: dict, record: dict, game: Game | str = DEFAULT_GAME) -> None:
+    """Count a trained generation as completed: its ``record`` joins ``state``'s history, ``state.json`` is written
+    (last of the state: only then does the generation count, so a kill before it is discarded on resume), then
+    ``generations.csv`` and, once a generation was checked against the heuristic, ``winrates.png``."""
+    from .run import write_generations_csv
+
+    state["history"].append(record)
+    state["completed_generations"] = record["generation"]
+    run.write_state(state)
+    write_generations_csv(run, state["history"])
+    if any(h.get("vs_heuristic") for h in state["history"]):
+        plot_generations(state["history"], run.path / "winrates.png", game)
+
+
 def plot_generations(history: list[dict], path: Path, game: Game | str = DEFAULT_GAME) -> None:
     """``winrates.png``: per side, the trained policy's win rate against the heuristic per generation (95% bars),
     with the heuristic's and random's win rates in the same side against the same opponents as lines."""

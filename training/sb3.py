@@ -34,9 +34,9 @@ import numpy as np
 
 from .agents import OpponentPool, opponent_snapshots
 from .config import RunConfig
-from .evaluate import plot_generations, versus_heuristic_line, vs_heuristic
+from .evaluate import complete_generation, versus_heuristic_line, vs_heuristic
 from .resume import PROGRESS_CSV, discard_incomplete_generations, load_checkpoint, tensorboard_writer
-from .run import PROGRESS_COLUMNS, all_trained, derive_seed, prepare_run_folder, write_generations_csv
+from .run import PROGRESS_COLUMNS, all_trained, derive_seed, prepare_run_folder
 from .storage import RunFolder, save_model_atomic
 from .team_env import TeamEnv
 
@@ -279,12 +279,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                 record["vs_heuristic"] = check
                 bar.write(f"gen {generation + 1}: {versus_heuristic_line(check, game)}")
             record["seconds"] = round(time.perf_counter() - began, 2)
-            state["history"].append(record)
-            state["completed_generations"] = generation + 1
-            run.write_state(state)  # last: the generation now counts as completed
-            write_generations_csv(run, state["history"])
-            if any(h.get("vs_heuristic") for h in state["history"]):
-                plot_generations(state["history"], run.path / "winrates.png", game)
+            complete_generation(run, state, record, game)
     except KeyboardInterrupt:
         discard_incomplete_generations(run, state["completed_generations"])  # nothing half-written stays
         raise

@@ -34,8 +34,8 @@ from traitors_env.core import load_game
 from traitors_env.core.registry import DEFAULT_GAME
 
 from ..config import RunConfig
-from ..evaluate import plot_generations, vs_heuristic
-from ..run import PROGRESS_COLUMNS, all_trained, derive_seed, prepare_run_folder, write_generations_csv
+from ..evaluate import complete_generation, vs_heuristic
+from ..run import PROGRESS_COLUMNS, all_trained, derive_seed, prepare_run_folder
 from ..storage import RunFolder
 from ..table_sizes import table_size_probabilities
 from .engine import Engine, make_engine
@@ -509,12 +509,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                                 for key, label in zip(sides, game.type.side_labels))
                 )
             record["seconds"] = round(time.perf_counter() - began, 2)
-            state["history"].append(record)
-            state["completed_generations"] = generation + 1
-            run.write_state(state)  # last: the generation now counts as completed
-            write_generations_csv(run, state["history"])
-            if any(h.get("vs_heuristic") for h in state["history"]):
-                plot_generations(state["history"], run.path / "winrates.png", game)
+            complete_generation(run, state, record, game)
     finally:
         stop.set()
         bar.close()
