@@ -156,6 +156,15 @@ class Game:
             who has a choice: such a decision carries nothing to learn). ``False``: every decision is asked.
         training_order: the two sides in the order a training generation trains them (the second meets the
             first's snapshot of the same generation); ``None``: ``(0, 1)``.
+
+    Role beliefs and deduction (optional; :class:`traitors_env.core.agent.BeliefAgent`,
+    :mod:`traitors_env.evaluation.deduction`):
+        hidden_side: the side index (0 or 1) whose seats the other side does not know: the side an agent's
+            ``beliefs(observation)`` gives the probability of, per seat (Traitors Aboard: 1, the Mutineers; The
+            Traitors: 0, the Traitor). ``None``: the game declares no hidden side, and beliefs are not scored.
+        progress: ``(state) -> float`` in [0, 1]: how far a game in progress is, in the game's own measure
+            (Traitors Aboard: the share of the starting draw pile drawn; The Traitors: the rounds played), for
+            the deduction metrics' early / mid / late phases. ``None``: one phase, ``"all"``.
     """
 
     type: GameType
@@ -182,6 +191,13 @@ class Game:
     learner_seat: Callable[[Any, int, int], int] | None = None
     skip_forced_moves: bool = False
     training_order: tuple[int, int] | None = None
+    hidden_side: int | None = None
+    progress: Callable[[Any], float] | None = None
+
+    def __post_init__(self) -> None:
+        """``ValueError`` naming ``hidden_side`` when it is not ``None``, 0 or 1."""
+        if self.hidden_side is not None and (isinstance(self.hidden_side, bool) or self.hidden_side not in (0, 1)):
+            raise ValueError(f"Game hidden_side={self.hidden_side!r} is not valid; expected None, 0 or 1")
 
     @property
     def name(self) -> str:
@@ -243,9 +259,20 @@ class Game:
         value = getattr(self, capability, None)
         if value is None:
             words = {"records": "game records", "metrics": "hidden-role metrics", "jax": "JAX twin",
-                     "terminal_view": "terminal view"}.get(capability, capability)
+                     "terminal_view": "terminal view",
+                     "hidden_side": "hidden side (Game.hidden_side)", "progress": "progress measure (Game.progress)"}.get(capability, capability)
             raise MissingCapabilityError(f"{self.type.env_id} has no {words}")
         return value
+
+    @property
+    def belief_size(self) -> int:
+        """The length of a beliefs vector of this game: one entry per relative seat, padded to ``type.max_players``."""
+        return self.type.max_players
+
+    def hidden_count(self, num_players: int) -> int:
+        """Seats of :attr:`hidden_side` at a table of ``num_players`` (``side_sizes``); ``MissingCapabilityError``
+        where the game declares no hidden side."""
+        return int(self.side_sizes(num_players)[self.require("hidden_side")])
 
     def has(self, capability: str) -> bool:
         return getattr(self, capability, None) is not None

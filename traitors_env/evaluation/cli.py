@@ -39,6 +39,7 @@ def run_benchmark(
     plots: bool = True,
     progress: bool = False,
     game: str | Game = DEFAULT_GAME,
+    beliefs: bool = True,
 ) -> dict:
     """Check every spec, play the cross-play, write ``report.json``, ``report.md`` and the plots into ``out``.
 
@@ -51,6 +52,7 @@ def run_benchmark(
         records: keep the game records of the first ``records`` games of each cell in ``out/records/``
             (a game with the ``records`` capability only).
         game: a registry name (default :data:`~traitors_env.core.registry.DEFAULT_GAME`) or a :class:`Game`.
+        beliefs: score the role beliefs of the agents that have them (the report's ``deduction``, ``beliefs.png``).
 
     Returns:
         the report (see :mod:`.report`) plus ``"files"``: the paths written.
@@ -62,7 +64,7 @@ def run_benchmark(
     """
     from ..agents.spec import agent_maker
     from ..core.game import MissingCapabilityError
-    from .plots import plot_crossplay, plot_metrics, plot_ratings
+    from .plots import plot_beliefs, plot_crossplay, plot_metrics, plot_ratings
     from .report import build_report, markdown
 
     game = load_game(game)
@@ -92,7 +94,7 @@ def run_benchmark(
     ]
     started = time.perf_counter()
     crossplay = play_cells(cells, games, seed=seed, claims=claims, workers=workers, progress=progress,
-                           records_per_cell=records, game=game)
+                           records_per_cell=records, game=game, beliefs=beliefs)
     settings = {"game": game.name, "players": players, "games": games, "seed": seed, "claims": claims, "anchor": list(anchor),
                 "seconds": round(time.perf_counter() - started, 1)}
     report = build_report(population, crossplay, settings)
@@ -103,7 +105,7 @@ def run_benchmark(
     atomic_write_text(files[1], markdown(report))
     # A reused --out folder: the kit's own outputs of an earlier report that this one does not rewrite would
     # stand beside it as if they were its (plots after --no-plots, another population's game records).
-    for name in ("crossplay.png", "ratings.png", "metrics.png"):
+    for name in ("crossplay.png", "ratings.png", "metrics.png", "beliefs.png"):
         (out / name).unlink(missing_ok=True)
     for old in (out / "records").glob("*p_*_vs_*_game*.json"):
         old.unlink()
@@ -112,6 +114,9 @@ def run_benchmark(
                            ("metrics.png", plot_metrics))[:3 if game.metrics is not None else 2]:
             files.append(out / name)
             plot(report, files[-1])
+        if report["deduction"].get("agents"):
+            files.append(out / "beliefs.png")
+            plot_beliefs(report, files[-1])
     if crossplay.records:
         (out / "records").mkdir(exist_ok=True)
         for name, text in crossplay.records:
@@ -124,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="traitors-eval",
         description="Benchmark agents: every agent at the game's row side (Traitors Aboard: the Pirates) against "
         "every agent at the other side, at each table size; writes report.json, report.md, crossplay.png, "
-        "ratings.png and, for a game with hidden-role metrics, metrics.png into --out. "
+        "ratings.png, for a game with hidden-role metrics metrics.png, and for agents with role beliefs beliefs.png "
+        "into --out. "
         "(traitors-eval --run RUN evaluates one training run instead.)",
         epilog="One training run instead: traitors-eval --run RUN [--generation G] [--games N] [--workers W] "
         "evaluates generation G (1-based, default the newest) of the run folder RUN against the heuristic and "
@@ -147,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only the cells in which one side is one of these agents (no meta-game then)")
     parser.add_argument("--records", type=int, default=0, help="keep the records of the first N games of each cell")
     parser.add_argument("--no-plots", action="store_true", help="write no PNG files")
+    parser.add_argument("--no-beliefs", action="store_true",
+                        help="do not score the role beliefs of agents that have them (the report's deduction section)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -165,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = run_benchmark(
             population, players, args.games, args.out, seed=args.seed, claims=not args.no_claims,
             workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,
-            progress=not args.no_progress, game=game,
+            progress=not args.no_progress, game=game, beliefs=not args.no_beliefs,
         )
     except (AgentSpecError, PopulationError, ValueError) as error:
         print(f"traitors-eval: error: {error}", file=sys.stderr)

@@ -12,6 +12,10 @@ An agent is given as a spec: a string for :func:`traitors_env.agents.spec.agent_
 checkpoints, ``package.module:function``), or any picklable object with ``build(seed) -> Agent``.
 Each worker resolves a spec once and builds one agent per game.
 
+Role beliefs: where the game declares a hidden side (``Game.hidden_side``), every agent with ``beliefs`` is asked
+for them at each of its decisions and scored against the deal (:mod:`.deduction`); ``CrossPlay.deduction`` holds
+the tallies per (agent, side key).
+
 An agent that raises or returns an action its mask forbids stops its chunk of games: the games
 finished before it are kept and the failure is reported (:class:`AgentFailure`), never lost.
 
@@ -32,6 +36,7 @@ import numpy as np
 
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
+from .deduction import Deduction
 from .games import AgentError, play_game
 
 __all__ = ["AgentFailure", "CellResult", "CrossPlay", "agent_seeds", "game_seed", "play_cells"]
@@ -101,6 +106,8 @@ class CrossPlay:
     failures: list[dict]
     records: list[tuple[str, str]]  # (file name, record JSON)
     interrupted: bool = False
+    #: (agent, side key) → deduction tally (:class:`.deduction.Deduction`), for agents with beliefs.
+    deduction: dict[tuple[str, str], Counter] = field(default_factory=dict)
 
 
 def outcome(game: Game, state, deal: int) -> dict:
@@ -146,8 +153,9 @@ def _maker(spec, game: Game):
 
 
 def _play(env, game: Game, agents: dict[bool, tuple[str, str, object]], seed: int, num_players: int,
-          index: int) -> None:
-    """Play one game to its end (``agents[True]`` at the row side's seats); raises :class:`AgentFailure`."""
+          index: int, deduction=None) -> None:
+    """Play one game to its end (``agents[True]`` at the row side's seats), scoring beliefs into ``deduction``
+    (a :class:`.deduction.Deduction`) if given; raises :class:`AgentFailure`."""
     sides: list[tuple[str, str]] = []
 
     def seated(state):
@@ -156,8 +164,11 @@ def _play(env, game: Game, agents: dict[bool, tuple[str, str, object]], seed: in
             sides.append((label, team))
         return [agents[game.side_of_seat(state, s) == 0][2] for s in range(num_players)]
 
+    def beliefs(seat, observation, mask, values, state, agent):
+        deduction.observe(sides[seat][0], state, seat, observation, values, mask, agent)
+
     try:
-        play_game(env, seated, seed, check=True)
+        play_game(env, seated, seed, check=True, beliefs=beliefs if deduction is not None else None)
     except AgentError as error:
         label, team = sides[error.seat]
         raise AgentFailure(label, team, num_players, index, error.reason) from None
@@ -165,11 +176,13 @@ def _play(env, game: Game, agents: dict[bool, tuple[str, str, object]], seed: in
 
 def _run_chunk(task: tuple) -> dict:
     """Worker: play games ``first … first+count-1`` of one cell; returns what finished (and a failure)."""
-    n, p_name, p_spec, m_name, m_spec, base_seed, first, count, claims, record_below, game_name = task
+    n, p_name, p_spec, m_name, m_spec, base_seed, first, count, claims, record_below, game_name, beliefs = task
     game = load_game(game_name)
+    scorer = Deduction(game) if beliefs and game.hidden_side is not None else None
     row_team, column_team = game.type.sides
     out = {"key": (n, p_name, m_name), "outcomes": {}, "ends": Counter(), "failure": None, "records": [],
-           "tallies": {row_team: Counter(), column_team: Counter()}, "column_wins": 0, "column_seats": 0}
+           "tallies": {row_team: Counter(), column_team: Counter()}, "column_wins": 0, "column_seats": 0,
+           "deduction": {}}
     env = _ENVS.get((game.type.env_id, n, claims))
     if env is None:
         env = _ENVS[(game.type.env_id, n, claims)] = game.raw_env(num_players=n, claims=claims)
@@ -184,7 +197,8 @@ def _run_chunk(task: tuple) -> dict:
                 except Exception as error:
                     raise AgentFailure(label, team, n, index, f"cannot be built: {error}") from None
             deal = game_seed(base_seed, n, index)
-            _play(env, game, agents, deal, n, index)
+            deduction = scorer.fresh() if scorer is not None else None  # a failed game's beliefs are not kept
+            _play(env, game, agents, deal, n, index, deduction)
         except AgentFailure as failure:
             out["failure"] = failure.info
             break
@@ -195,6 +209,8 @@ def _run_chunk(task: tuple) -> dict:
         out["column_seats"] += result["column_seats"]
         for team, counts in result["tallies"].items():
             out["tallies"][team].update(counts)
+        for key, counts in (deduction.tallies.items() if deduction is not None else ()):
+            out["deduction"].setdefault(key, Counter()).update(counts)
         if index < record_below and game.records is not None:
             record = game.records.record_game(env.game, deal, seats=[p_name if r else m_name for r in result["row"]])
             name = f"{n}p_{_file_part(p_name)}_vs_{_file_part(m_name)}_game{index:04d}.json"
@@ -218,6 +234,7 @@ def play_cells(
     records_per_cell: int = 0,
     desc: str = "cross-play",
     game: str | Game = DEFAULT_GAME,
+    beliefs: bool = True,
 ) -> CrossPlay:
     """Play ``games`` seeded games in every cell.
 
@@ -231,6 +248,7 @@ def play_cells(
         records_per_cell: keep the game record of the first this many games of each cell.
         desc: the progress bar's label.
         game: the game: a registry name (default :data:`~traitors_env.core.registry.DEFAULT_GAME`) or a :class:`Game`.
+        beliefs: score the role beliefs of agents that have them (:mod:`.deduction`; a game with ``hidden_side``).
 
     Returns:
         a :class:`CrossPlay`. A chunk whose agent failed keeps its finished games and adds one entry to
@@ -240,7 +258,7 @@ def play_cells(
 
     game = load_game(game)
     tasks = [
-        (n, p_name, p_spec, m_name, m_spec, seed, first, min(CHUNK, games - first), claims, records_per_cell, game.name)
+        (n, p_name, p_spec, m_name, m_spec, seed, first, min(CHUNK, games - first), claims, records_per_cell, game.name, beliefs)
         for n, p_name, p_spec, m_name, m_spec in cells
         for first in range(0, games, CHUNK)
     ]
@@ -265,6 +283,8 @@ def play_cells(
         if out["failure"]:
             result.failures.append(out["failure"])
         result.records.extend(out["records"])
+        for key, tally in out["deduction"].items():
+            result.deduction.setdefault(key, Counter()).update(tally)
         bar.update(len(out["outcomes"]))
 
     try:

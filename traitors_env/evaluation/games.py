@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.agent import Agent
+from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
 from ..core.stats import wilson_interval
@@ -46,6 +46,7 @@ def play_game(
     *,
     game: str | Game = DEFAULT_GAME,
     check: bool = False,
+    beliefs: Callable[..., None] | None = None,
 ) -> dict:
     """Play one full game through the PettingZoo AEC loop, seat ``i`` played by ``agents[i]``.
 
@@ -60,6 +61,11 @@ def play_game(
         check: refuse what an agent does wrong: an exception in ``act`` or an action that is not an int
             its ``action_mask`` allows raises :class:`AgentError` naming the seat (the benchmark kit).
             Without it the env's own rules apply (``env()`` ends the game on an illegal action).
+        beliefs: called at each decision of a seat whose agent has role beliefs
+            (:func:`traitors_env.core.agent.agent_beliefs`), before it acts, as ``beliefs(seat, observation,
+            action_mask, values, state, agent)``: ``values`` the agent's beliefs (``float32``, one per relative seat),
+            ``state`` the engine state at the decision (``env.unwrapped.game``); the kit's deduction metrics
+            (:class:`traitors_env.evaluation.deduction.Deduction`). Agents without beliefs are never asked.
 
     Returns:
         ``{"result": ..., "rewards": [per-seat total reward, float], "infos": {agent name: final info}}``,
@@ -90,6 +96,16 @@ def play_game(
             info = info_ or info
             env.step(None)
             continue
+        if beliefs is not None:
+            try:
+                values = agent_beliefs(agents[seat], observation["observation"])
+            except Exception as error:
+                if not check:
+                    raise
+                raise AgentError(seat, f"beliefs raised {type(error).__name__}: {error}") from None
+            if values is not None:
+                beliefs(seat, observation["observation"], observation["action_mask"], values, env.unwrapped.game,
+                        agents[seat])
         if not check:
             env.step(agents[seat].act(observation["observation"], observation["action_mask"]))
             continue

@@ -1,4 +1,5 @@
-"""The report's plots (matplotlib, Agg): cross-play heatmaps, ratings with error bars, metrics per agent (any game)."""
+"""The report's plots (matplotlib, Agg): cross-play heatmaps, ratings with error bars, metrics per agent, the role
+beliefs' reliability diagram (any game)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 from .metrics import plotted_metrics
 from .report import possessive, report_game
 
-__all__ = ["plot_crossplay", "plot_metrics", "plot_ratings"]
+__all__ = ["plot_beliefs", "plot_crossplay", "plot_metrics", "plot_ratings"]
 
 
 def _pyplot():
@@ -122,5 +123,44 @@ def plot_metrics(report: dict, path: Path) -> None:
     axes.flat[0].legend(fontsize=8)
     # The title of the figures the docs show (unchanged, so a rerun redraws the same image).
     fig.suptitle("Hidden-role metrics per agent and team (95 % intervals; docs/benchmark, \"Hidden-role metrics\")")
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def plot_beliefs(report: dict, path: Path) -> None:
+    """``beliefs.png``: the reliability diagram of the agents' role beliefs (``report["deduction"]``), one panel per
+    observer side: per bin of the belief, the share of those seats truly on the hidden side against the mean belief
+    (a calibrated agent lies on the diagonal; marker area ∝ predictions in the bin).
+
+    Raises:
+        ValueError: for a report without scored beliefs.
+    """
+    plt = _pyplot()
+    game = report_game(report)
+    agents = (report.get("deduction") or {}).get("agents") or {}
+    teams = [t for t in game.type.sides if any(t in sides for sides in agents.values())]
+    if not teams:
+        raise ValueError("the report has no scored role beliefs (report['deduction']['agents'] is empty)")
+    hidden = game.type.side_labels[game.type.side_index(report["deduction"]["hidden_side"])]
+    fig, axes = plt.subplots(1, len(teams), figsize=(4.6 * len(teams), 4.4), squeeze=False)
+    for ax, team in zip(axes.flat, teams):
+        ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="calibrated")
+        for name, sides in agents.items():
+            bins = [b for b in sides.get(team, {}).get("reliability", []) if b["count"]]
+            if not bins:
+                continue
+            total = sum(b["count"] for b in bins)
+            x = [b["mean_belief"] for b in bins]
+            y = [b["frequency"] for b in bins]
+            line = ax.plot(x, y, marker=None, linewidth=1.2, label=name)[0]
+            ax.scatter(x, y, s=[10 + 400 * b["count"] / total for b in bins], color=line.get_color(), alpha=0.7)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel(f"belief P({hidden})")
+        ax.set_ylabel(f"share truly {hidden}")
+        ax.set_title(f"as the {team}", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Role beliefs: reliability diagram (every decision, all table sizes)")
     fig.tight_layout()
     _save(fig, path)

@@ -18,6 +18,11 @@ The game is ``settings["game"]`` (a registry name); ``ROW`` and ``COLUMN`` below
   for a game without hidden-role metrics, which ``report.md`` says);
 - ``seed_groups``: group → ``seeds`` and per side per metric the mean over seeds with a bootstrap 95 %
   interval (``scipy.stats.bootstrap``, percentile) and the per-seed values;
+- ``deduction``: role beliefs scored against the true roles (:mod:`.deduction`): ``hidden_side`` (the side key
+  beliefs are about), ``phases`` (how the phases are cut), ``agents``: agent → side key → ``rows`` (per table size
+  and phase, and pooled: Brier, log loss, the base rate's and the heuristic's on the same predictions,
+  ``brier_over_base``) and ``reliability`` (bins); only agents with ``beliefs``. ``{"skipped": reason}`` for a
+  game without ``hidden_side``;
 - ``failures``: agents that failed mid-run (agent, side key as ``team``, table size, game, error); ``interrupted``.
 """
 
@@ -32,6 +37,7 @@ from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
 from ..core.stats import wilson_interval
 from .crossplay import CrossPlay
+from .deduction import summarize_deduction
 from .metagame import solve_zero_sum
 from .metrics import summarize
 from .population import Population
@@ -136,6 +142,24 @@ def _nash(rows: list[dict], names: list[str], counts: list, game: Game) -> dict:
     return out
 
 
+def _deduction(crossplay: CrossPlay, names: list[str], counts: list, game: Game) -> dict:
+    if game.hidden_side is None:
+        return {"skipped": f"{game.type.env_id} declares no hidden side (Game.hidden_side): beliefs are not scored"}
+    tallies = getattr(crossplay, "deduction", {}) or {}
+    agents = {}
+    for name in names:
+        entry = {team: summarize_deduction(tallies[(name, team)], counts) for team in game.type.sides
+                 if (name, team) in tallies}
+        if entry:
+            agents[name] = entry
+    return {
+        "hidden_side": game.type.sides[game.hidden_side],
+        "phases": ("thirds of the game's progress (Game.progress): early < 1/3 ≤ mid < 2/3 ≤ late"
+                   if game.progress is not None else "one phase: the game declares no progress measure"),
+        "agents": agents,
+    }
+
+
 def build_report(population: Population, crossplay: CrossPlay, settings: dict) -> dict:
     """The report dict (see the module doc) of a finished (or partly finished) cross-play."""
     names = population.names
@@ -179,6 +203,7 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
         "nash": _nash(rows, names, counts, game),
         "metrics": metrics,
         "seed_groups": seed_groups,
+        "deduction": _deduction(crossplay, names, counts, game),
         "failures": crossplay.failures,
         "interrupted": crossplay.interrupted,
     }
@@ -206,6 +231,45 @@ def _seed_value(entry: dict, percent: bool) -> str:
     if entry["interval"]:
         text += f" [{fmt(entry['interval'][0])}, {fmt(entry['interval'][1])}]"
     return text
+
+
+def _number(x, digits: int = 3) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _deduction_markdown(deduction: dict | None, game: Game) -> list[str]:
+    """The report's "Deduction (role beliefs)" section (nothing for a report written before it existed)."""
+    if deduction is None:
+        return []
+    out = ["## Deduction (role beliefs)", ""]
+    if "skipped" in deduction:
+        return out + [f"Not computed: {deduction['skipped']}.", ""]
+    hidden = game.type.side_labels[game.type.side_index(deduction["hidden_side"])]
+    if not deduction["agents"]:
+        return out + [f"No agent exposes role beliefs (`beliefs(observation)`: P({hidden}) per seat), so none is "
+                      "scored.", ""]
+    out += [f"Each agent's beliefs P({hidden}) about every other seat, at each of its decisions, against the true "
+            "roles: mean Brier score and log loss (nats) per prediction, next to the base rate's (the prior of the table "
+            "size and the observer's own side) and the game heuristic's on the same observations; Brier / base < 1 "
+            f"is deduction beyond the prior. Phases: {deduction['phases']}. Reliability diagram: beliefs.png.", ""]
+    for name, sides in deduction["agents"].items():
+        for team, entry in sides.items():
+            if all(r["base_brier"] == 0 and r["brier"] == 0 for r in entry["rows"]):
+                decisions = max(r["decisions"] for r in entry["rows"])  # the pooled row's
+                out += [f"### {name} as the {team}", "",
+                        f"Nothing to deduce: at these tables the {team} know every other seat's side (base rate 0), "
+                        f"and the agent's beliefs say so at all {decisions} decisions (Brier 0).", ""]
+                continue
+            out += [f"### {name} as the {team}", "",
+                    "| players | phase | decisions | Brier | base rate | heuristic | Brier / base | log loss | base rate "
+                    "| heuristic |", "|---|---|---|---|---|---|---|---|---|---|"]
+            for r in entry["rows"]:
+                out.append(
+                    f"| {r['num_players']} | {r['phase']} | {r['decisions']} | {_number(r['brier'])} | "
+                    f"{_number(r['base_brier'])} | {_number(r['heuristic_brier'])} | {_number(r['brier_over_base'], 2)} | "
+                    f"{_number(r['log_loss'])} | {_number(r['base_log_loss'])} | {_number(r['heuristic_log_loss'])} |")
+            out.append("")
+    return out
 
 
 def markdown(report: dict, title: str = "Benchmark report") -> str:
@@ -315,6 +379,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             unit = " (%)" if metric.kind == "rate" else ""
             out.append(f"| {metric.name}{unit} | " + " | ".join(cells) + " |")
         out.append("")
+    out += _deduction_markdown(report.get("deduction"), game)
     if report["seed_groups"]:
         out += ["## Over training seeds", "",
                 "Mean over seeds [95 % bootstrap interval over seeds, scipy.stats.bootstrap percentile].", ""]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.agent import _generator, _no_legal_action
+from ...core.agent import _generator, _no_legal_action, spread_to_count
 from . import actions as A
 from .cards import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
 from .engine import Phase
@@ -62,6 +62,12 @@ class TheTraitorsHeuristicAgent:
     the other finalist stated "I will write Traitor"; then write Traitor (with the +1 reward of
     T16 a finalist gains nothing by either choice when the other writes Faithful, and loses
     either way when the other writes Traitor).
+
+    **Beliefs** (:meth:`beliefs`, the kit's deduction metrics): P(Traitor) per relative seat. A Faithful spreads
+    the one Traitor (T02) over the other seats in proportion to ``exp(suspicion)`` (a softmax): the suspicion
+    weights are close to log-likelihood ratios (a suspicious signal is 0.5 / 0.2 = 2.5 times likelier from a
+    Traitor who attempts, T07: log 2.5 ≈ 0.9 per +1), so ``exp`` reads them as odds. The Traitor knows every
+    other seat is Faithful: 0 for each.
 
     Args:
         seed: an int, ``None`` or a ``numpy.random.Generator`` for tie-breaks.
@@ -117,6 +123,21 @@ class TheTraitorsHeuristicAgent:
             other = next(s for s in range(1, n) if seats[s, _FINALIST] > 0.5)
             return A.write_action(bool(seats[other, _STATEMENT_TRAITOR] > 0.5))
         return int(legal[self._rng.integers(legal.size)])
+
+    def beliefs(self, observation: np.ndarray) -> np.ndarray:
+        """P(Traitor) per relative seat, ``float32``, shape ``(6,)`` (see the class docstring, **Beliefs**).
+
+        ``NaN`` at index 0 (me) and at seats beyond the table; the other seats sum to 1 for a Faithful (one Traitor,
+        T02), 0 for the Traitor. Reads nothing but the observation and draws nothing from the agent's RNG.
+        """
+        n = int(np.flatnonzero(piece(observation, "num_players"))[0]) + MIN_PLAYERS
+        out = np.full(MAX_PLAYERS, np.nan, dtype=np.float32)
+        if observation[_ROLE_TRAITOR] > 0.5:
+            out[1:n] = 0.0
+            return out
+        score = self._suspicion(observation, n)[1:n]
+        out[1:n] = spread_to_count(np.exp(np.minimum(score - score.max(), 0.0)), 1)
+        return out
 
     def _ties(self, size: int) -> np.ndarray:
         return self._rng.random(size) * 1e-6

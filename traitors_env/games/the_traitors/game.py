@@ -11,7 +11,7 @@ from ...core.game import Game, GameType
 from . import actions as A
 from .actions import describe_action
 from .bots import TheTraitorsHeuristicAgent
-from .cards import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, Role
+from .cards import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, Role
 from .engine import GameConfig, GameState
 from .env import env, raw_env
 from .hidden import hidden_variant
@@ -65,6 +65,15 @@ def end_condition(state: GameState) -> str:
     return state.result()["outcome"]
 
 
+def progress(state: GameState) -> float:
+    """How far the game is, in [0, 1], by its rounds (rulebook "Gameplay": 4 rounds, then the End Game): a decision
+    of round ``r`` is at ``(r − 0.5) / 4`` (0.125, 0.375, 0.625, 0.875), the End Game at 1. The deduction metrics'
+    phases (thirds) are then early: round 1; mid: rounds 2–3; late: round 4 and the End Game."""
+    if state.round > NUM_ROUNDS or state.is_terminal:
+        return 1.0
+    return (state.round - 0.5) / NUM_ROUNDS
+
+
 def learner_seat(state: GameState, side: int, seed: int) -> int:
     """The seat an agent trained or evaluated in ``side`` plays: the Traitor's (side 0), or one Faithful seat (side 1)
     drawn from the game's ``seed`` (counted clockwise from the Traitor)."""
@@ -93,6 +102,8 @@ GAME = Game(
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
     extras={"roles": Role, "observation_encoder": "pure Python"},
     learner_seat=learner_seat,
+    hidden_side=0,  # the Traitor's role is secret (T02)
+    progress=progress,
     # The env asks every seat the Night's questions, one-answer ones included, so that turns do not reveal the
     # Traitor; a game master need not ask those.
     skip_forced_moves=True,

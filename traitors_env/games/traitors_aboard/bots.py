@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.agent import _generator, _no_legal_action
+from ...core.agent import _generator, _no_legal_action, spread_to_count
 from . import actions as A
 from .cards import LOOT_VALUES, MAX_PLAYERS, MIN_PLAYERS, NUM_CARD_KINDS, SETUP_TABLE, CardKind
 from .engine import Phase
@@ -247,6 +247,15 @@ class HeuristicAgent:
     7. Spyglass; place a +1 announced +1 (keeps the cover); Good Riddance; Plank the seat
        with the fewest Planks.
 
+    **Beliefs** (:meth:`beliefs`, the kit's deduction metrics): P(Mutineer) per relative seat. A revealed
+    seat counts 1 or 0. As a Pirate, the Mutineers still aboard are spread over the unrevealed others in
+    proportion to ``exp(score)`` of the suspicion score above, each capped at 1 with the excess spread over the
+    rest (:func:`~traitors_env.core.agent.spread_to_count`), so the beliefs of the unrevealed others sum to the
+    Mutineers aboard: the suspicion ``q`` the Pirate acts on, except that ``q`` is clipped at 1 where a seat
+    passes it without passing the excess on. As a Mutineer (which does not know the other Mutineers, rulebook
+    "Setup"), the other Mutineers aboard spread evenly over the unrevealed others: the heuristic Mutineer
+    deduces nothing.
+
     **Mutineer: other decisions.** Spyglass order: highest values on top (a Good
     Riddance takes them). Miraculous Catch returns, first choice first: 0, Miraculous
     Catch, Spyglass, +1, Plank, Good Riddance, Empty Your Pockets, −2. Claim: accuse a seat
@@ -331,6 +340,31 @@ class HeuristicAgent:
     def _planks_are_cheap(self, t: _Table) -> bool:
         """Whether Pirates Plank on weak suspicion at this table (and so a Plank is no evidence)."""
         return t.n >= self.WEAK_PLANK_PLAYERS
+
+    def beliefs(self, observation: np.ndarray) -> np.ndarray:
+        """P(Mutineer) per relative seat, ``float32``, shape ``(8,)`` (see the class docstring, **Beliefs**).
+
+        ``NaN`` at index 0 (me) and at seats beyond the table; the unrevealed others sum to the Mutineers aboard
+        other than me (the rulebook's setup table, less those revealed overboard, R11). Reads nothing but the
+        observation and changes nothing: the agent plays the same with or without being asked.
+        """
+        pirate = observation[_ROLE_PIRATE] > 0.5
+        t = _Table(observation, with_chest=pirate)
+        out = np.full(MAX_PLAYERS, np.nan, dtype=np.float32)
+        for s in range(1, t.n):
+            if t.revealed[s]:
+                out[s] = 1.0 if t.revealed[s] == REVEALED_MUTINEER else 0.0
+        candidates = t.unrevealed_others()
+        if candidates:
+            if pirate:
+                score, _ = self._suspicion(t)
+                weights = [math.exp(min(score[s], 30.0)) for s in candidates]
+                hidden = t.mutineers_aboard
+            else:
+                weights = [1.0] * len(candidates)
+                hidden = t.mutineers_aboard - 1
+            out[candidates] = spread_to_count(weights, hidden)
+        return out
 
     # -------------------------------------------------------------- Pirate
     def _suspicion(self, t: _Table) -> tuple[list[float], list[float]]:

@@ -13,7 +13,7 @@ from . import actions as A
 from . import metrics, records
 from .actions import describe_action
 from .bots import HeuristicAgent
-from .cards import MAX_PLAYERS, MIN_PLAYERS, Role, table_setup
+from .cards import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, Role, table_setup
 from .engine import GameConfig, GameState
 from .env import env, raw_env
 from .hidden import hidden_variant
@@ -68,6 +68,13 @@ def end_condition(state: GameState) -> str:
     return state.result()["end_condition"]
 
 
+def progress(state: GameState) -> float:
+    """How far the game is, in [0, 1]: the share of the starting draw pile drawn (the deck less the hands dealt,
+    rulebook "Setup"; R06: the game ends when it is empty). The deduction metrics' phases read it."""
+    start = sum(state.setup.deck_counts()) - HAND_SIZE * state.num_players
+    return float(min(1.0, max(0.0, 1.0 - len(state.draw_pile) / start)))
+
+
 def action_table() -> str:
     """The action table (indices, name, meaning, phase) as markdown: the one written in :mod:`.actions`'s docstring,
     beside the index constants it documents (the docs test checks its index ranges cover ``0 … NUM_ACTIONS - 1``)."""
@@ -95,5 +102,7 @@ GAME = Game(
     jax=lambda: importlib.import_module(f"{__package__}.jax"),
     hidden_variant=hidden_variant,
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
+    hidden_side=int(Role.MUTINEER),  # the Mutineers' roles are secret (rulebook "Setup")
+    progress=progress,
     extras={"roles": Role, "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python"},
 )
