@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.agent import Agent
+from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
 
@@ -48,6 +48,11 @@ class SideAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The action of the agent of the observer's side (see :meth:`Agent.act`)."""
         return self.agents[self._side_of_observation(observation)].act(observation, action_mask)
+
+    def beliefs(self, observation: np.ndarray) -> np.ndarray | None:
+        """The role beliefs of the agent of the observer's side (:class:`traitors_env.core.agent.BeliefAgent`), or
+        ``None`` where that agent has none."""
+        return agent_beliefs(self.agents[self._side_of_observation(observation)], observation)
 
     def __reduce__(self):  # pickled by game name: a game's functions need not be picklable
         return SideAgent, (*self.agents, self.game)

@@ -14,6 +14,8 @@ knows its own role) and at the padded seats ``r >= num_players``. The length is 
 beliefs against the true roles (:mod:`traitors_env.evaluation.deduction`); :func:`agent_beliefs` reads them
 from any agent, ``None`` for one without. Beliefs must not change what the agent does: the kit asks for them
 before ``act`` at the decisions it scores, so a ``beliefs`` that drew from the agent's RNG would change its games.
+A ``beliefs`` that returns ``None`` has none for that observation (a wrapper such as
+:class:`traitors_env.agents.SideAgent` whose agent of that side has none).
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ class BeliefAgent(Agent, Protocol):
 
 
 def agent_beliefs(agent: object, observation: np.ndarray, size: int | None = None) -> np.ndarray | None:
-    """``agent``'s beliefs about ``observation`` as a ``float32`` vector, or ``None`` for an agent without ``beliefs``.
+    """``agent``'s beliefs about ``observation`` as a ``float32`` vector, or ``None`` for an agent without ``beliefs``
+    (or whose ``beliefs`` returned ``None`` for this observation).
 
     Args:
         agent: any agent; observation: its observation; size: the expected length (``Game.belief_size``), checked
@@ -65,7 +68,10 @@ def agent_beliefs(agent: object, observation: np.ndarray, size: int | None = Non
     method = getattr(agent, "beliefs", None)
     if not callable(method):
         return None
-    values = np.asarray(method(observation), dtype=np.float32)
+    values = method(observation)
+    if values is None:
+        return None
+    values = np.asarray(values, dtype=np.float32)
     if values.ndim != 1 or (size is not None and values.shape != (size,)):
         raise ValueError(f"{type(agent).__name__}.beliefs returned shape {values.shape}; expected "
                          f"({size if size is not None else 'max_players'},): one entry per relative seat")

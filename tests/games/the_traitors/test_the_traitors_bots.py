@@ -107,3 +107,61 @@ def test_learner_seat_has_the_role():
         learner_seat(2, 5, "pirate", 0)
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("clever", game="the_traitors")
+
+
+# ------------------------------------------------------------------ role beliefs (issue 27, item 2)
+@pytest.mark.parametrize("n", TABLE_SIZES)
+def test_heuristic_beliefs_shape_range_and_count(n):
+    """P(Traitor) per relative seat: float32 (6,), NaN at me and beyond the table, in [0, 1]; a Faithful's beliefs
+    about the others sum to the one Traitor (T02), the Traitor's are all 0 (it knows the others are Faithful)."""
+    from traitors_env.core.registry import load_game
+
+    game = load_game("the_traitors")
+    env = game.raw_env(num_players=n)
+    found = []
+
+    def hook(seat, observation, mask, values, state, agent):
+        found.append((seat == state.traitor, values))
+
+    for seed in range(2):
+        play_game(env, [TheTraitorsHeuristicAgent(s) for s in range(n)], seed, beliefs=hook)
+    assert {traitor for traitor, _ in found} == {True, False}
+    for traitor, values in found:
+        assert values.dtype == np.float32 and values.shape == (6,)
+        assert np.isnan(values[0]) and np.all(np.isnan(values[n:]))
+        others = values[1:n]
+        assert others.min() >= 0.0 and others.max() <= 1.0
+        assert others.sum() == pytest.approx(0.0 if traitor else 1.0, abs=1e-5)
+
+
+def test_heuristic_beliefs_are_a_softmax_of_suspicion():
+    """A Faithful's beliefs are the softmax of its suspicion over the other seats (the one Traitor, T02): the most
+    suspected seat has the highest belief."""
+    agent = TheTraitorsHeuristicAgent(0)
+    env = the_traitors_v0.raw_env(num_players=5)
+    env.reset(seed=1)
+    checked = 0
+    for _name in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        obs = observation["observation"]
+        score = agent._suspicion(obs, 5)[1:5]
+        b = agent.beliefs(obs)[1:5]
+        if np.isfinite(score).all() and not np.allclose(b, 0.0):  # a Faithful (the Traitor's are all 0)
+            odds = np.exp(score - score.max())
+            assert b == pytest.approx(odds / odds.sum(), abs=1e-6)
+            assert int(np.argmax(b)) == int(np.argmax(score))
+            checked += 1
+        env.step(agent.act(obs, observation["action_mask"]))
+    assert checked > 10
+
+
+def test_asking_for_beliefs_changes_no_game():
+    """The kit asks every heuristic for beliefs before it acts: the same seeds must give the same games."""
+    env = the_traitors_v0.raw_env(num_players=5)
+    for seed in range(3):
+        plain = play_game(env, [TheTraitorsHeuristicAgent(seed + s) for s in range(5)], seed)
+        asked = play_game(env, [TheTraitorsHeuristicAgent(seed + s) for s in range(5)], seed, beliefs=lambda *a: None)
+        assert asked["rewards"] == plain["rewards"] and asked["result"] == plain["result"]

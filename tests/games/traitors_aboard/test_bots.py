@@ -344,3 +344,79 @@ def test_heuristic_pirates_beat_random_pirates():
     heuristic = evaluate_matchup("heuristic", "random", num_players=5, games=150, seed=11)
     random = evaluate_matchup("random", "random", num_players=5, games=150, seed=11)
     assert heuristic.interval[0] > random.interval[1], (heuristic, random)
+
+
+# ------------------------------------------------------------------ role beliefs (issue 27, item 2)
+def _belief_games(game, sizes, seeds, agent_for_seat):
+    """(seat, beliefs, side of every seat) at every decision of seeded heuristic games, each observer's own beliefs."""
+    from traitors_env.core.agent import agent_beliefs
+
+    found = []
+    for n in sizes:
+        env = game.raw_env(num_players=n)
+        for seed in seeds:
+            agents = [agent_for_seat(s) for s in range(n)]
+
+            def hook(seat, observation, mask, values, state, agent):
+                assert agent_beliefs(agent, observation, game.belief_size) is not None
+                found.append((seat, values, [game.side_of_seat(state, s) for s in range(state.num_players)]))
+
+            play_game(env, agents, seed, beliefs=hook)
+    return found
+
+
+@pytest.mark.parametrize("n", range(3, 9))
+def test_heuristic_beliefs_shape_range_and_count(n):
+    """P(Mutineer) per relative seat: float32 (8,), NaN at me and beyond the table, in [0, 1]; a Pirate's sum over
+    the others is the Mutineers of the rulebook's setup table (revealed ones count 1), a Mutineer's one fewer."""
+    game = load_game("traitors_aboard")
+    mutineers = {3: 1, 4: 1, 5: 1, 6: 2, 7: 2, 8: 2}[n]  # rulebook "Setup"
+    found = _belief_games(game, [n], range(2), lambda s: HeuristicAgent(s))
+    assert found
+    for seat, values, sides in found:
+        assert values.dtype == np.float32 and values.shape == (8,)
+        assert np.isnan(values[0]) and np.all(np.isnan(values[n:]))
+        others = values[1:n]
+        assert np.all(np.isfinite(others)) and others.min() >= 0.0 and others.max() <= 1.0
+        expected = mutineers - (sides[seat] == 1)
+        assert others.sum() == pytest.approx(expected, abs=1e-5)
+
+
+def test_heuristic_beliefs_follow_its_suspicion():
+    """A Pirate's beliefs rank the seats as its suspicion q does (the q it Planks on), and equal q where no seat is
+    capped at 1."""
+    from traitors_env.games.traitors_aboard.bots import _Table
+
+    agent = HeuristicAgent(0)
+    checked = 0
+    for seed in range(3):
+        env = traitors_aboard_v0.raw_env(num_players=5)
+        env.reset(seed=seed)
+        for _name in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            obs = observation["observation"]
+            if obs[BLOCKS["role"]][0] > 0.5:
+                t = _Table(obs, with_chest=True)
+                _, q = agent._suspicion(t)
+                b = agent.beliefs(obs)
+                if max(q[1:]) < 1.0:
+                    assert b[1 : t.n] == pytest.approx(q[1 : t.n], abs=1e-6)
+                    checked += 1
+            env.step(agent.act(obs, observation["action_mask"]))
+    assert checked > 50
+
+
+@pytest.mark.parametrize("n", [3, 5, 8])
+def test_asking_for_beliefs_changes_no_game(n):
+    """The kit asks every heuristic for beliefs before it acts: the same seeds must give the same games."""
+    game = load_game("traitors_aboard")
+    env = game.raw_env(num_players=n)
+    for seed in range(3):
+        plain = play_game(env, [HeuristicAgent(seed * 10 + s) for s in range(n)], seed)
+        history = list(env.unwrapped.game.history)
+        asked = play_game(env, [HeuristicAgent(seed * 10 + s) for s in range(n)], seed,
+                          beliefs=lambda *args: None)
+        assert list(env.unwrapped.game.history) == history and asked["rewards"] == plain["rewards"]
