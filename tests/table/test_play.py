@@ -595,3 +595,40 @@ def test_the_opening_screen_names_the_bot_at_each_seat(tmp_path):
     opening = c.file.getvalue().split("\n─")[0].splitlines()
     rows = [line.split() for line in opening if line.startswith("player_")]
     assert rows == [["player_0", "random"], ["player_1", "you"], ["player_2", "random"], ["player_3", "heuristic"]]
+
+
+# ------------------------------------------------------------------ --show-beliefs (issue 27, item 2)
+def test_show_beliefs_shows_the_advisors_beliefs_from_the_humans_observation(tmp_path):
+    """The beliefs shown are the advisor's reading of the human's own observation (nothing else), one line per
+    other seat with P(Mutineers)."""
+    from traitors_env.games.traitors_aboard.bots import HeuristicAgent
+
+    shown = []
+
+    class Watching(PlaySession):
+        def frame(self, events, view, legal):
+            expected = HeuristicAgent(0).beliefs(encode(self.env.game, self.human_seat))
+            np.testing.assert_array_equal(self.frame_beliefs, expected)
+            shown.append(self.frame_beliefs)
+            return super().frame(events, view, legal)
+
+    c = console()
+    bots = [None] + [make_agent("heuristic", seed=s) for s in range(1, 6)]
+    session = Watching(6, 0, bots, 3, c, lambda prompt: "1\n", advisor=HeuristicAgent(9), advisor_label="heuristic")
+    session.run()
+    out = c.file.getvalue()
+    assert shown and "heuristic's beliefs, read from your observation only: P(Mutineers) per seat" in out
+    assert re.search(r"player_5 +\d+ %", out)
+
+
+def test_show_beliefs_on_the_command_line(tmp_path):
+    c = console()
+    status = play.main(["--players", "4", "--seed", "2", "--show-beliefs", "--record", str(tmp_path / "g.json")],
+                       console=c, stdin=io.StringIO("1\n" * 400))
+    assert status == 0 and "P(Mutineers) per seat" in c.file.getvalue()
+
+
+def test_show_beliefs_refuses_an_agent_without_beliefs(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        play.main(["--show-beliefs", "random"], console=console(), stdin=io.StringIO(""))
+    assert exit_.value.code == 2 and "--show-beliefs random: this agent has no role beliefs" in capsys.readouterr().err

@@ -59,3 +59,11 @@ def test_bad_arguments(argv, match, capsys):
     with pytest.raises(SystemExit) as exit_:
         run(argv, "")
     assert exit_.value.code == 2 and match in capsys.readouterr().err
+
+
+def test_show_beliefs_in_the_traitors():
+    """--show-beliefs is generic: The Traitors' heuristic shows P(Traitor) per other seat from the human's observation."""
+    out = io.StringIO()
+    status = play_main(["--game", "the_traitors", "--players", "4", "--seed", "1", "--show-beliefs"],
+                       console=Console(file=out, width=140, color_system=None), stdin=io.StringIO("1\n" * 400))
+    assert status == 0 and "P(Traitor) per seat" in out.getvalue()

@@ -4,6 +4,7 @@ Usage::
 
     traitors-play --players 5 --seat 0                       # heuristic bots at the other seats
     traitors-play --players 8 --seat 3 --bots random --bot 5=runs/quick --seed 7
+    traitors-play --players 6 --seat 0 --show-beliefs        # the heuristic's role beliefs from your observation
     traitors-play --game the_traitors --players 5 --seat 0   # any registered game (--game NAME)
 
 One terminal game over the game's terminal view (``game.terminal_view``; the generic view of
@@ -15,6 +16,12 @@ choice the view marks (Traitors Aboard: opening the chest, which ends the game) 
 first; anything but one of the numbers is answered with the list again; ``q`` abandons the game. At the
 end everything is revealed; for a game with records (``game.records``) the game record is saved, an
 abandoned game's too, unfinished.
+
+Beliefs (``--show-beliefs [SPEC]``, default the game's heuristic): at each of the human's decisions the terminal
+also shows an agent's role beliefs (:class:`traitors_env.core.agent.BeliefAgent`): that agent reads the *human's*
+observation, so it sees only what the human sees, and its P(hidden side) per other seat (the view's
+``beliefs_view``) is what it would believe in the human's seat: a trained policy's or the heuristic's deduction,
+watched at the table. For a game that declares a hidden side (``Game.hidden_side``) and an agent with beliefs.
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): an agent by spec of the game
 (:func:`traitors_env.agents.spec.agent_maker`): a bot name (``random``, ``heuristic``), a trained checkpoint,
@@ -42,7 +49,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
-from ..core.agent import Agent
+from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game, registered_games
 from .text_view import view_of
@@ -88,6 +95,8 @@ class PlaySession:
         claims: the game's claims option.
         seat_labels: per seat, who plays it (written into the record).
         game: a registry name (default :data:`~traitors_env.core.registry.DEFAULT_GAME`) or a :class:`Game`.
+        advisor: an agent with role beliefs shown at each of the human's decisions, read from the human's own
+            observation (``--show-beliefs``); advisor_label: its name on screen.
 
     Raises:
         ValueError: for a table size the game does not allow, a seat outside the table or a missing bot.
@@ -104,6 +113,8 @@ class PlaySession:
         claims: bool = True,
         seat_labels: Sequence[str] | None = None,
         game: str | Game = DEFAULT_GAME,
+        advisor: Agent | None = None,
+        advisor_label: str = "advisor",
     ) -> None:
         self.game = load_game(game)
         self.env = self.game.raw_env(num_players=self.game.check_players(num_players), claims=claims)
@@ -120,6 +131,10 @@ class PlaySession:
         self.console = console
         self.read_line = read_line
         self.seat_labels = list(seat_labels) if seat_labels is not None else None
+        self.advisor = advisor
+        self.advisor_label = advisor_label
+        #: The advisor's beliefs shown in the latest frame (``None`` without ``advisor``), for tests and tools.
+        self.frame_beliefs: np.ndarray | None = None
         #: The decisions shown in the latest frame, for tests and tools.
         self.frame_events: list[Event] = []
         #: The game's record once :meth:`run` has returned or raised (unfinished if abandoned); ``None`` for a
@@ -135,6 +150,8 @@ class PlaySession:
         parts: list[RenderableType] = [Rule(self.view.frame_title(state, seat))]
         parts.extend(self.event_lines(events))
         parts.extend(self.view.table_view(view, seat, legal, state))
+        if self.advisor is not None:
+            parts.append(self.view.beliefs_view(self.frame_beliefs, seat, self.n, self.advisor_label))
         parts.append(self.choices([text for text, _ in self.view.menu(view, seat, legal, state)]))
         return Group(*parts)
 
@@ -275,6 +292,9 @@ class PlaySession:
                         action = legal[0]
                     else:
                         self.frame_events = list(events)
+                        if self.advisor is not None:
+                            self.frame_beliefs = agent_beliefs(self.advisor, observation["observation"],
+                                                               self.game.belief_size)
                         decoded = view.decode(observation["observation"])
                         console.print(self.frame(events, decoded, legal))
                         action = self.choose(decoded, legal)
@@ -332,6 +352,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--bot", action="append", default=[], metavar="SEAT=SPEC", help="bot for one seat (repeatable), e.g. 2=random"
+    )
+    parser.add_argument(
+        "--show-beliefs", nargs="?", const="heuristic", default=None, metavar="SPEC",
+        help="at each of your decisions, show an agent's role beliefs (P(hidden side) per seat) read from your own "
+        "observation: SPEC an agent with beliefs (default: heuristic)",
     )
     parser.add_argument("--seed", type=int, default=None, help="game seed (default: drawn at random and shown)")
     parser.add_argument("--no-claims", action="store_true", help="play without the game's claim step")
@@ -407,6 +432,17 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     except KeyboardInterrupt:
         console.print(Text("Interrupted while loading the bots; no game was started."))
         return 130
+    advisor, advisor_label = None, ""
+    if args.show_beliefs is not None:
+        if game.hidden_side is None:
+            parser.error(f"--show-beliefs: {game.type.env_id} declares no hidden side (Game.hidden_side)")
+        try:
+            advisor_label, advisor = make_bot(args.show_beliefs, np.random.default_rng([seed, args.players]), game)
+        except BotSpecError as error:
+            parser.error(f"--show-beliefs: {error}")
+        if not callable(getattr(advisor, "beliefs", None)):
+            parser.error(f"--show-beliefs {args.show_beliefs}: this agent has no role beliefs (a beliefs(observation) "
+                         "method); expected e.g. heuristic")
 
     if stdin is None and stream.isatty():
 
@@ -424,7 +460,8 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
             console.print(line.rstrip("\n"), markup=False)  # echo piped input, as a terminal would
             return line
 
-    session = PlaySession(args.players, args.seat, bots, seed, console, read_line, not args.no_claims, labels, game)
+    session = PlaySession(args.players, args.seat, bots, seed, console, read_line, not args.no_claims, labels, game,
+                          advisor=advisor, advisor_label=advisor_label)
     status = 0
     try:
         session.run()

@@ -23,6 +23,9 @@ state, for views that draw from it; ``seat`` the human's seat, ``viewer`` ``None
   (shown under it) and a message that interrupts the game (both decoded observations of the human);
 - ``auto_forced: bool``: a decision with one legal action is taken for the human without asking;
 - ``result_view(state, seat | None) -> renderable``: the finished game, everything revealed;
+- ``beliefs_view(beliefs, seat, num_players, label) -> renderable``: role beliefs (``traitors-play
+  --show-beliefs``): ``beliefs`` per seat relative to ``seat`` (:class:`traitors_env.core.agent.BeliefAgent`),
+  P(the game's hidden side), held by the agent named ``label``;
 - ``observer_view(state, observer, private) -> renderable``, ``revealed_view(state) -> renderable``: a
   replay's step as a seat (or, ``private=False``, a spectator) saw it, and with everything revealed.
 
@@ -37,6 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 from rich.console import Group, RenderableType
 from rich.rule import Rule
+from rich.table import Table
 from rich.text import Text
 
 from ..core.game import Game
@@ -110,6 +114,24 @@ class GenericView:
         if seat is not None:
             parts.append(Text("You win!" if seat in winners else "You do not win this time."))
         return Group(*parts)
+
+    def beliefs_view(self, beliefs: np.ndarray | None, seat: int, num_players: int, label: str) -> RenderableType:
+        """One line per other seat (absolute ``player_k``, relative seat ``r`` is ``(seat + r) % num_players``):
+        ``label``'s P(hidden side) in %, with a bar; a note where ``beliefs`` is ``None``."""
+        game = self.game
+        hidden = game.type.side_labels[game.hidden_side] if game.hidden_side is not None else "hidden side"
+        if beliefs is None:
+            return Text(f"({label} has no beliefs about this position)")
+        table = Table(show_edge=False, pad_edge=False, box=None)
+        table.add_column("seat")
+        table.add_column(f"P({hidden})", justify="right")
+        table.add_column("")
+        for r in range(1, num_players):
+            p = float(beliefs[r]) if r < len(beliefs) else float("nan")
+            shown = "–" if not np.isfinite(p) else f"{100 * p:.0f} %"
+            bar = "" if not np.isfinite(p) else "█" * int(round(10 * p)) + "·" * (10 - int(round(10 * p)))
+            table.add_row(f"player_{(seat + r) % num_players}", shown, bar)
+        return Group(Text(f"{label}'s beliefs, read from your observation only: P({hidden}) per seat"), table)
 
     def observer_view(self, state, observer: int, private: bool) -> RenderableType:
         if not private:
