@@ -2,6 +2,11 @@
 game, no timing asserts."""
 
 import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import toy_game
@@ -175,3 +180,62 @@ def test_every_game_has_a_row_per_table_and_loop():
     partial = benchmark.run_benchmark(players=(8,), budget=benchmark.Budget(games=1), repeats=1, memory_games=0,
                                       warmup_games=1, leduc=False)
     assert "the_traitors_v0" in partial["meta"]["skipped_games"] and "8" in partial["traitors_aboard_v0"]
+
+
+# ------------------------------------------------------------------ scripts/gpu_check.sh (issue 27)
+GPU_CHECK = Path(__file__).resolve().parents[1] / "scripts" / "gpu_check.sh"
+
+
+def _gpu_check_commands(tmp_path, *flags) -> dict[str, tuple[int, list[str]]]:
+    """Run the script with --dry-run (nothing heavy runs): step name → (time limit, argv after the interpreter)."""
+    env = {**os.environ, "PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(GPU_CHECK), "--dry-run", *flags, str(tmp_path)], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    steps = {}
+    for line in (tmp_path / "commands.txt").read_text(encoding="utf-8").splitlines():
+        name, limit, command = line.split("|", 2)
+        argv = shlex.split(command)
+        assert argv[0] == sys.executable
+        steps[name] = (int(limit), argv[1:])
+    return steps
+
+
+def test_gpu_check_script_is_valid_bash_and_bounded(tmp_path):
+    subprocess.run(["bash", "-n", str(GPU_CHECK)], check=True, timeout=60)
+    steps = _gpu_check_commands(tmp_path)
+    assert list(steps) == ["devices", "bench_jax", "bench_training", "train"]
+    # ≤ 8 minutes in all: every step's limit plus its 10 s kill grace.
+    assert sum(limit + 10 for limit, _ in steps.values()) <= 480
+    batches = steps["bench_jax"][1]
+    assert batches[batches.index("--jax-batches") + 1 :][:4] == ["1", "1024", "16384", "65536"]
+    for name in ("bench_jax", "bench_training"):  # the figures land in the one folder given
+        argv = steps[name][1]
+        assert argv[argv.index("--json") + 1] == str(tmp_path.resolve() / f"{name}.json")
+    help_ = subprocess.run(["bash", str(GPU_CHECK), "--help"], capture_output=True, text=True, timeout=60)
+    assert help_.returncode == 0 and "--dry-run" in help_.stdout
+    bad = subprocess.run(["bash", str(GPU_CHECK), "--bogus"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "unknown option --bogus" in bad.stderr
+
+
+@pytest.mark.parametrize("flags", [(), ("--small",)])
+def test_gpu_check_commands_parse(tmp_path, flags, capsys):
+    """Every command the script runs is accepted by its program's own parser (its --help, appended last, ends it
+    after the other arguments parsed), and the training config it writes is valid: nothing heavy runs."""
+    from training.bench import cli as bench_cli
+    from training.config import load_config
+    from training.train import main as train_main
+
+    steps = _gpu_check_commands(tmp_path, *flags)
+    for name, run in (("bench_jax", bench_cli), ("bench_training", bench_cli), ("train", train_main)):
+        argv = steps[name][1]
+        assert argv[:1] == ["-m"]
+        with pytest.raises(SystemExit) as exit_:
+            run([*argv[2:], "--help"])
+        assert exit_.value.code == 0, name
+    config = load_config(str(tmp_path / "gpu_check_train.yaml"))
+    assert config.backend == "jax" and config.training.generations == 2
+    assert config.output_dir == str(tmp_path.resolve() / "train")
+    small = config.training.n_envs <= 64
+    assert small == bool(flags)
+    capsys.readouterr()
