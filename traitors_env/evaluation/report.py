@@ -257,8 +257,8 @@ def _deduction_markdown(deduction: dict | None, game: Game) -> list[str]:
             if all(r["base_brier"] == 0 and r["brier"] == 0 for r in entry["rows"]):
                 decisions = max(r["decisions"] for r in entry["rows"])  # the pooled row's
                 out += [f"### {name} as the {team}", "",
-                        f"Nothing to deduce: at these tables the {team} know every other seat's side (base rate 0), "
-                        f"and the agent's beliefs say so at all {decisions} decisions (Brier 0).", ""]
+                        f"Nothing to deduce: as the {team}, the agent knows every other seat's side at these tables "
+                        f"(base rate 0), and its beliefs say so at all {decisions} decisions (Brier 0).", ""]
                 continue
             out += [f"### {name} as the {team}", "",
                     "| players | phase | decisions | Brier | base rate | heuristic | Brier / base | log loss | base rate "
