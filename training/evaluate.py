@@ -153,7 +153,7 @@ def evaluate_matrix(
         for p_name, m_name in pairs
     ]
     played = play_cells(cells_to_play, games, seed=seed, claims=claims, workers=workers, progress=progress,
-                        desc="evaluation", game=game.name)
+                        desc="evaluation", game=game.name, beliefs=False)  # win rates only: no belief scoring
     if played.failures:
         failure = played.failures[0]
         raise EvaluationError(f"agent {failure['agent']!r} failed playing the {failure['team']}: {failure['error']}")

@@ -231,3 +231,39 @@ def test_the_commands_play_every_game(name, tmp_path, monkeypatch):
                            "--json", str(tmp_path / "bench.json")]) == 0
     bench = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))
     assert bench["meta"]["games"] == [game.type.env_id]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_progress_and_bot_beliefs_follow_the_protocol(name):
+    """Where a game declares them: ``progress`` is in [0, 1] and never goes back during a game; every bot with
+    ``beliefs`` gives a float32 vector of ``belief_size`` with NaN at the observer and beyond the table, finite
+    probabilities at the other seats, and the hidden side's count at most the seats the rules deal it."""
+    from traitors_env.core.agent import agent_beliefs
+
+    game = _game(name)
+    believers = {bot: game.make_bot(bot, 0) for bot in game.bot_names}
+    believers = {bot: agent for bot, agent in believers.items() if callable(getattr(agent, "beliefs", None))}
+    checked = 0
+    for n in game.type.player_counts:
+        last = [0.0]
+
+        def check(env, agent, rng, n=n, last=last):
+            nonlocal checked
+            state = env.game
+            if game.progress is not None:
+                value = game.progress(state)
+                assert 0.0 <= value <= 1.0 and value >= last[0], f"{game.type.env_id}: progress {value} after {last[0]}"
+                last[0] = value
+            seat = env.possible_agents.index(agent)
+            for bot, believer in believers.items():
+                values = agent_beliefs(believer, game.encode(state, seat), game.belief_size)
+                assert values.dtype == np.float32 and values.shape == (game.belief_size,), bot
+                assert np.isnan(values[0]) and np.all(np.isnan(values[n:])), f"{bot}: {values}"
+                others = values[1:n]
+                assert np.all(np.isfinite(others)) and others.min() >= 0 and others.max() <= 1, f"{bot}: {values}"
+                assert others.sum() <= game.hidden_count(n) + 1e-5, f"{bot}: {values}"
+                checked += 1
+
+        _random_game(game, n, claims=True, seed=7 + n, on_decision=check)
+    assert game.hidden_side is not None or not believers, f"{game.type.env_id}: bots with beliefs need hidden_side"
+    assert checked > 0 or not believers

@@ -14,7 +14,7 @@ from . import metrics, records
 from .actions import describe_action
 from .bots import HeuristicAgent
 from .cards import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, Role, table_setup
-from .engine import GameConfig, GameState
+from .engine import GameConfig, GameState, Phase
 from .env import env, raw_env
 from .hidden import hidden_variant
 from .observation import _LAYOUT, COMPILED_ENCODER, OBS_SIZE, encode, role_of_observation
@@ -70,9 +70,11 @@ def end_condition(state: GameState) -> str:
 
 def progress(state: GameState) -> float:
     """How far the game is, in [0, 1]: the share of the starting draw pile drawn (the deck less the hands dealt,
-    rulebook "Setup"; R06: the game ends when it is empty). The deduction metrics' phases read it."""
+    rulebook "Setup"; R06: the game ends when it is empty). The deduction metrics' phases read it. The cards a
+    Miraculous Catch still has to put back (R09) count as in the pile, so that the measure never goes back."""
     start = sum(state.setup.deck_counts()) - HAND_SIZE * state.num_players
-    return float(min(1.0, max(0.0, 1.0 - len(state.draw_pile) / start)))
+    pending = {Phase.CATCH_RETURN_1: 2, Phase.CATCH_RETURN_2: 1}.get(state.phase, 0)
+    return float(min(1.0, max(0.0, 1.0 - (len(state.draw_pile) + pending) / start)))
 
 
 def action_table() -> str:
