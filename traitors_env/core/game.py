@@ -259,8 +259,8 @@ class Game:
         value = getattr(self, capability, None)
         if value is None:
             words = {"records": "game records", "metrics": "hidden-role metrics", "jax": "JAX twin",
-                     "terminal_view": "terminal view",
-                     "hidden_side": "hidden side (Game.hidden_side)", "progress": "progress measure (Game.progress)"}.get(capability, capability)
+                     "terminal_view": "terminal view", "hidden_side": "hidden side (Game.hidden_side)",
+                     "progress": "progress measure (Game.progress)"}.get(capability, capability)
             raise MissingCapabilityError(f"{self.type.env_id} has no {words}")
         return value
 
