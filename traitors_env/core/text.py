@@ -315,7 +315,7 @@ class TextView:
             if private:
                 parts.append("Your private knowledge (only you see this):\n" + private)
         events = [str(e) for e in r.events(previous, observation)]
-        heading = "Before your first decision:" if first else "Since your last decision:"
+        heading = "So far in this game:" if first else "Since your last decision:"
         if events or not first:
             parts.append(heading + "\n" + ("\n".join(f"- {e}" for e in events) or "- nothing you could see"))
         parts.append("The table now, as you know it:\n" + str(r.state_text(observation)).strip())
