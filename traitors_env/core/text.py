@@ -140,6 +140,8 @@ class GenericText:
     - ``events(previous, current) -> list[str]``: what happened between two observations of the seat (``previous``
       ``None``: since the start of the game), one sentence each;
     - ``decision_text(observation, legal) -> str``: the decision asked;
+    - ``decision_kind(observation) -> str``: the kind of decision asked, in a few words (the docs show one prompt
+      of each kind and side: :func:`traitors_env.core.docs.text_block`);
     - ``action_texts(observation, legal) -> list[str]``: the canonical text of each legal action (unique, not a
       bare number);
     - ``same_game(previous, current) -> bool``: whether ``current`` can follow ``previous`` in one game (``False``:
@@ -183,6 +185,9 @@ class GenericText:
 
     def decision_text(self, observation: np.ndarray, legal: Sequence[int]) -> str:
         return "It is your turn: choose one of the legal actions."
+
+    def decision_kind(self, observation: np.ndarray) -> str:
+        return "decision"
 
     def action_texts(self, observation: np.ndarray, legal: Sequence[int]) -> list[str]:
         return [str(self.game.action_text(int(a))) for a in legal]

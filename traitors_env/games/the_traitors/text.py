@@ -29,7 +29,7 @@ from .cards import BANISH_LOSS, MIN_PLAYERS, MURDER_LOSS, NUM_ROUNDS, Role
 from .engine import END_GAME_ROUND, Phase
 from .observation import MAX_PLAYERS, OFFSETS, piece, seat_feature
 
-__all__ = ["action_text", "action_texts", "conventions", "decision_text", "events", "num_players", "private_text",
+__all__ = ["action_text", "action_texts", "conventions", "decision_kind", "decision_text", "events", "num_players", "private_text",
            "record", "same_game", "state_text"]
 
 _STATEMENT = ("none", "I will write Faithful", "I will write Traitor")
@@ -272,6 +272,12 @@ def decision_text(observation: np.ndarray, legal: Sequence[int]) -> str:
                     "suspicious more often (T07); a success lets you murder tonight (T12).")
         return "Mission (T06): every player is asked; as Faithful you cannot attempt the assignment."
     return PHASE_TEXT.get(view.phase, "Your decision.")
+
+
+def decision_kind(observation: np.ndarray) -> str:
+    """The kind of decision asked: its phase (mission, claim, vote, night, statement, final)."""
+    phase = _view(observation).phase
+    return "no decision" if phase is None else phase.name.lower()
 
 
 def events(previous: np.ndarray | None, current: np.ndarray) -> list[str]:

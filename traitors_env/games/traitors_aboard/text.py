@@ -31,7 +31,7 @@ from .cards import CARD_NAMES, HAND_SIZE, PLANKS_TO_OVERBOARD, ROLE_NAMES, CardK
 from .engine import Phase
 from .observation import DecodedObservation, decode
 
-__all__ = ["action_text", "action_texts", "conventions", "decision_text", "events", "num_players", "private_text",
+__all__ = ["action_text", "action_texts", "conventions", "decision_kind", "decision_text", "events", "num_players", "private_text",
            "same_game", "state_text"]
 
 LOOT = ("+1", "0", "-2")
@@ -254,6 +254,17 @@ def decision_text(observation: np.ndarray, legal: Sequence[int]) -> str:
         ("play an action card", set(range(A.PLANK_BASE + 1, A.SPYGLASS_ORDER_BASE))),
     ) if kinds & actions]
     return "Your turn: " + (", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]) + "."
+
+
+#: The kind of each decision, in words (the docs show one prompt of each).
+PHASE_KIND = {Phase.MAIN: "main turn", Phase.SPYGLASS_ORDER: "Spyglass order", Phase.CATCH_RETURN_1:
+              "Miraculous Catch, first return", Phase.CATCH_RETURN_2: "Miraculous Catch, second return",
+              Phase.CLAIM: "claim"}
+
+
+def decision_kind(observation: np.ndarray) -> str:
+    """The kind of decision asked: its phase in words (:data:`PHASE_KIND`)."""
+    return PHASE_KIND.get(decode(observation).phase, "no decision")
 
 
 # ------------------------------------------------------------------------------------------------ events
