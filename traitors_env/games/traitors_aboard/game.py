@@ -95,5 +95,6 @@ GAME = Game(
     jax=lambda: importlib.import_module(f"{__package__}.jax"),
     hidden_variant=hidden_variant,
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
+    text=lambda: importlib.import_module(f"{__package__}.text"),
     extras={"roles": Role, "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python"},
 )
