@@ -65,7 +65,15 @@ class LLMRequestError(RuntimeError):
 
 
 class LLMUnavailable(RuntimeError):
-    """A request that still failed after ``retries`` retries (internal: the decision falls back)."""
+    """A request that still failed after ``retries`` retries (internal: the decision falls back).
+
+    Attributes:
+        decision: the :class:`TextDecision` left unanswered.
+    """
+
+    def __init__(self, message: str, decision: TextDecision) -> None:
+        super().__init__(message)
+        self.decision = decision
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,8 @@ class LLMOptions:
         reply_retries: invalid replies answered with the legal list before the fallback (the text layer's
             ``retries``; default 2).
         tools: send the ``act`` tool (``False`` for a server without function calling: text replies only).
+        memory: keep the game's conversation (``False``: each decision is sent alone, the system prompt and that
+            decision's prompt, for models with a short context).
         prompt_cost, completion_cost: price per 1,000 prompt / completion tokens (``None``: no cost counted).
     """
 
@@ -97,6 +107,7 @@ class LLMOptions:
     backoff: float = 1.0
     reply_retries: int = 2
     tools: bool = True
+    memory: bool = True
     prompt_cost: float | None = None
     completion_cost: float | None = None
 
@@ -221,7 +232,7 @@ class OpenAIChat:
             request["max_tokens"] = self.options.max_tokens
         if self.options.tools:
             request["tools"] = [decision.tool]
-        response = self._create(request)
+        response = self._create(request, decision)
         usage = getattr(response, "usage", None)
         if usage is not None:
             _add(self.stats, "prompt_tokens", int(usage.prompt_tokens or 0))
@@ -241,7 +252,7 @@ class OpenAIChat:
             return arguments if isinstance(arguments, dict) else json.dumps(arguments)
         return message.content or ""
 
-    def _create(self, request: dict):
+    def _create(self, request: dict, decision: TextDecision):
         import openai
 
         options = self.options
@@ -271,7 +282,7 @@ class OpenAIChat:
                 delay = options.backoff * 2**attempt if wait is None else wait
                 time.sleep(min(MAX_BACKOFF, delay))
         _add(self.stats, "api_failures", 1)
-        raise LLMUnavailable(f"{options.retries + 1} attempts failed (last: {kind})")
+        raise LLMUnavailable(f"{options.retries + 1} attempts failed, the last: {kind.replace('_', ' ')}", decision)
 
 
 class LLMAgent(TextAgent):
@@ -286,7 +297,8 @@ class LLMAgent(TextAgent):
         client: an ``openai.OpenAI``-like client (default: one per options and process).
 
     ``stats``: one dict, the text layer's counts plus the chat's (module doc); ``seconds`` is the wall time in
-    :meth:`act`.
+    :meth:`act`. One agent plays one seat (it keeps that seat's conversation); the benchmark kit gives each seat
+    its own.
     """
 
     def __init__(self, model: str, game: str | Game, options: LLMOptions | None = None, *,
@@ -294,9 +306,8 @@ class LLMAgent(TextAgent):
         self.options = options or LLMOptions()
         self.model = model
         self.chat = OpenAIChat(model, self.options, client)
-        self._fallback_rng = np.random.default_rng(seed if not isinstance(seed, np.random.Generator)
-                                                   else seed.integers(2**63))
-        super().__init__(game, self.chat, num_players=num_players, retries=self.options.reply_retries, seed=seed)
+        super().__init__(game, self.chat, num_players=num_players, retries=self.options.reply_retries, seed=seed,
+                         memory=self.options.memory)
         for key in ("requests", "prompt_tokens", "completion_tokens", "api_retries", "api_failures",
                     *(f"api_{kind}" for kind in FAULT_KINDS)):
             self.stats.setdefault(key, 0)
@@ -315,12 +326,13 @@ class LLMAgent(TextAgent):
         started = time.perf_counter()
         try:
             return super().act(observation, action_mask)
-        except LLMUnavailable:
-            legal = np.flatnonzero(action_mask)
-            if legal.size == 0:
-                raise ValueError("action_mask allows no action") from None
+        except LLMUnavailable as error:  # the text layer's fallback: a uniformly random legal action, counted
+            options = error.decision.options
+            option = options[int(self._rng.integers(len(options)))]
             _add(self.stats, "fallbacks", 1)
-            return int(legal[self._fallback_rng.integers(legal.size)])
+            self.messages.append({"role": "user", "content": f"The server could not answer ({error}): a random legal "
+                                  f"action was played for you: {option.number}. {option.text}"})
+            return option.action
         finally:
             stats = self.stats
             stats["seconds"] += time.perf_counter() - started
@@ -377,6 +389,8 @@ def add_llm_arguments(parser: argparse.ArgumentParser, concurrency: bool = True)
     group.add_argument("--llm-reply-retries", type=int, default=2,
                        help="invalid replies answered with the legal list before a random legal action (default 2)")
     group.add_argument("--llm-no-tools", action="store_true", help="send no tool (servers without function calling)")
+    group.add_argument("--llm-no-memory", action="store_true",
+                       help="send each decision alone instead of the game's conversation (short-context models)")
     group.add_argument("--llm-cost-per-1k", type=float, nargs=2, default=None, metavar=("PROMPT", "COMPLETION"),
                        help="price per 1,000 prompt and completion tokens, for the report's cost")
     if concurrency:
@@ -396,7 +410,7 @@ def llm_options_from_args(args: argparse.Namespace) -> LLMOptions:
         return LLMOptions(base_url=args.llm_base_url, api_key_env=args.llm_api_key_env,
                           temperature=args.llm_temperature, max_tokens=args.llm_max_tokens, timeout=args.llm_timeout,
                           retries=args.llm_retries, reply_retries=args.llm_reply_retries, tools=not args.llm_no_tools,
-                          prompt_cost=prompt_cost, completion_cost=completion_cost)
+                          memory=not args.llm_no_memory, prompt_cost=prompt_cost, completion_cost=completion_cost)
     except ValueError as error:
         flag = {"prompt_cost": "cost-per-1k", "completion_cost": "cost-per-1k"}
         raise ValueError(re.sub(r"LLM option (\w+)", lambda m: "--llm-" + flag.get(m.group(1), m.group(1).replace("_", "-")),

@@ -17,10 +17,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game, registered_games
 from ..files import atomic_write_text
-from ..agents.llm import add_llm_arguments, llm_options_from_args
 from .crossplay import play_cells
 from .population import Population, PopulationError, load_population_file, parse_population
 

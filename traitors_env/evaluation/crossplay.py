@@ -164,22 +164,44 @@ def _resolve(spec, game: Game):
     raise TypeError(f"agent spec {spec!r} is neither a spec string nor an object with build(seed)")
 
 
-def _play(env, game: Game, agents: dict[bool, tuple[str, str, object]], seed: int, num_players: int,
-          index: int) -> None:
-    """Play one game to its end (``agents[True]`` at the row side's seats); raises :class:`AgentFailure`."""
+def seat_seed(seed: int, seat: int) -> int:
+    """The seed of the agent a text agent's side gives its seat ``seat`` (every seat but the side's first)."""
+    return int(np.random.SeedSequence([seed, seat, 11]).generate_state(1, dtype=np.uint64)[0])
+
+
+def _play(env, game: Game, agents: dict[bool, tuple], seed: int, num_players: int, index: int) -> list:
+    """Play one game to its end (``agents[True]`` at the row side's seats); returns the agent of each seat;
+    raises :class:`AgentFailure`.
+
+    ``agents[row]`` is ``(label, team, agent, make, agent seed)``. The agent plays every seat of its side, except
+    a text agent (:class:`~traitors_env.core.text.TextAgent`: it keeps one seat's conversation), which plays the
+    side's first seat while each other seat of the side gets its own, ``make(seat_seed(agent seed, seat))``.
+    """
+    from ..core.text import TextAgent
+
     sides: list[tuple[str, str]] = []
+    seats: list = []
 
     def seated(state):
+        used: set[int] = set()
         for s in range(num_players):
-            label, team, _ = agents[game.side_of_seat(state, s) == 0]
+            label, team, agent, make, agent_seed = agents[game.side_of_seat(state, s) == 0]
             sides.append((label, team))
-        return [agents[game.side_of_seat(state, s) == 0][2] for s in range(num_players)]
+            if isinstance(agent, TextAgent) and id(agent) in used:
+                try:
+                    agent = make(seat_seed(agent_seed, s))
+                except Exception as error:
+                    raise AgentFailure(label, team, num_players, index, f"cannot be built: {error}") from None
+            used.add(id(agent))
+            seats.append(agent)
+        return seats
 
     try:
         play_game(env, seated, seed, check=True)
     except AgentError as error:
         label, team = sides[error.seat]
         raise AgentFailure(label, team, num_players, index, error.reason) from None
+    return seats
 
 
 def _run_chunk(task: tuple) -> dict:
@@ -201,11 +223,12 @@ def _run_chunk(task: tuple) -> dict:
             for row, label, team, spec, seed in ((True, p_name, row_team, p_spec, p_seed),
                                                  (False, m_name, column_team, m_spec, m_seed)):
                 try:
-                    agents[row] = (label, team, _maker(spec, game)(seed))
+                    make = _maker(spec, game)
+                    agents[row] = (label, team, make(seed), make, seed)
                 except Exception as error:
                     raise AgentFailure(label, team, n, index, f"cannot be built: {error}") from None
             deal = game_seed(base_seed, n, index)
-            _play(env, game, agents, deal, n, index)
+            seats = _play(env, game, agents, deal, n, index)
         except AgentFailure as failure:
             out["failure"] = failure.info
             break
@@ -216,11 +239,15 @@ def _run_chunk(task: tuple) -> dict:
         out["column_seats"] += result["column_seats"]
         for team, counts in result["tallies"].items():
             out["tallies"][team].update(counts)
-        for _, team, agent in agents.values():
-            counts = text_counts(agent)
-            if counts is not None:
+        played: dict[str, dict[int, object]] = {row_team: {}, column_team: {}}
+        for s, agent in enumerate(seats):
+            played[row_team if result["row"][s] else column_team][id(agent)] = agent
+        for team, side_agents in played.items():
+            texts = [c for c in map(text_counts, side_agents.values()) if c is not None]
+            for counts in texts:
                 out["text"][team].update({k: v for k, v in counts.items() if isinstance(v, (int, float))
                                           and not isinstance(v, bool)})
+            if texts:
                 out["text"][team]["games"] += 1
         if index < record_below and game.records is not None:
             record = game.records.record_game(env.game, deal, seats=[p_name if r else m_name for r in result["row"]])

@@ -275,7 +275,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
                 f"{llm['temperature'] if llm['temperature'] is not None else 'the server default'}, max tokens "
                 f"{llm['max_tokens']}, timeout {llm['timeout']} s, {llm['retries']} retries per request, "
                 f"{llm['reply_retries']} retries per invalid reply, tools {'on' if llm['tools'] else 'off'}, "
-                f"{llm['concurrency']} games at once; key from ${llm['api_key_env']}.", ""]
+                f"{llm['concurrency']} game{'s' if llm['concurrency'] != 1 else ''} at once; key from ${llm['api_key_env']}.", ""]
     if report["failures"] or report["interrupted"]:
         out += ["## Failures", ""]
         if report["interrupted"]:
