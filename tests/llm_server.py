@@ -21,7 +21,7 @@ or more is answered normally (so with the default 1, a retried request succeeds)
 - ``drop``: the connection is closed without an answer.
 
 :attr:`ScriptedServer.injected` counts the faults injected per kind; :attr:`requests` the requests served;
-:attr:`headers` keeps the last request's headers (the tests check the key travels only there).
+:attr:`headers` keeps the last request's headers (lower-case names) (the tests check the key travels only there).
 """
 
 from __future__ import annotations
@@ -157,9 +157,9 @@ class ScriptedServer:
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         body = handler.rfile.read(int(handler.headers.get("Content-Length", 0)))
         with self._lock:
-            self.headers = dict(handler.headers)
+            self.headers = {key.lower(): value for key, value in handler.headers.items()}
             self.bodies.append(body.decode("utf-8", "replace"))
-        if not handler.path.rstrip("/").endswith("/chat/completions"):
+        if handler.path.rstrip("/") != "/v1/chat/completions":
             self._send(handler, 404, {"error": {"message": f"no route {handler.path}", "type": "not_found"}})
             return
         rng, fault = self._draw(body)
