@@ -70,10 +70,11 @@ class ScriptedServer:
         faults: fault kind → probability per request (kinds: :data:`FAULT_KINDS`).
         fault_repeats: a content seen this many times before is answered without a fault.
         timeout_sleep: how late a ``timeout`` fault answers, in seconds.
+        latency: seconds every answer waits (a model's think time, for measuring ``--llm-concurrency``).
     """
 
     def __init__(self, seed: int = 0, style: str = "mixed", faults: dict[str, float] | None = None,
-                 fault_repeats: int = 1, timeout_sleep: float = 2.0) -> None:
+                 fault_repeats: int = 1, timeout_sleep: float = 2.0, latency: float = 0.0) -> None:
         unknown = set(faults or {}) - set(FAULT_KINDS)
         if unknown or style not in ("tool", "number", "text", "mixed"):
             raise ValueError(f"faults {sorted(unknown)} / style {style!r}: expected kinds of {FAULT_KINDS}")
@@ -82,6 +83,7 @@ class ScriptedServer:
         self.faults = dict(faults or {})
         self.fault_repeats = fault_repeats
         self.timeout_sleep = timeout_sleep
+        self.latency = latency
         self.injected: Counter = Counter()
         self.requests = 0
         self.headers: dict = {}
@@ -172,6 +174,8 @@ class ScriptedServer:
             return
         if fault == "timeout":
             time.sleep(self.timeout_sleep)
+        elif self.latency:
+            time.sleep(self.latency)
         if fault in ("429", "500"):
             message = "rate limited" if fault == "429" else "internal error"
             self._send(handler, int(fault), {"error": {"message": message, "type": "server_error"}},

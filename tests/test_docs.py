@@ -148,7 +148,7 @@ def test_readme_links_resolve():
 
 # ------------------------------------------------------------------------------------------ the manual
 #: Optional extras an example may need; its block is skipped where the package is not installed.
-OPTIONAL_PACKAGES = {"tianshou", "jax", "flax", "optax", "pgx", "ray"}
+OPTIONAL_PACKAGES = {"tianshou", "jax", "flax", "optax", "pgx", "ray", "openai", "textarena"}
 
 
 @pytest.mark.parametrize("path", [ROOT / "README.md", *PAGES], ids=lambda p: str(p.relative_to(ROOT)))
