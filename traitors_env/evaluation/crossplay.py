@@ -394,7 +394,7 @@ def _play_threaded(tasks: list[tuple], threads: int, collect, bar) -> None:
     except KeyboardInterrupt:
         pool.shutdown(wait=True, cancel_futures=True)
         for chunk in futures.values():  # every finished game, failures and all
-            finished = [f.result() for f in chunk if f.done() and not f.cancelled()]
+            finished = [f.result() for f in chunk if f.done() and not f.cancelled() and f.exception() is None]
             if finished:
                 collect(_merge(finished), count=False)
         raise
