@@ -112,6 +112,7 @@ def test_a_reply_is_a_number_the_text_or_a_tool_call(name):
         assert view.parse("  " + text.replace(" ", "   ") + "\n", decision) == option.action
         assert view.parse(text.replace(" ", ""), decision) == option.action
         assert view.parse(f'"{text}"', decision) == option.action
+        assert view.parse(f"{option.number}. {text}", decision) == option.action  # a line of the list
         assert view.parse(json.dumps({"choice": text}), decision) == option.action
         assert view.parse({"choice": text.swapcase()}, decision) == option.action
         assert view.parse_tool_call(json.dumps({"choice": text}), decision) == option.action
@@ -142,6 +143,8 @@ def test_a_refusal_says_why():
         view.parse("banana", decision)
     with pytest.raises(InvalidReply, match="empty"):
         view.parse("", decision)
+    with pytest.raises(InvalidReply, match="gives the number of one action and the text of another"):
+        view.parse(f"1. {decision.options[1].text}", decision)
 
 
 def _scripted(choose):
@@ -296,6 +299,21 @@ def test_duplicate_action_texts_are_made_unique(toy_registered):
     assert view.parse("accuse (action 2)", decision) == 2 and view.parse("3", decision) == 2
     with pytest.raises(InvalidReply):
         view.parse("7", decision)  # a number is a number: there are 4 options
+
+
+def test_the_table_size_is_read_from_each_games_first_observation():
+    """Without num_players the view reads the table size from a game's first observation (for the rules summary's
+    row), again at a new game of another size; a given num_players is kept."""
+    game = load_game("traitors_aboard")
+    view, pinned = TextView(game), TextView(game, 8)
+    for n in (3, 6):
+        env = game.raw_env(num_players=n)
+        env.reset(seed=n)
+        observation = env.observe(env.agent_selection)
+        for v in (view, pinned):
+            assert v.decide(observation["observation"], observation["action_mask"]).first
+        assert view.num_players == n and f"at a table of {n}," in view.system_prompt()
+        assert pinned.num_players == 8
 
 
 def test_the_system_prompt_holds_the_rules_and_how_to_reply():
