@@ -240,6 +240,7 @@ class TextView:
     def __init__(self, game: Game | str, num_players: int | None = None) -> None:
         self.game = _load(game)
         self.num_players = None if num_players is None else self.game.check_players(num_players)
+        self._read_players = num_players is None  # else read at each game's first decision, where the game can
         self.renderer = text_of(self.game)
         self._previous: np.ndarray | None = None
 
@@ -312,7 +313,7 @@ class TextView:
         if previous is not None and not r.same_game(previous, observation):
             previous = None
         first = previous is None
-        if first and self.num_players is None:
+        if first and self._read_players:
             self.num_players = r.num_players(observation)
         parts = []
         if first:
@@ -334,8 +335,9 @@ class TextView:
         """The action index a reply names.
 
         Accepted: an option's number (``"3"``, also ``"3."``), its canonical text compared by :func:`normalize`
-        (case and whitespace ignored), or a tool call's arguments (a JSON object string or a dict, see
-        :meth:`parse_tool_call`). Surrounding quotes, backticks and a final full stop are ignored.
+        (case and whitespace ignored), its line of the list (``"3. plank seat 3"``: number and text must agree), or a
+        tool call's arguments (a JSON object string or a dict, see :meth:`parse_tool_call`). Surrounding quotes,
+        backticks and a final full stop are ignored.
 
         Raises:
             InvalidReply: for anything else (an unknown number or text, an empty reply), listing the options.
@@ -356,6 +358,13 @@ class TextView:
         for option in decision.options:
             if normalize(option.text) == key:
                 return option.action
+        numbered = re.fullmatch(r"(\d+)[.):]\s*(.+)", text, flags=re.S)  # a line of the list: "3. plank seat 3"
+        if numbered:
+            action = self._by_number(int(numbered.group(1)), decision)
+            if normalize(decision.options[int(numbered.group(1)) - 1].text) == normalize(numbered.group(2)):
+                return action
+            raise InvalidReply(f"Your reply {reply.strip()!r} gives the number of one action and the text of "
+                               "another (or of none).", decision)
         shown = reply if len(reply) <= 200 else reply[:200] + "…"
         raise InvalidReply(f"Your reply {shown!r} is neither the number nor the text of a legal action.", decision)
 
