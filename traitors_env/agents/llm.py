@@ -164,16 +164,16 @@ _CLIENTS_LOCK = threading.Lock()
 
 
 def _client(options: LLMOptions):
-    """One ``openai.OpenAI`` client per (URL, key variable, timeout) and process (it is thread-safe)."""
+    """One ``openai.OpenAI`` client per (URL, key, timeout) and process (it is thread-safe)."""
     try:
         import openai
     except ImportError as error:
         raise AgentSpecError(f"openai:MODEL agents need the llm extra (pip install -e '.[llm]'): {error}") from None
-    key = (options.base_url, options.api_key_env, options.timeout)
+    api_key = os.environ.get(options.api_key_env)
+    key = (options.base_url, options.api_key_env, api_key, options.timeout)  # in memory only, as the client holds it
     with _CLIENTS_LOCK:
         client = _CLIENTS.get(key)
         if client is None:
-            api_key = os.environ.get(options.api_key_env)
             if not api_key:
                 if options.base_url is None and not os.environ.get("OPENAI_BASE_URL"):
                     raise AgentSpecError(
