@@ -53,6 +53,17 @@ def test_every_registered_game_of_the_package_has_its_page_with_its_tables():
         assert f"({name}.md)" in page("games/index.md") and f"(docs/games/{name}.md)" in README
 
 
+def test_every_game_has_its_text_page_with_a_prompt_per_kind_of_decision():
+    """Issue 29: the text view's prompts of every game are in docs/text/<name>.md (generated, in the nav)."""
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for name in docs.documented_games():
+        path = docs.text_page_path(name)
+        block = docs.read_blocks((ROOT / path).read_text(encoding="utf-8"))[f"{name}/text"]
+        assert f"text/{name}.md" in nav and f"({name}.md)" in page("text/index.md")
+        assert block.count("\nLegal actions:\n") == block.count("\n### ") >= 2 and '"name": "act"' in block
+        assert load_game(name).rules_summary(load_game(name).type.default_players).strip() in block
+
+
 def test_traitors_aboard_page_shows_the_declared_layout_and_the_actions_module_table():
     """The intent of the README checks before the move: the page holds the declared layout, the action table of
     the actions module (its docstring, Sphinx roles shown as code) and the action space's size."""
@@ -87,6 +98,9 @@ def test_a_new_game_gets_its_page_by_registering_and_a_drifted_page_fails(tmp_pa
         text = (tmp_path / "docs" / "games" / "toy.md").read_text()
         assert toy_game.LAYOUT.table() in text and "| 1 | accuse the player 1 seat(s) to the left |" in text
         assert "`Discrete(5)`" in text and "game records and replay: no" in text
+        prompts = (tmp_path / "docs" / "text" / "toy.md").read_text()  # the generic text view's prompts
+        assert "### decision (Spy)" in prompts and "### decision (Others)" in prompts
+        assert "accuse the player 1 seat(s) to the left" in prompts
 
         (tmp_path / "docs" / "games" / "toy.md").write_text(text.replace("| 0 | pass |", "| 0 | wait |"))
         assert docs.check(tmp_path, ["toy"]) == ["docs/games/toy.md: block 'toy/actions' differs from the declarations"]
@@ -148,7 +162,7 @@ def test_readme_links_resolve():
 
 # ------------------------------------------------------------------------------------------ the manual
 #: Optional extras an example may need; its block is skipped where the package is not installed.
-OPTIONAL_PACKAGES = {"tianshou", "jax", "flax", "optax", "pgx", "ray"}
+OPTIONAL_PACKAGES = {"tianshou", "jax", "flax", "optax", "pgx", "ray", "openai", "textarena"}
 
 
 @pytest.mark.parametrize("path", [ROOT / "README.md", *PAGES], ids=lambda p: str(p.relative_to(ROOT)))

@@ -4,7 +4,8 @@ A new game passes it by registering: the built-in games come from the registry, 
 in ``tests/toy_game.py``) is registered here to prove it. Checked at every table size, claims on and off:
 PettingZoo's ``api_test`` (``env()`` and ``raw_env()``) and ``seed_test``; spaces fixed across table sizes and
 equal to the ``GameType``; masks never empty while the game runs; random games end with the declared rewards;
-the secrets test (the game's ``hidden_variant`` redraws what a seat cannot know; its observation is unchanged);
+the secrets test (the game's ``hidden_variant`` redraws what a seat cannot know; its observation is unchanged, and so
+is the prompt of its text view, ``traitors_env.core.text``);
 pickle and deepcopy of a mid-game env continue as the original does.
 """
 
@@ -158,6 +159,46 @@ def test_secrets_hidden_state_never_changes_an_observation(name):
     _check_secrets(_game(name))
 
 
+def _check_text_secrets(game):
+    """The secrets test of the text view (issue 29): at every decision, the acting seat's prompt (its options, tool
+    and system prompt too) read from the game and from ``hidden_variant`` of it are the same, each view having seen
+    the seat's previous decision first (the prompt tells what happened since)."""
+    from traitors_env.core.text import TextView
+
+    last: dict[int, tuple] = {}
+    checked = 0
+
+    def decide(seat, observation, mask):
+        view = TextView(game)
+        if seat in last:
+            view.decide(*last[seat])
+        decision = view.decide(observation, mask)
+        return decision.prompt, decision.options, decision.tool, view.system_prompt()
+
+    def check(env, agent, rng):
+        nonlocal checked
+        state = env.game
+        seat = state.current_player
+        observation, mask = game.encode(state, seat), state.legal_mask()
+        expected = decide(seat, observation, mask)
+        for _ in range(2):
+            variant = game.hidden_variant(state, seat, rng)
+            assert decide(seat, game.encode(variant, seat), variant.legal_mask()) == expected, (
+                f"{game.type.env_id}: the prompt of seat {seat} sees hidden state")
+        last[seat] = (observation, mask)
+        checked += 1
+
+    for n in game.type.player_counts:
+        last.clear()
+        _random_game(game, n, claims=True, seed=200 + n, on_decision=check)
+    assert checked > 0
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_secrets_hidden_state_never_changes_a_prompt(name):
+    _check_text_secrets(_game(name))
+
+
 def test_the_secrets_test_has_teeth():
     """A planted leak (the toy's observation shows who the Spy is) and a hidden_variant that redraws nothing fail it."""
     def leaky_encode(state, seat):
@@ -169,6 +210,8 @@ def test_the_secrets_test_has_teeth():
         _check_secrets(dataclasses.replace(toy_game.GAME, encode=leaky_encode))
     with pytest.raises(AssertionError, match="redraws nothing"):
         _check_secrets(dataclasses.replace(toy_game.GAME, hidden_variant=lambda state, seat, rng: copy.deepcopy(state)))
+    with pytest.raises(AssertionError, match="prompt of seat .* sees hidden state"):
+        _check_text_secrets(dataclasses.replace(toy_game.GAME, encode=leaky_encode))
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -14,6 +14,9 @@ A spec, for a game (a registered name or environment id, or a :class:`~traitors_
   - an RLlib module folder, algorithm checkpoint or run folder (:mod:`.rllib_checkpoint`; needs the ``rllib`` extra);
 
   a checkpoint of another game (other spaces, or another game's side files) is refused with a clear error;
+- ``openai:MODEL``: a language model behind an OpenAI-compatible chat server (:mod:`.llm`; needs the ``llm`` extra),
+  with the server, sampling and retry options of an :class:`~.llm.LLMOptions` (``agent_maker(..., llm=...)``;
+  the ``--llm-*`` options of ``traitors-eval`` and ``traitors-play``);
 - ``package.module:function`` or ``path/to/file.py:function``: a user's factory, called as ``function(seed=seed)``
   (or ``function()`` if it takes no ``seed``), returning an object with ``act(observation, action_mask) -> int``
   (:class:`traitors_env.agents.Agent`).
@@ -48,13 +51,14 @@ _SUFFIXES = (".msgpack", ".zip")
 
 
 def load_agent(spec: str, seed: int | np.random.Generator | None = None,
-               game: str | Game = DEFAULT_GAME) -> tuple[str, Agent]:
+               game: str | Game = DEFAULT_GAME, llm=None) -> tuple[str, Agent]:
     """The agent a ``spec`` names (see the module docstring); returns ``(label, agent)``.
 
     Args:
         spec: a bot name, a checkpoint or run folder path, or ``package.module:function``.
         seed: seeds the agent's own randomness (an int, ``None`` or a ``numpy.random.Generator``).
         game: the game the agent plays: a registered name or environment id, or a ``Game``.
+        llm: the :class:`~.llm.LLMOptions` of an ``openai:MODEL`` spec (default: ``LLMOptions()``).
 
     Returns:
         ``label`` names the agent in records and reports (``"heuristic"``, ``"policy:runs/quick/..."``,
@@ -63,17 +67,19 @@ def load_agent(spec: str, seed: int | np.random.Generator | None = None,
     Raises:
         AgentSpecError: naming the spec and what was expected.
     """
-    label, make = agent_maker(spec, game=game)
+    label, make = agent_maker(spec, game=game, llm=llm)
     return label, make(seed)
 
 
-def agent_maker(spec: str, game: str | Game = DEFAULT_GAME) -> tuple[str, Callable[[int | np.random.Generator | None], Agent]]:
+def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
+                llm=None) -> tuple[str, Callable[[int | np.random.Generator | None], Agent]]:
     """Resolve ``spec`` for ``game`` once; returns ``(label, make)`` where ``make(seed)`` builds a fresh agent.
 
     The benchmark kit resolves a spec once per process and builds one agent per game from that game's
     seed (so results do not depend on how games are split over workers). Checkpoints are loaded once
     (the loaders cache them per file version); a factory is imported once and called for every agent,
-    and is checked here by building one agent with seed 0.
+    and is checked here by building one agent with seed 0. An ``openai:MODEL`` spec takes its server options from
+    ``llm`` (an :class:`~.llm.LLMOptions`; nothing is sent to the server here).
 
     Raises:
         AgentSpecError: naming the spec and what was expected (an unknown game or name, a missing path, a module
@@ -87,6 +93,10 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME) -> tuple[str, Callab
         raise AgentSpecError(f"agent {spec!r}: {error}") from None
     if spec in game.bots:
         return spec, functools.partial(make_agent, spec, game=game)
+    from .llm import is_llm_spec, llm_maker
+
+    if is_llm_spec(spec):
+        return llm_maker(spec, game, llm)
     path = Path(spec)
     if path.exists():
         return _checkpoint_maker(spec, path, game)
@@ -97,7 +107,7 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME) -> tuple[str, Callab
         return f"factory:{spec}", make
     raise AgentSpecError(
         f"agent {spec!r} is neither a bot name of {game.type.env_id} ({', '.join(game.bots)}), an existing checkpoint "
-        "file or folder, nor a factory 'package.module:function' or 'path/to/file.py:function'"
+        "file or folder, a language model openai:MODEL, nor a factory 'package.module:function' or 'path/to/file.py:function'"
     )
 
 

@@ -9,9 +9,14 @@ generated table between two HTML comments, which markdown does not show::
     ...
     <!-- END GENERATED traitors_aboard/observation -->
 
+Each game also gets a page ``docs/text/<name>.md`` holding one generated block, ``<name>/text``: the text view's
+system prompt and one prompt for every kind of decision of each side (:func:`text_block`, from seeded random games
+read through :class:`~traitors_env.core.text.TextView`), what a language-model agent is shown.
+
 ``python -m traitors_env.core.docs --check`` exits 1 naming every block that differs from what the declarations give
 now (``tests/test_docs.py`` runs the same check); ``--write`` rewrites the blocks, and writes a page
-``docs/games/<name>.md`` holding its three blocks for a game that has none yet (add it to ``nav`` in
+``docs/games/<name>.md`` holding its three blocks (and ``docs/text/<name>.md``) for a game that has none yet (add them
+to ``nav`` in
 ``mkdocs.yml``: ``mkdocs build --strict`` refuses a page left out of it). Text outside the blocks is never touched.
 
 The games documented here are the registered games that ship with this package (:data:`BUILTIN_GAMES`): a game
@@ -22,24 +27,34 @@ build the same tables with :func:`game_blocks`.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import numpy as np
+
 from .game import Game
 from .registry import BUILTIN_GAMES, load_game, registered_games
+from .text import TextView, text_of
 
 __all__ = ["DocsError", "action_table", "begin_marker", "check", "documented_games", "end_marker", "expected_blocks",
            "facts_table", "game_blocks", "games_table", "main", "observation_table", "page_path", "read_blocks",
-           "replace_blocks", "write"]
+           "replace_blocks", "text_block", "text_page_path", "text_prompts", "write"]
 
 #: The command that regenerates every block (named in each begin marker and in every drift message).
 COMMAND = "python -m traitors_env.core.docs --write"
 
 #: Where a game's page lies, relative to the repository root.
 GAMES_DIR = Path("docs") / "games"
+#: Where a game's text-view page (its prompts) lies, relative to the repository root.
+TEXT_DIR = Path("docs") / "text"
+#: At most this many random games :func:`text_prompts` plays (seeds 0, 1, …) to meet every kind of decision …
+TEXT_GAMES = 300
+#: … stopping after this many games in a row that met nothing new.
+TEXT_PATIENCE = 60
 
 _BEGIN = re.compile(r"^<!-- BEGIN GENERATED (?P<key>[\w/.-]+)(?:: .*)? -->$", re.M)
 
@@ -166,6 +181,80 @@ def game_blocks(game: Game | str, page_dir: Path | str | None = GAMES_DIR) -> di
             f"{name}/actions": action_table(game)}
 
 
+def text_prompts(game: Game | str, num_players: int | None = None, games: int = TEXT_GAMES,
+                 patience: int = TEXT_PATIENCE) -> tuple[str, dict[tuple[str, str], tuple[str, dict]]]:
+    """The text view's system prompt and one prompt per kind of decision and side, from seeded random games.
+
+    Plays games of ``num_players`` (default: the game's ``default_players``) dealt from seeds 0, 1, …, every seat
+    choosing uniformly among its legal actions (seed ``seed``) and read through its own
+    :class:`~traitors_env.core.text.TextView`, until ``patience`` games in a row met nothing new or ``games`` were
+    played. For each ``(kind, side)`` (the renderer's ``decision_kind`` and the side label of
+    ``game.side_of_observation``) it keeps the first prompt met that is not a seat's first decision of the game
+    (where there is one, since it shows events), with its tool schema.
+
+    Returns:
+        ``(system prompt, {(kind, side label): (prompt, tool)})``, kinds in the order first met, each kind's sides in
+        the game's order.
+    """
+    game = load_game(game)
+    n = game.check_players(game.type.default_players if num_players is None else num_players)
+    key = (id(game), n, games, patience)
+    if key not in _TEXT_CACHE or _TEXT_CACHE[key][0] is not game:
+        _TEXT_CACHE[key] = (game, _text_prompts(game, n, games, patience))
+    return _TEXT_CACHE[key][1]
+
+
+_TEXT_CACHE: dict[tuple, tuple[Game, tuple]] = {}  # the games are deterministic: play them once per process
+
+
+def _text_prompts(game: Game, n: int, games: int, patience: int):
+    renderer = text_of(game)
+    found: dict[tuple[str, str], tuple[str, dict, bool]] = {}
+    system = ""
+    quiet = 0
+    for seed in range(games):
+        if quiet >= patience:
+            break
+        quiet += 1
+        env = game.raw_env(num_players=n)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        views = {agent: TextView(game, n) for agent in env.possible_agents}
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            obs, mask = observation["observation"], observation["action_mask"]
+            decision = views[agent].decide(obs, mask)
+            system = system or views[agent].system_prompt()
+            key = (str(renderer.decision_kind(obs)), game.type.side_labels[game.side_of_observation(obs)])
+            if key not in found or (found[key][2] and not decision.first):
+                found[key] = (decision.prompt, decision.tool, decision.first)
+                quiet = 0
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    kinds = list(dict.fromkeys(kind for kind, _ in found))
+    order = sorted(found, key=lambda key: (kinds.index(key[0]), game.type.side_labels.index(key[1])))
+    return system, {key: found[key][:2] for key in order}
+
+
+def text_block(game: Game | str, num_players: int | None = None) -> str:
+    """The text view of ``game`` as markdown (:func:`text_prompts`): the system prompt, then one section per kind of
+    decision and side holding its prompt, and the tool schema of the first of them."""
+    game = load_game(game)
+    n = game.type.default_players if num_players is None else num_players
+    system, prompts = text_prompts(game, n)
+    parts = [f"What a language-model agent is shown at a table of {n}: one prompt for each of the {len(prompts)} kinds "
+             "of decision and side met in seeded random games. The system prompt, once per game:", "", "```text",
+             system, "```"]
+    for i, ((kind, side), (prompt, tool)) in enumerate(prompts.items()):
+        parts += ["", f"### {kind} ({side})", "", "```text", prompt, "```"]
+        if i == 0:
+            parts += ["", "The same decision as a tool (OpenAI function calling; `choice` lists the legal actions):",
+                      "", "```json", json.dumps(tool, indent=2, ensure_ascii=False), "```"]
+    return "\n".join(parts)
+
+
 # ------------------------------------------------------------------------------------------------ the pages
 def documented_games() -> list[str]:
     """The registered games this package documents: those it ships (a plug-in game keeps its docs in its package)."""
@@ -177,10 +266,15 @@ def page_path(name: str) -> Path:
     return GAMES_DIR / f"{name}.md"
 
 
+def text_page_path(name: str) -> Path:
+    """A game's text-view page, relative to the repository root: ``docs/text/<name>.md``."""
+    return TEXT_DIR / f"{name}.md"
+
+
 def expected_blocks(names: Iterable[str] | None = None) -> dict[Path, dict[str, str]]:
-    """Every generated block, by page (relative to the repository root): each game's three on its page, and the
-    table of games in ``README.md`` and ``docs/games/index.md``. ``names``: the games (default
-    :func:`documented_games`)."""
+    """Every generated block, by page (relative to the repository root): each game's three on its page and its text
+    view on its text page, and the table of games in ``README.md`` and ``docs/games/index.md``. ``names``: the games
+    (default :func:`documented_games`)."""
     names = list(documented_games() if names is None else names)
     pages: dict[Path, dict[str, str]] = {
         Path("README.md"): {"games": games_table(names, f"{GAMES_DIR.as_posix()}/")},
@@ -188,6 +282,7 @@ def expected_blocks(names: Iterable[str] | None = None) -> dict[Path, dict[str, 
     }
     for name in names:
         pages[page_path(name)] = game_blocks(name)
+        pages[text_page_path(name)] = {f"{name}/text": text_block(name)}
     return pages
 
 
@@ -219,9 +314,14 @@ def replace_blocks(text: str, blocks: Mapping[str, str]) -> str:
     return text
 
 
-def new_page(name: str, blocks: Mapping[str, str]) -> str:
-    """The page ``--write`` starts for a game that has none: its title and its three blocks."""
+def new_page(name: str, blocks: Mapping[str, str], directory: Path = GAMES_DIR) -> str:
+    """The page ``--write`` starts for a game that has none: its title and its three blocks (``directory``
+    :data:`TEXT_DIR`: its text view's title and block)."""
     game = load_game(name)
+    if directory == TEXT_DIR:
+        (key,) = blocks
+        return "\n".join([f"# {game.type.long_name} as text", "", begin_marker(key), "", blocks[key], "",
+                          end_marker(key), ""])
     parts = [f"# {game.type.long_name} (`{game.type.env_id}`)", ""]
     for key, title in zip(blocks, ("The environment", "Observation layout", "Action indices")):
         parts += [f"## {title}", "", begin_marker(key), "", blocks[key], "", end_marker(key), ""]
@@ -257,9 +357,9 @@ def write(root: Path | str, names: Iterable[str] | None = None) -> list[Path]:
     changed = []
     for page, blocks in expected_blocks(names).items():
         path = Path(root) / page
-        if not path.is_file() and page.parent == GAMES_DIR and page.name != "index.md":
+        if not path.is_file() and page.parent in (GAMES_DIR, TEXT_DIR) and page.name != "index.md":
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(new_page(page.stem, blocks), encoding="utf-8")
+            path.write_text(new_page(page.stem, blocks, page.parent), encoding="utf-8")
             changed.append(page)
             continue
         if not path.is_file():

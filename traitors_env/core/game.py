@@ -137,6 +137,10 @@ class Game:
         terminal_view: a zero-argument loader of the terminal game's view of the game (``traitors-play``,
             ``traitors-replay``): an object with the functions of :mod:`traitors_env.table.text_view`'s protocol
             (usually the module ``games/<name>/view.py``); ``None``: the table's generic view.
+        text: a zero-argument loader of the game's text renderer for language-model agents (usually the module
+            ``games/<name>/text.py``): any of the functions of :class:`traitors_env.core.text.GenericText`
+            (the observation, the events between two observations and the legal actions in words); ``None``: the
+            generic renderer from :attr:`layout` and :attr:`action_text` (:mod:`traitors_env.core.text`).
         hidden_variant: ``(state, seat, rng) -> state``: a copy with everything ``seat`` cannot know redrawn
             (the game's declaration of its secrets; the conformance test checks that ``encode`` ignores it).
         action_table: ``() -> str``: the action table as markdown (indices, name, meaning, phase), one row per
@@ -185,6 +189,7 @@ class Game:
     records: Any = None
     jax: Callable[[], Any] | None = None
     terminal_view: Any = None
+    text: Callable[[], Any] | None = None
     hidden_variant: Callable[[Any, int, np.random.Generator], Any] | None = None
     action_table: Callable[[], str] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)

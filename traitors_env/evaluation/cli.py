@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game, registered_games
 from ..files import atomic_write_text
@@ -40,6 +41,8 @@ def run_benchmark(
     progress: bool = False,
     game: str | Game = DEFAULT_GAME,
     beliefs: bool = True,
+    llm=None,
+    llm_concurrency: int = 1,
 ) -> dict:
     """Check every spec, play the cross-play, write ``report.json``, ``report.md`` and the plots into ``out``.
 
@@ -53,6 +56,9 @@ def run_benchmark(
             (a game with the ``records`` capability only).
         game: a registry name (default :data:`~traitors_env.core.registry.DEFAULT_GAME`) or a :class:`Game`.
         beliefs: score the role beliefs of the agents that have them (the report's ``deduction``, ``beliefs.png``).
+        llm: the :class:`~traitors_env.agents.llm.LLMOptions` of the ``openai:MODEL`` agents (default:
+            ``LLMOptions()``); written into the report's settings without secrets (the key variable's name only).
+        llm_concurrency: games with a language-model seat played at once, in threads (results do not depend on it).
 
     Returns:
         the report (see :mod:`.report`) plus ``"files"``: the paths written.
@@ -75,18 +81,24 @@ def run_benchmark(
         raise ValueError(f"--players {bad or players}: expected table sizes in {lo}–{hi} ({game.type.env_id})")
     if records and game.records is None:
         raise MissingCapabilityError(f"--records {records}: {game.type.env_id} has no game records")
-    if games < 1 or workers < 1 or records < 0:
-        raise ValueError(f"--games {games}, --workers {workers}, --records {records}: expected games and workers >= 1")
+    if games < 1 or workers < 1 or records < 0 or llm_concurrency < 1:
+        raise ValueError(f"--games {games}, --workers {workers}, --records {records}, --llm-concurrency "
+                         f"{llm_concurrency}: expected games, workers and concurrency >= 1, records >= 0")
     names = population.names
     if not names:
         raise ValueError("no agents given; expected at least one spec (e.g. --agents random heuristic)")
     unknown = [a for a in anchor if a not in names]
     if unknown:
         raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
-    for spec in population.specs.values():
-        agent_maker(spec, game=game.name)  # raises AgentSpecError naming the spec, before anything is played
+    from ..agents.llm import LLMOptions, LLMSpec, is_llm_spec
+
+    llm = llm or LLMOptions()
+    specs = {}
+    for name, spec in population.specs.items():
+        agent_maker(spec, game=game.name, llm=llm)  # raises AgentSpecError naming the spec, before anything is played
+        specs[name] = LLMSpec(spec, game.name, llm) if is_llm_spec(spec) else spec
     cells = [
-        (n, p, population.specs[p], m, population.specs[m])
+        (n, p, specs[p], m, specs[m])
         for n in players
         for p in names
         for m in names
@@ -94,9 +106,11 @@ def run_benchmark(
     ]
     started = time.perf_counter()
     crossplay = play_cells(cells, games, seed=seed, claims=claims, workers=workers, progress=progress,
-                           records_per_cell=records, game=game, beliefs=beliefs)
+                           records_per_cell=records, game=game, beliefs=beliefs, threads=llm_concurrency)
     settings = {"game": game.name, "players": players, "games": games, "seed": seed, "claims": claims, "anchor": list(anchor),
                 "seconds": round(time.perf_counter() - started, 1)}
+    if any(is_llm_spec(spec) for spec in population.specs.values()):
+        settings["llm"] = {**llm.public(), "concurrency": llm_concurrency}
     report = build_report(population, crossplay, settings)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -140,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"the game (a registered name; default {DEFAULT_GAME})")
     parser.add_argument("--agents", nargs="+", default=[], metavar="SPEC",
                         help="agents: random, heuristic, a checkpoint (.zip, generation or run folder), "
+                        "openai:MODEL (a language model, see --llm-*), "
                         "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
     parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
     parser.add_argument("--players", type=int, nargs="+", default=None,
@@ -156,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-beliefs", action="store_true",
                         help="do not score the role beliefs of agents that have them (the report's deduction section)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_llm_arguments(parser)
     return parser
 
 
@@ -173,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = run_benchmark(
             population, players, args.games, args.out, seed=args.seed, claims=not args.no_claims,
             workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,
-            progress=not args.no_progress, game=game, beliefs=not args.no_beliefs,
+            progress=not args.no_progress, game=game, beliefs=not args.no_beliefs, llm=llm_options_from_args(args),
+            llm_concurrency=args.llm_concurrency,
         )
     except (AgentSpecError, PopulationError, ValueError) as error:
         print(f"traitors-eval: error: {error}", file=sys.stderr)

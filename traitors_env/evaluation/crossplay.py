@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+import threading
 from collections import Counter
-from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,13 +100,15 @@ class CellResult:
 
 @dataclass
 class CrossPlay:
-    """Everything the games produced: cells, per (agent, side key) metric tallies, records, failures."""
+    """Everything the games produced: cells, per (agent, side key) metric tallies and text agents' counts
+    (``text``: ``games`` plus the sums of the agents' ``stats``), records, failures."""
 
     cells: dict[tuple[int, str, str], CellResult]
     tallies: dict[tuple[str, str], Counter]
     failures: list[dict]
     records: list[tuple[str, str]]  # (file name, record JSON)
     interrupted: bool = False
+    text: dict[tuple[str, str], Counter] = field(default_factory=dict)
     #: (agent, side key) → deduction tally (:class:`.deduction.Deduction`), for agents with beliefs.
     deduction: dict[tuple[str, str], Counter] = field(default_factory=dict)
 
@@ -131,38 +134,75 @@ def outcome(game: Game, state, deal: int) -> dict:
     }
 
 
+def text_counts(agent: object) -> Mapping | None:
+    """A text agent's counts of one game (its ``stats`` dict, which has ``decisions``), else ``None``."""
+    stats = getattr(agent, "stats", None)
+    return stats if isinstance(stats, Mapping) and "decisions" in stats else None
+
+
 # ------------------------------------------------------------------ worker side
 _MAKERS: dict = {}  # (game, spec) -> make(seed), once per process
-_ENVS: dict = {}
+_MAKERS_LOCK = threading.Lock()
+_LOCAL = threading.local()  # each thread's envs (one per game, table size and claims)
+
+
+def _envs() -> dict:
+    envs = getattr(_LOCAL, "envs", None)
+    if envs is None:
+        envs = _LOCAL.envs = {}
+    return envs
 
 
 def _maker(spec, game: Game):
     key = (game.type.env_id, spec) if isinstance(spec, str) else ("object", repr(spec))
-    make = _MAKERS.get(key)
-    if make is None:
-        if isinstance(spec, str):
-            from ..agents.spec import agent_maker
-
-            make = agent_maker(spec, game=game.name)[1]
-        elif callable(getattr(spec, "build", None)):
-            make = spec.build
-        else:
-            raise TypeError(f"agent spec {spec!r} is neither a spec string nor an object with build(seed)")
-        _MAKERS[key] = make
-    return make
+    with _MAKERS_LOCK:  # threads resolve a spec once too
+        if key not in _MAKERS:
+            _MAKERS[key] = _resolve(spec, game)
+        return _MAKERS[key]
 
 
-def _play(env, game: Game, agents: dict[bool, tuple[str, str, object]], seed: int, num_players: int,
-          index: int, deduction=None) -> None:
+def _resolve(spec, game: Game):
+    if isinstance(spec, str):
+        from ..agents.spec import agent_maker
+
+        return agent_maker(spec, game=game.name)[1]
+    if callable(getattr(spec, "build", None)):
+        return spec.build
+    raise TypeError(f"agent spec {spec!r} is neither a spec string nor an object with build(seed)")
+
+
+def seat_seed(seed: int, seat: int) -> int:
+    """The seed of the agent a text agent's side gives its seat ``seat`` (every seat but the side's first)."""
+    return int(np.random.SeedSequence([seed, seat, 11]).generate_state(1, dtype=np.uint64)[0])
+
+
+def _play(env, game: Game, agents: dict[bool, tuple], seed: int, num_players: int, index: int,
+          deduction=None) -> list:
     """Play one game to its end (``agents[True]`` at the row side's seats), scoring beliefs into ``deduction``
-    (a :class:`.deduction.Deduction`) if given; raises :class:`AgentFailure`."""
+    (a :class:`.deduction.Deduction`) if given; returns the agent of each seat; raises :class:`AgentFailure`.
+
+    ``agents[row]`` is ``(label, team, agent, make, agent seed)``. The agent plays every seat of its side, except
+    a text agent (:class:`~traitors_env.core.text.TextAgent`: it keeps one seat's conversation), which plays the
+    side's first seat while each other seat of the side gets its own, ``make(seat_seed(agent seed, seat))``.
+    """
+    from ..core.text import TextAgent
+
     sides: list[tuple[str, str]] = []
+    seats: list = []
 
     def seated(state):
+        used: set[int] = set()
         for s in range(num_players):
-            label, team, _ = agents[game.side_of_seat(state, s) == 0]
+            label, team, agent, make, agent_seed = agents[game.side_of_seat(state, s) == 0]
             sides.append((label, team))
-        return [agents[game.side_of_seat(state, s) == 0][2] for s in range(num_players)]
+            if isinstance(agent, TextAgent) and id(agent) in used:
+                try:
+                    agent = make(seat_seed(agent_seed, s))
+                except Exception as error:
+                    raise AgentFailure(label, team, num_players, index, f"cannot be built: {error}") from None
+            used.add(id(agent))
+            seats.append(agent)
+        return seats
 
     def beliefs(seat, observation, mask, values, state, agent):
         deduction.observe(sides[seat][0], state, seat, observation, values, mask, agent)
@@ -172,6 +212,7 @@ def _play(env, game: Game, agents: dict[bool, tuple[str, str, object]], seed: in
     except AgentError as error:
         label, team = sides[error.seat]
         raise AgentFailure(label, team, num_players, index, error.reason) from None
+    return seats
 
 
 def _run_chunk(task: tuple) -> dict:
@@ -182,10 +223,11 @@ def _run_chunk(task: tuple) -> dict:
     row_team, column_team = game.type.sides
     out = {"key": (n, p_name, m_name), "outcomes": {}, "ends": Counter(), "failure": None, "records": [],
            "tallies": {row_team: Counter(), column_team: Counter()}, "column_wins": 0, "column_seats": 0,
-           "deduction": {}}
-    env = _ENVS.get((game.type.env_id, n, claims))
+           "text": {row_team: Counter(), column_team: Counter()}, "deduction": {}}
+    envs = _envs()
+    env = envs.get((game.type.env_id, n, claims))
     if env is None:
-        env = _ENVS[(game.type.env_id, n, claims)] = game.raw_env(num_players=n, claims=claims)
+        env = envs[(game.type.env_id, n, claims)] = game.raw_env(num_players=n, claims=claims)
     for index in range(first, first + count):
         p_seed, m_seed = agent_seeds(base_seed, n, index)
         try:
@@ -193,12 +235,13 @@ def _run_chunk(task: tuple) -> dict:
             for row, label, team, spec, seed in ((True, p_name, row_team, p_spec, p_seed),
                                                  (False, m_name, column_team, m_spec, m_seed)):
                 try:
-                    agents[row] = (label, team, _maker(spec, game)(seed))
+                    make = _maker(spec, game)
+                    agents[row] = (label, team, make(seed), make, seed)
                 except Exception as error:
                     raise AgentFailure(label, team, n, index, f"cannot be built: {error}") from None
             deal = game_seed(base_seed, n, index)
             deduction = scorer.fresh() if scorer is not None else None  # a failed game's beliefs are not kept
-            _play(env, game, agents, deal, n, index, deduction)
+            seats = _play(env, game, agents, deal, n, index, deduction)
         except AgentFailure as failure:
             out["failure"] = failure.info
             break
@@ -209,6 +252,16 @@ def _run_chunk(task: tuple) -> dict:
         out["column_seats"] += result["column_seats"]
         for team, counts in result["tallies"].items():
             out["tallies"][team].update(counts)
+        played: dict[str, dict[int, object]] = {row_team: {}, column_team: {}}
+        for s, agent in enumerate(seats):
+            played[row_team if result["row"][s] else column_team][id(agent)] = agent
+        for team, side_agents in played.items():
+            texts = [c for c in map(text_counts, side_agents.values()) if c is not None]
+            for counts in texts:
+                out["text"][team].update({k: v for k, v in counts.items() if isinstance(v, (int, float))
+                                          and not isinstance(v, bool)})
+            if texts:
+                out["text"][team]["games"] += 1
         for key, counts in (deduction.tallies.items() if deduction is not None else ()):
             out["deduction"].setdefault(key, Counter()).update(counts)
         if index < record_below and game.records is not None:
@@ -234,6 +287,7 @@ def play_cells(
     records_per_cell: int = 0,
     desc: str = "cross-play",
     game: str | Game = DEFAULT_GAME,
+    threads: int = 1,
     beliefs: bool = True,
 ) -> CrossPlay:
     """Play ``games`` seeded games in every cell.
@@ -248,6 +302,8 @@ def play_cells(
         records_per_cell: keep the game record of the first this many games of each cell.
         desc: the progress bar's label.
         game: the game: a registry name (default :data:`~traitors_env.core.registry.DEFAULT_GAME`) or a :class:`Game`.
+        threads: the games of cells with a ``threaded`` spec (a language model's) are played in this many threads
+            of this process (after the other cells); results are the same for any value.
         beliefs: score the role beliefs of agents that have them (:mod:`.deduction`; a game with ``hidden_side``).
 
     Returns:
@@ -258,7 +314,8 @@ def play_cells(
 
     game = load_game(game)
     tasks = [
-        (n, p_name, p_spec, m_name, m_spec, seed, first, min(CHUNK, games - first), claims, records_per_cell, game.name, beliefs)
+        (n, p_name, p_spec, m_name, m_spec, seed, first, min(CHUNK, games - first), claims, records_per_cell, game.name,
+         beliefs)
         for n, p_name, p_spec, m_name, m_spec in cells
         for first in range(0, games, CHUNK)
     ]
@@ -270,7 +327,7 @@ def play_cells(
     )
     bar = tqdm(total=len(tasks) and games * len(cells), unit="game", desc=desc, disable=not progress)
 
-    def collect(out: dict) -> None:
+    def collect(out: dict, count: bool = True) -> None:
         cell = result.cells[out["key"]]
         cell.outcomes.update(out["outcomes"])
         cell.end_conditions.update(out["ends"])
@@ -280,13 +337,18 @@ def play_cells(
         for team, name in zip(game.type.sides, (p_name, m_name)):
             if game.metrics is not None:
                 result.tallies.setdefault((name, team), Counter()).update(out["tallies"][team])
+            if out["text"][team]:
+                result.text.setdefault((name, team), Counter()).update(out["text"][team])
         if out["failure"]:
             result.failures.append(out["failure"])
         result.records.extend(out["records"])
         for key, tally in out["deduction"].items():
             result.deduction.setdefault(key, Counter()).update(tally)
-        bar.update(len(out["outcomes"]))
+        if count:
+            bar.update(len(out["outcomes"]))
 
+    threaded = [t for t in tasks if threads > 1 and (getattr(t[2], "threaded", False) or getattr(t[4], "threaded", False))]
+    tasks = [t for t in tasks if t not in threaded]
     try:
         if workers <= 1 or len(tasks) <= 1:
             for task in tasks:
@@ -304,6 +366,8 @@ def play_cells(
                     for future in pending:
                         future.cancel()
                     raise
+        if threaded:
+            _play_threaded(threaded, threads, collect, bar)
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -312,3 +376,50 @@ def play_cells(
     result.failures.sort(key=lambda f: (f["num_players"], f["agent"], f["team"], f["game"]))
     result.records.sort()
     return result
+
+
+def _merge(outs: list[dict]) -> dict:
+    """One chunk's result from its games' results in game order, as :func:`_run_chunk` would have returned it:
+    up to and including the first failure (the games after it are not played one by one)."""
+    merged = {**outs[0], "outcomes": {}, "ends": Counter(), "failure": None, "records": [], "column_wins": 0,
+              "column_seats": 0, "tallies": {k: Counter() for k in outs[0]["tallies"]},
+              "text": {k: Counter() for k in outs[0]["text"]}, "deduction": {}}
+    for out in outs:
+        merged["outcomes"].update(out["outcomes"])
+        merged["ends"].update(out["ends"])
+        merged["records"].extend(out["records"])
+        merged["column_wins"] += out["column_wins"]
+        merged["column_seats"] += out["column_seats"]
+        for key in ("tallies", "text"):
+            for team, counts in out[key].items():
+                merged[key][team].update(counts)
+        for key, counts in out["deduction"].items():
+            merged["deduction"].setdefault(key, Counter()).update(counts)
+        if out["failure"]:
+            merged["failure"] = out["failure"]
+            break
+    return merged
+
+
+def _play_threaded(tasks: list[tuple], threads: int, collect, bar) -> None:
+    """Play the games of ``tasks`` (chunks) one game per thread task; collect each chunk merged in game order.
+    On Ctrl-C the games not started are cancelled, those running finish, and every finished game is collected."""
+    games = {task: [task[:6] + (first, 1) + task[8:] for first in range(task[6], task[6] + task[7])] for task in tasks}
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="traitors-game")
+    futures = {task: [pool.submit(_run_chunk, game) for game in chunk] for task, chunk in games.items()}
+    try:
+        pending = {future for chunk in futures.values() for future in chunk}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                bar.update(len(future.result()["outcomes"]))
+    except KeyboardInterrupt:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for chunk in futures.values():  # every finished game, failures and all
+            finished = [f.result() for f in chunk if f.done() and not f.cancelled() and f.exception() is None]
+            if finished:
+                collect(_merge(finished), count=False)
+        raise
+    pool.shutdown(wait=True)
+    for chunk in futures.values():
+        collect(_merge([f.result() for f in chunk]), count=False)

@@ -23,6 +23,15 @@ The game is ``settings["game"]`` (a registry name); ``ROW`` and ``COLUMN`` below
   and phase, and pooled: Brier, log loss, the base rate's and the heuristic's on the same predictions,
   ``brier_over_base``) and ``reliability`` (bins); only agents with ``beliefs``. ``{"skipped": reason}`` for a
   game without ``hidden_side``;
+- ``text``: per text agent (a language model, any :class:`~traitors_env.core.text.TextAgent`) and side key, over
+  its finished games: ``games``, ``decisions``, ``replies`` (the model's replies received: ``invalid_replies`` +
+  ``decisions`` − ``fallbacks``), ``invalid_replies``, ``invalid_reply_rate`` (of the replies, with its 95 %
+  Wilson ``invalid_reply_interval``), ``retries`` (invalid replies answered with the legal list), ``fallbacks``
+  (decisions played by a uniformly random legal action) and ``fallback_rate`` (of the decisions); for a language
+  model also ``requests``, ``api_retries``, ``api_failures``, ``api_errors`` (per fault kind: ``rate_limited``,
+  ``server_error``, ``timeout``, ``connection``, ``bad_response``), ``prompt_tokens``, ``completion_tokens``, their
+  means ``prompt_tokens_per_game`` and ``completion_tokens_per_game``, ``seconds_per_decision`` and, with prices,
+  ``cost`` and ``cost_per_game`` (:mod:`traitors_env.agents.llm`);
 - ``failures``: agents that failed mid-run (agent, side key as ``team``, table size, game, error); ``interrupted``.
 """
 
@@ -43,7 +52,7 @@ from .metrics import summarize
 from .population import Population
 from .ratings import rate_games
 
-__all__ = ["bootstrap_over_seeds", "build_report", "markdown", "report_game", "wins_key"]
+__all__ = ["bootstrap_over_seeds", "build_report", "markdown", "report_game", "summarize_text", "wins_key"]
 
 
 def report_game(report_or_settings: dict) -> Game:
@@ -83,6 +92,38 @@ def bootstrap_over_seeds(values: list[float], seed: int = 0) -> dict:
                         rng=np.random.default_rng(seed))
         interval = [round(float(res.confidence_interval.low), 6), round(float(res.confidence_interval.high), 6)]
     return {"mean": round(mean, 6), "interval": interval, "seeds": len(values), "values": [round(v, 6) for v in values]}
+
+
+def summarize_text(counts: Counter) -> dict:
+    """A text agent's summed counts (``CrossPlay.text``) as the report's ``text`` entry (see the module doc)."""
+    counts = Counter(counts)
+    games, decisions = int(counts["games"]), int(counts["decisions"])
+    invalid, fallbacks = int(counts["invalid_replies"]), int(counts["fallbacks"])
+    replies = invalid + decisions - fallbacks
+    low, high = wilson_interval(invalid, replies)
+    out = {
+        "games": games, "decisions": decisions, "replies": replies, "invalid_replies": invalid,
+        "invalid_reply_rate": round(invalid / replies, 6) if replies else None,
+        "invalid_reply_interval": [round(low, 6), round(high, 6)] if replies else None,
+        "retries": int(counts["retries"]), "fallbacks": fallbacks,
+        "fallback_rate": round(fallbacks / decisions, 6) if decisions else None,
+    }
+    if "requests" in counts:  # a language model's
+        out.update({
+            "requests": int(counts["requests"]), "api_retries": int(counts["api_retries"]),
+            "api_failures": int(counts["api_failures"]),
+            "api_errors": {key[4:]: int(value) for key, value in sorted(counts.items())
+                           if key.startswith("api_") and key not in ("api_retries", "api_failures")},
+            "prompt_tokens": int(counts["prompt_tokens"]), "completion_tokens": int(counts["completion_tokens"]),
+            "prompt_tokens_per_game": round(counts["prompt_tokens"] / games, 3) if games else None,
+            "completion_tokens_per_game": round(counts["completion_tokens"] / games, 3) if games else None,
+        })
+    if "seconds" in counts:
+        out["seconds_per_decision"] = round(counts["seconds"] / decisions, 6) if decisions else None
+    if "cost" in counts:
+        out["cost"] = round(counts["cost"], 6)
+        out["cost_per_game"] = round(counts["cost"] / games, 6) if games else None
+    return out
 
 
 def _matrix_rows(crossplay: CrossPlay, names: list[str], game: Game) -> list[dict]:
@@ -204,6 +245,9 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
         "metrics": metrics,
         "seed_groups": seed_groups,
         "deduction": _deduction(crossplay, names, counts, game),
+        "text": {name: {team: summarize_text(crossplay.text[(name, team)]) for team in team_keys
+                        if (name, team) in crossplay.text}
+                 for name in names if any((name, team) in crossplay.text for team in team_keys)},
         "failures": crossplay.failures,
         "interrupted": crossplay.interrupted,
     }
@@ -289,6 +333,13 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
     )
     out += ["", "| agent | spec |", "|---|---|"] + [f"| {n} | `{spec}` |" for n, spec in report["agents"].items()]
     out.append("")
+    if s.get("llm"):
+        llm = s["llm"]
+        out += [f"Language models: server {llm['base_url'] or 'the default (OPENAI_BASE_URL or OpenAI)'}, temperature "
+                f"{llm['temperature'] if llm['temperature'] is not None else 'the server default'}, max tokens "
+                f"{llm['max_tokens']}, timeout {llm['timeout']} s, {llm['retries']} retries per request, "
+                f"{llm['reply_retries']} retries per invalid reply, tools {'on' if llm['tools'] else 'off'}, "
+                f"{llm['concurrency']} game{'s' if llm['concurrency'] != 1 else ''} at once; key from ${llm['api_key_env']}.", ""]
     if report["failures"] or report["interrupted"]:
         out += ["## Failures", ""]
         if report["interrupted"]:
@@ -380,6 +431,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out.append(f"| {metric.name}{unit} | " + " | ".join(cells) + " |")
         out.append("")
     out += _deduction_markdown(report.get("deduction"), game)
+    out += _text_markdown(report, team_keys)
     if report["seed_groups"]:
         out += ["## Over training seeds", "",
                 "Mean over seeds [95 % bootstrap interval over seeds, scipy.stats.bootstrap percentile].", ""]
@@ -397,3 +449,38 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
                 out.append(f"| {name}{' (%)' if percent else ''} | " + " | ".join(cells) + " |")
             out.append("")
     return "\n".join(out) + "\n"
+
+
+def _text_markdown(report: dict, team_keys) -> list[str]:
+    """``report.md``'s section on text agents (language models): replies, fallbacks, tokens, time."""
+    text = report.get("text") or {}
+    if not text:
+        return []
+    out = ["## Text agents", "",
+           "Per text agent and side, over its finished games. Invalid: replies that named no legal action, in % of "
+           "the replies [95 % Wilson interval]; retries: invalid replies answered with the legal list; fallbacks: "
+           "decisions played by a uniformly random legal action (after the retries, or when the server stayed "
+           "unreachable); API errors: failed requests by kind (each retried with backoff); tokens per game: "
+           "prompt / completion.", "",
+           "| agent | side | games | decisions | invalid (%) | retries | fallbacks | API errors | tokens per game | "
+           "s per decision | cost |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, sides in text.items():
+        for team in team_keys:
+            t = sides.get(team)
+            if t is None:
+                continue
+            rate = t["invalid_reply_rate"]
+            invalid = (f"{t['invalid_replies']} of {t['replies']}: {_pct(rate)} [{_pct(t['invalid_reply_interval'][0])}, "
+                       f"{_pct(t['invalid_reply_interval'][1])}]") if rate is not None else "–"
+            errors = ", ".join(f"{kind} {count}" for kind, count in t.get("api_errors", {}).items() if count) or (
+                "none" if "api_errors" in t else "–")
+            if t.get("api_failures"):
+                errors += f" ({t['api_failures']} requests given up)"
+            tokens = (f"{t['prompt_tokens_per_game']:.0f} / {t['completion_tokens_per_game']:.0f}"
+                      if t.get("prompt_tokens_per_game") is not None else "–")
+            seconds = f"{t['seconds_per_decision']:.3f}" if t.get("seconds_per_decision") is not None else "–"
+            cost = f"{t['cost']:.4f}" if "cost" in t else "–"
+            out.append(f"| {name} | {team} | {t['games']} | {t['decisions']} | {invalid} | {t['retries']} | "
+                       f"{t['fallbacks']} | {errors} | {tokens} | {seconds} | {cost} |")
+    out.append("")
+    return out

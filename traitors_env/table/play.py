@@ -25,7 +25,9 @@ watched at the table. For a game that declares a hidden side (``Game.hidden_side
 
 Bots (``--bots`` for every other seat, ``--bot SEAT=SPEC`` for one): an agent by spec of the game
 (:func:`traitors_env.agents.spec.agent_maker`): a bot name (``random``, ``heuristic``), a trained checkpoint,
-generation folder or run folder (needs the ``train`` extra), or ``package.module:function``. Bots are seeded
+generation folder or run folder (needs the ``train`` extra), ``openai:MODEL`` (a language model behind an
+OpenAI-compatible server, with the ``--llm-*`` options; one agent and conversation per seat), or
+``package.module:function``. Bots are seeded
 from the game seed, so a seed and the human's answers replay the same game.
 """
 
@@ -48,6 +50,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
 from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game
@@ -69,15 +72,17 @@ class GameAbandoned(Exception):
 Event = tuple[int, int, tuple[str, ...]]
 
 
-def make_bot(spec: str, seed: int | np.random.Generator | None, game: str | Game = DEFAULT_GAME) -> tuple[str, Agent]:
-    """``(label, agent)`` for a bot spec of ``game`` (:func:`traitors_env.agents.spec.agent_maker`).
+def make_bot(spec: str, seed: int | np.random.Generator | None, game: str | Game = DEFAULT_GAME,
+             llm=None) -> tuple[str, Agent]:
+    """``(label, agent)`` for a bot spec of ``game`` (:func:`traitors_env.agents.spec.agent_maker`; ``llm``: the
+    :class:`~traitors_env.agents.llm.LLMOptions` of an ``openai:MODEL`` spec).
 
     Raises:
         BotSpecError: naming the spec and what was expected.
     """
     from ..agents.spec import agent_maker
 
-    label, make = agent_maker(spec, game=load_game(game).name)
+    label, make = agent_maker(spec, game=load_game(game).name, llm=llm)
     return label, make(seed)
 
 
@@ -348,7 +353,8 @@ def _parser() -> argparse.ArgumentParser:
         "--bots",
         default="heuristic",
         metavar="SPEC",
-        help="bot for every other seat: random, heuristic (default), a checkpoint .zip, a generation folder or a run folder",
+        help="bot for every other seat: random, heuristic (default), a checkpoint .zip, a generation folder or a run "
+        "folder, openai:MODEL (a language model, see --llm-*)",
     )
     parser.add_argument(
         "--bot", action="append", default=[], metavar="SEAT=SPEC", help="bot for one seat (repeatable), e.g. 2=random"
@@ -367,6 +373,7 @@ def _parser() -> argparse.ArgumentParser:
         help="where to save the game record, for a game with records (default records/game-<time>.json; never an "
         "existing file)",
     )
+    add_llm_arguments(parser, concurrency=False)  # one game: the model's seats answer in turn
     return parser
 
 
@@ -425,9 +432,10 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     bots: list[Agent | None] = [None] * args.players
     labels = ["human"] * args.players
     try:
+        llm = llm_options_from_args(args)
         for seat, spec in specs.items():
-            labels[seat], bots[seat] = make_bot(spec, np.random.default_rng([seed, seat]), game)
-    except BotSpecError as error:
+            labels[seat], bots[seat] = make_bot(spec, np.random.default_rng([seed, seat]), game, llm=llm)
+    except (BotSpecError, ValueError) as error:
         parser.error(str(error))
     except KeyboardInterrupt:
         console.print(Text("Interrupted while loading the bots; no game was started."))

@@ -100,6 +100,7 @@ GAME = Game(
     action_text=describe_action,
     hidden_variant=hidden_variant,
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
+    text=lambda: importlib.import_module(f"{__package__}.text"),
     extras={"roles": Role, "observation_encoder": "pure Python"},
     learner_seat=learner_seat,
     hidden_side=0,  # the Traitor's role is secret (T02)

@@ -106,5 +106,6 @@ GAME = Game(
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
     hidden_side=int(Role.MUTINEER),  # the Mutineers' roles are secret (rulebook "Setup")
     progress=progress,
+    text=lambda: importlib.import_module(f"{__package__}.text"),
     extras={"roles": Role, "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python"},
 )
