@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility"]
+__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility", "Variant"]
 
 #: ``"zero_sum_teams"``: two teams, one wins, every seat of it gets +1 and every other −1 (constant-sum).
 #: ``"general_sum"``: individual rewards; several seats (or none of a side) may win.
@@ -108,6 +108,21 @@ class GameType:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """A declared variant of a game: extra keyword arguments of its ``raw_env``/``env`` (a role set, an option) and
+    the table sizes where the game allows them (``None``: every size of its ``GameType``). The conformance test
+    runs every declared variant as it runs the default game.
+
+    Attributes:
+        kwargs: keyword arguments added to ``raw_env(num_players=..., claims=..., **kwargs)``.
+        player_counts: the table sizes the variant is played at; ``None``: all.
+    """
+
+    kwargs: Mapping[str, Any]
+    player_counts: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Game:
     """One game's functions and capabilities, read by every generic layer.
 
@@ -156,6 +171,9 @@ class Game:
             who has a choice: such a decision carries nothing to learn). ``False``: every decision is asked.
         training_order: the two sides in the order a training generation trains them (the second meets the
             first's snapshot of the same generation); ``None``: ``(0, 1)``.
+
+    Variants (optional): ``variants``: name → :class:`Variant`, the ``raw_env`` options (role sets, rule options)
+    that the conformance test also runs; empty where the game declares none.
     """
 
     type: GameType
@@ -182,6 +200,7 @@ class Game:
     learner_seat: Callable[[Any, int, int], int] | None = None
     skip_forced_moves: bool = False
     training_order: tuple[int, int] | None = None
+    variants: Mapping[str, Variant] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -246,6 +265,14 @@ class Game:
                      "terminal_view": "terminal view"}.get(capability, capability)
             raise MissingCapabilityError(f"{self.type.env_id} has no {words}")
         return value
+
+    def variant_player_counts(self, name: str) -> tuple[int, ...]:
+        """The table sizes variant ``name`` is played at (:class:`Variant`); ``ValueError`` naming the variants."""
+        try:
+            variant = self.variants[name]
+        except KeyError:
+            raise ValueError(f"{self.type.env_id} has no variant {name!r}; declared: {sorted(self.variants)}") from None
+        return tuple(variant.player_counts) if variant.player_counts is not None else self.type.player_counts
 
     def has(self, capability: str) -> bool:
         return getattr(self, capability, None) is not None
