@@ -104,8 +104,9 @@ def test_missing_leduc_is_reported_not_fatal(tmp_path, monkeypatch, capsys):
 
 
 def test_bad_arguments_are_rejected():
+    no_table = 1 + max(benchmark.load_game(name).type.max_players for name in registered_games())
     with pytest.raises(SystemExit):
-        benchmark.main(["--players", "9"])
+        benchmark.main(["--players", str(no_table)])  # a size no game has
     with pytest.raises(SystemExit):
         benchmark.main(["--games", "0"])
     with pytest.raises(ValueError, match="players=2"):

@@ -6,7 +6,8 @@ PettingZoo's ``api_test`` (``env()`` and ``raw_env()``) and ``seed_test``; space
 equal to the ``GameType``; masks never empty while the game runs; random games end with the declared rewards;
 the secrets test (the game's ``hidden_variant`` redraws what a seat cannot know; its observation is unchanged, and so
 is the prompt of its text view, ``traitors_env.core.text``);
-pickle and deepcopy of a mid-game env continue as the original does.
+pickle and deepcopy of a mid-game env continue as the original does. A game's declared variants (``Game.variants``:
+role sets, options) go through the API test, the random games and the secrets test too, at their table sizes.
 """
 
 from __future__ import annotations
@@ -42,19 +43,50 @@ def _sizes(name):
     return _game(name).type.player_counts
 
 
+def _declared(name):
+    return toy_game.GAME if name == "toy" else _game(name)
+
+
+def _variants(name):
+    """``(None, {}, sizes)`` for the game as it is, then ``(variant, kwargs, sizes)`` for each declared variant."""
+    game = _declared(name)
+    yield None, {}, game.type.player_counts
+    for variant, declared in game.variants.items():
+        yield variant, dict(declared.kwargs), game.variant_player_counts(variant)
+
+
 def _cases():
     for name in GAMES:
-        game_type = (toy_game.GAME if name == "toy" else _game(name)).type
-        for n in game_type.player_counts:
-            for claims in (True, False):
-                yield pytest.param(name, n, claims, id=f"{name}-{n}p-claims_{'on' if claims else 'off'}")
+        for variant, _, sizes in _variants(name):
+            for n in sizes:
+                for claims in (True, False):
+                    label = f"{name}{'-' + variant if variant else ''}-{n}p-claims_{'on' if claims else 'off'}"
+                    yield pytest.param(name, variant, n, claims, id=label)
 
 
-@pytest.mark.parametrize(("name", "num_players", "claims"), list(_cases()))
-def test_pettingzoo_api_test(name, num_players, claims):
+def _variant_kwargs(game, variant):
+    return {} if variant is None else dict(game.variants[variant].kwargs)
+
+
+@pytest.mark.parametrize(("name", "variant", "num_players", "claims"), list(_cases()))
+def test_pettingzoo_api_test(name, variant, num_players, claims):
     game = _game(name)
-    api_test(game.env(num_players=num_players, claims=claims), num_cycles=200)
-    api_test(game.raw_env(num_players=num_players, claims=claims), num_cycles=200)
+    kwargs = _variant_kwargs(game, variant)
+    api_test(game.env(num_players=num_players, claims=claims, **kwargs), num_cycles=200)
+    api_test(game.raw_env(num_players=num_players, claims=claims, **kwargs), num_cycles=200)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_declared_variants_are_accepted_at_their_sizes(name):
+    """Each declared variant's options build an env at every table size it declares (a variant no size accepts
+    would leave the tests above without a case)."""
+    game = _game(name)
+    for variant, kwargs, sizes in list(_variants(name))[1:]:
+        assert sizes and set(sizes) <= set(game.type.player_counts), (variant, sizes)
+        for n in sizes:
+            env = game.raw_env(num_players=n, **kwargs)
+            env.reset(seed=0)
+            assert env.observation_space(env.possible_agents[0])["observation"].shape == game.type.observation_shape
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -81,9 +113,10 @@ def test_spaces_are_the_same_at_every_table_size_and_match_the_game_type(name):
         assert other == spaces[0]
 
 
-def _random_game(game, n, claims, seed, on_decision=None):
-    """Play one random game on the raw env; returns the env at its end, the number of decisions and each agent's return."""
-    env = game.raw_env(num_players=n, claims=claims)
+def _random_game(game, n, claims, seed, on_decision=None, **kwargs):
+    """Play one random game on the raw env (``kwargs``: a variant's options); returns the env at its end, the number of
+    decisions and each agent's return."""
+    env = game.raw_env(num_players=n, claims=claims, **kwargs)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     decisions = 0
@@ -107,22 +140,23 @@ def _random_game(game, n, claims, seed, on_decision=None):
 @pytest.mark.parametrize("name", GAMES)
 def test_random_games_end_with_the_declared_rewards(name):
     game = _game(name)
-    for n in game.type.player_counts:
-        for seed in range(8):
-            env, decisions, returns = _random_game(game, n, claims=bool(seed % 2), seed=seed)
-            state = env.game
-            assert state.is_terminal and decisions > 0
-            rewards = [returns[a] for a in env.possible_agents]
-            sides = [game.side_of_seat(state, s) for s in range(n)]
-            assert tuple(sides.count(side) for side in (0, 1)) == game.side_sizes(n)
-            for seat in range(n):
-                assert game.seat_won(state, seat) == (rewards[seat] > 0)
-                assert game.side_of_observation(game.encode(state, seat)) == sides[seat]
-            assert isinstance(game.end_condition(state), str)
-            if game.type.utility == "zero_sum_teams":  # one side wins: +1 for each of its seats, −1 for the others
-                winners = {sides[s] for s in range(n) if rewards[s] > 0}
-                assert len(winners) == 1
-                assert all(rewards[s] == (1 if sides[s] in winners else -1) for s in range(n))
+    for variant, kwargs, sizes in _variants(name):
+        for n in sizes:
+            for seed in range(8 if variant is None else 4):
+                env, decisions, returns = _random_game(game, n, claims=bool(seed % 2), seed=seed, **kwargs)
+                state = env.game
+                assert state.is_terminal and decisions > 0
+                rewards = [returns[a] for a in env.possible_agents]
+                sides = [game.side_of_seat(state, s) for s in range(n)]
+                assert tuple(sides.count(side) for side in (0, 1)) == game.side_sizes(n)
+                for seat in range(n):
+                    assert game.seat_won(state, seat) == (rewards[seat] > 0)
+                    assert game.side_of_observation(game.encode(state, seat)) == sides[seat]
+                assert isinstance(game.end_condition(state), str)
+                if game.type.utility == "zero_sum_teams":  # one side wins: +1 for each of its seats, −1 for the others
+                    winners = {sides[s] for s in range(n) if rewards[s] > 0}
+                    assert len(winners) == 1
+                    assert all(rewards[s] == (1 if sides[s] in winners else -1) for s in range(n))
 
 
 def _check_secrets(game):
@@ -150,6 +184,9 @@ def _check_secrets(game):
 
     for n in game.type.player_counts:
         _random_game(game, n, claims=True, seed=100 + n, on_decision=check)
+    for variant, declared in game.variants.items():
+        for n in game.variant_player_counts(variant):
+            _random_game(game, n, claims=True, seed=200 + n, on_decision=check, **declared.kwargs)
     assert checked > 0
     assert redrawn, f"{game.type.env_id}: hidden_variant redraws nothing any other seat sees (a test without teeth)"
 

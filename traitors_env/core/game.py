@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility"]
+__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility", "Variant"]
 
 #: ``"zero_sum_teams"``: two teams, one wins, every seat of it gets +1 and every other −1 (constant-sum).
 #: ``"general_sum"``: individual rewards; several seats (or none of a side) may win.
@@ -108,6 +108,21 @@ class GameType:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """A declared variant of a game: extra keyword arguments of its ``raw_env``/``env`` (a role set, an option) and
+    the table sizes where the game allows them (``None``: every size of its ``GameType``). The conformance test
+    runs every declared variant as it runs the default game.
+
+    Attributes:
+        kwargs: keyword arguments added to ``raw_env(num_players=..., claims=..., **kwargs)``.
+        player_counts: the table sizes the variant is played at; ``None``: all.
+    """
+
+    kwargs: Mapping[str, Any]
+    player_counts: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Game:
     """One game's functions and capabilities, read by every generic layer.
 
@@ -169,6 +184,8 @@ class Game:
         progress: ``(state) -> float`` in [0, 1]: how far a game in progress is, in the game's own measure
             (Traitors Aboard: the share of the starting draw pile drawn; The Traitors: the rounds played), for
             the deduction metrics' early / mid / late phases. ``None``: one phase, ``"all"``.
+    Variants (optional): ``variants``: name → :class:`Variant`, the ``raw_env`` options (role sets, rule options)
+    that the conformance test also runs; empty where the game declares none.
     """
 
     type: GameType
@@ -198,6 +215,7 @@ class Game:
     training_order: tuple[int, int] | None = None
     hidden_side: int | None = None
     progress: Callable[[Any], float] | None = None
+    variants: Mapping[str, Variant] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """``ValueError`` naming ``hidden_side`` when it is not ``None``, 0 or 1."""
@@ -278,6 +296,14 @@ class Game:
         """Seats of :attr:`hidden_side` at a table of ``num_players`` (``side_sizes``); ``MissingCapabilityError``
         where the game declares no hidden side."""
         return int(self.side_sizes(num_players)[self.require("hidden_side")])
+
+    def variant_player_counts(self, name: str) -> tuple[int, ...]:
+        """The table sizes variant ``name`` is played at (:class:`Variant`); ``ValueError`` naming the variants."""
+        try:
+            variant = self.variants[name]
+        except KeyError:
+            raise ValueError(f"{self.type.env_id} has no variant {name!r}; declared: {sorted(self.variants)}") from None
+        return tuple(variant.player_counts) if variant.player_counts is not None else self.type.player_counts
 
     def has(self, capability: str) -> bool:
         return getattr(self, capability, None) is not None

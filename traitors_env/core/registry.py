@@ -27,6 +27,7 @@ __all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "GameLoadError"
 BUILTIN_GAMES = {
     "traitors_aboard": "traitors_env.games.traitors_aboard.game:GAME",
     "the_traitors": "traitors_env.games.the_traitors.game:GAME",
+    "avalon": "traitors_env.games.avalon.game:GAME",
 }
 
 #: The game a tool plays when none is named (the package's first game).

@@ -1,0 +1,98 @@
+"""*The Resistance: Avalon* as a plug-in: the one :data:`GAME` every generic layer reads (registry: ``avalon``)."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from ...core.agent import RandomAgent
+from ...core.game import Game, GameType, Variant
+from . import actions as A
+from .actions import describe_action
+from .bots import AvalonSimpleAgent
+from .engine import AvalonConfig, GameState
+from .env import env, raw_env
+from .hidden import hidden_variant
+from .observation import _LAYOUT, OBS_SIZE, encode
+from .observation import side_of_observation as _side_of_observation
+from .roles import DEFAULT_PLAYERS, EVIL_COUNT, MAX_PLAYERS, MIN_PLAYERS, Role
+from .rules_text import rules_summary
+
+__all__ = ["GAME", "TYPE"]
+
+TYPE = GameType(
+    short_name="avalon",
+    env_id="avalon_v0",
+    long_name="The Resistance: Avalon",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=DEFAULT_PLAYERS,
+    num_actions=A.NUM_ACTIONS,
+    observation_shape=(OBS_SIZE,),
+    # Good is the row side: the kit's matrix then reads as Good's win rate, the figure DeepRole and ProAvalon report
+    # (Serrino et al. 2019, Table 1); the honest majority first, as Traitors Aboard's Pirates.
+    sides=("good", "evil"),
+    side_labels=("Good", "Evil"),
+    utility="zero_sum_teams",  # A15
+    rules="docs/rules/avalon-RULINGS.md",
+)
+
+
+def new_initial_state(num_players: int, seed: int | np.random.Generator | None = None, claims: bool = False) -> GameState:
+    """A dealt game (A04) of ``num_players`` with the default role set."""
+    return GameState.new(AvalonConfig(num_players=num_players, claims=claims), seed=seed)
+
+
+def side_of_seat(state: GameState, seat: int) -> int:
+    """0 Good, 1 Evil (the deal, read as a game master)."""
+    return state.side_of(seat)
+
+
+def side_of_observation(observation: np.ndarray) -> int:
+    """0 Good, 1 Evil: the observer's own role."""
+    return _side_of_observation(observation)
+
+
+def side_sizes(num_players: int) -> tuple[int, int]:
+    """(Good, Evil) seats (A01)."""
+    return num_players - EVIL_COUNT[num_players], EVIL_COUNT[num_players]
+
+
+def seat_won(state: GameState, seat: int) -> bool:
+    return bool(state.winners[seat])
+
+
+def end_condition(state: GameState) -> str:
+    return state.result()["outcome"]
+
+
+GAME = Game(
+    type=TYPE,
+    raw_env=raw_env,
+    env=env,
+    new_initial_state=new_initial_state,
+    encode=encode,
+    side_of_seat=side_of_seat,
+    side_of_observation=side_of_observation,
+    side_sizes=side_sizes,
+    seat_won=seat_won,
+    end_condition=end_condition,
+    bots={"random": RandomAgent, "heuristic": AvalonSimpleAgent},
+    rules_summary=rules_summary,
+    layout=_LAYOUT,
+    action_text=describe_action,
+    hidden_variant=hidden_variant,
+    terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
+    extras={"roles": Role, "observation_encoder": "pure Python"},
+    # A Good member's quest card has one legal action (A10); every member is asked so that turns show nothing.
+    skip_forced_moves=True,
+    action_table=A.action_table,
+    variants={
+        # A02's optional roles, where the table can hold them (Evil: 2 at 5–6, 3 at 7–9, 4 at 10).
+        "percival_morgana": Variant({"percival": True, "morgana": True}),
+        "percival_morgana_mordred": Variant({"percival": True, "morgana": True, "mordred": True}, (7, 8, 9, 10)),
+        "all_roles": Variant({"percival": True, "morgana": True, "mordred": True, "oberon": True}, (10,)),
+        "no_merlin": Variant({"merlin": False}),
+    },
+)
