@@ -9,6 +9,7 @@ import numpy as np
 from ...core.agent import RandomAgent
 from ...core.game import Game, GameType, Variant
 from . import actions as A
+from . import metrics as _metrics
 from .actions import describe_action
 from .bots import AvalonLogicBot
 from .engine import AvalonConfig, GameState
@@ -96,6 +97,7 @@ GAME = Game(
     extras={"roles": Role, "observation_encoder": "pure Python"},
     # A Good member's quest card has one legal action (A10); every member is asked so that turns show nothing.
     skip_forced_moves=True,
+    metrics=_metrics,  # team selection, votes, fail timing, the assassination
     hidden_side=EVIL,  # A03: Good does not know who is Evil; the heuristic's beliefs are P(Evil) per seat
     progress=progress,
     action_table=A.action_table,
