@@ -9,14 +9,15 @@ import numpy as np
 from ...core.agent import RandomAgent
 from ...core.game import Game, GameType, Variant
 from . import actions as A
+from . import metrics as _metrics
 from .actions import describe_action
-from .bots import AvalonSimpleAgent
+from .bots import AvalonLogicBot
 from .engine import AvalonConfig, GameState
 from .env import env, raw_env
 from .hidden import hidden_variant
 from .observation import _LAYOUT, OBS_SIZE, encode
 from .observation import side_of_observation as _side_of_observation
-from .roles import DEFAULT_PLAYERS, EVIL_COUNT, MAX_PLAYERS, MIN_PLAYERS, Role
+from .roles import DEFAULT_PLAYERS, EVIL, EVIL_COUNT, MAX_PLAYERS, MAX_PROPOSALS, MIN_PLAYERS, NUM_QUESTS, Role
 from .rules_text import rules_summary
 
 __all__ = ["GAME", "TYPE"]
@@ -67,6 +68,15 @@ def end_condition(state: GameState) -> str:
     return state.result()["outcome"]
 
 
+def progress(state: GameState) -> float:
+    """How far the game is, in [0, 1]: ``(quests played + proposals made on the next quest / 6) / 5`` (A05, A09:
+    at most 5 proposals a quest). It never goes back: a quest played adds 1, more than the 5/6 its proposals can
+    have added. The deduction metrics' phases read it."""
+    played = len(state.quests)
+    pending = sum(1 for p in state.proposals if p.quest > played)
+    return float(min(1.0, (played + pending / (MAX_PROPOSALS + 1)) / NUM_QUESTS))
+
+
 GAME = Game(
     type=TYPE,
     raw_env=raw_env,
@@ -78,7 +88,7 @@ GAME = Game(
     side_sizes=side_sizes,
     seat_won=seat_won,
     end_condition=end_condition,
-    bots={"random": RandomAgent, "heuristic": AvalonSimpleAgent},
+    bots={"random": RandomAgent, "heuristic": AvalonLogicBot},
     rules_summary=rules_summary,
     layout=_LAYOUT,
     action_text=describe_action,
@@ -87,6 +97,9 @@ GAME = Game(
     extras={"roles": Role, "observation_encoder": "pure Python"},
     # A Good member's quest card has one legal action (A10); every member is asked so that turns show nothing.
     skip_forced_moves=True,
+    metrics=_metrics,  # team selection, votes, fail timing, the assassination
+    hidden_side=EVIL,  # A03: Good does not know who is Evil; the heuristic's beliefs are P(Evil) per seat
+    progress=progress,
     action_table=A.action_table,
     variants={
         # A02's optional roles, where the table can hold them (Evil: 2 at 5–6, 3 at 7–9, 4 at 10).
