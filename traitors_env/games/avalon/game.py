@@ -84,6 +84,7 @@ GAME = Game(
     action_text=describe_action,
     hidden_variant=hidden_variant,
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
+    text=lambda: importlib.import_module(f"{__package__}.text"),
     extras={"roles": Role, "observation_encoder": "pure Python"},
     # A Good member's quest card has one legal action (A10); every member is asked so that turns show nothing.
     skip_forced_moves=True,
