@@ -9,6 +9,7 @@ import numpy as np
 from ...core.agent import RandomAgent
 from ...core.game import Game, GameType, Variant
 from . import actions as A
+from . import records
 from .actions import describe_action
 from .bots import AvalonSimpleAgent
 from .engine import AvalonConfig, GameState
@@ -83,6 +84,7 @@ GAME = Game(
     layout=_LAYOUT,
     action_text=describe_action,
     hidden_variant=hidden_variant,
+    records=records,  # A18: a game is its seed and its actions
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
     text=lambda: importlib.import_module(f"{__package__}.text"),
     extras={"roles": Role, "observation_encoder": "pure Python"},
