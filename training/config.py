@@ -190,6 +190,10 @@ class TrainingSection(_Section):
     #: the Mutineers' learner decisions per generation, if not ``steps_per_team`` (they are the harder team to
     #: train: fewer seats, so fewer decisions per game)
     mutineers_steps: int | None = Field(default=None, ge=1)
+    #: learner decisions per generation of the sides named here, by the game's side keys (``{evil: 196608}``;
+    #: ``GameType.sides``), instead of ``steps_per_team`` (and of ``mutineers_steps``); a side left out trains
+    #: ``steps_per_team``. The per-side budget of any game: ``mutineers_steps`` names one game's side
+    steps_per_side: dict[str, Annotated[int, Field(ge=1)]] | None = None
     #: parallel environments
     n_envs: int = Field(default=4, ge=1)
     #: "dummy" (one process) or "subproc" (one process per environment)
@@ -201,6 +205,8 @@ class TrainingSection(_Section):
 
     def steps_for(self, team: str) -> int:
         """Learner decisions per generation of side ``team`` (its key, e.g. ``"pirates"``)."""
+        if self.steps_per_side and team in self.steps_per_side:
+            return self.steps_per_side[team]
         return self.mutineers_steps or self.steps_per_team if team == KEYED_SIDE else self.steps_per_team
 
 
@@ -322,6 +328,12 @@ class RunConfig(_Section):
             raise ValueError(
                 f"evaluation.player_counts holds {', '.join(map(str, bad))}; {self.env.name} has table sizes "
                 f"{kind.min_players}–{kind.max_players}"
+            )
+        unknown_sides = sorted(set(self.training.steps_per_side or ()) - set(sides))
+        if unknown_sides:
+            raise ValueError(
+                f"training.steps_per_side names {unknown_sides}, not a side of {self.env.name}; expected keys among "
+                f"{list(sides)}"
             )
         per_team = self.evaluation.deterministic
         if isinstance(per_team, dict) and not set(per_team) <= set(sides):

@@ -42,6 +42,7 @@ from traitors_env.core import Game, load_game
 from traitors_env.core.registry import DEFAULT_GAME
 from traitors_env.core.stats import wilson_interval
 from traitors_env.evaluation.crossplay import play_cells
+from traitors_env.evaluation.report import possessive
 
 from .agents import AgentSpec
 from .config import ConfigError, RunConfig, load_config
@@ -259,7 +260,7 @@ def markdown_report(cells: list[Cell], checks: dict, title: str, game: Game | st
     out = [
         f"# {title}",
         "",
-        f"{row_label}' win rate in % [95% Wilson interval]; rows: {row_label} policy, columns: {column_label} policy.",
+        f"{possessive(row_label)} win rate in % [95% Wilson interval]; rows: {row_label} policy, columns: {column_label} policy.",
         "",
     ]
     counts = []

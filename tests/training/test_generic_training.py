@@ -56,6 +56,12 @@ def test_the_config_reads_table_sizes_sides_and_backends_from_the_game(toy):
         config_from_dict({"name": "x", "env": "toy_v0", "evaluation": {"deterministic": {"pirates": True}}})
     with pytest.raises(ConfigError, match="sets the side 'mutineers', which toy_v0 does not have"):
         config_from_dict({"name": "x", "env": "toy_v0", "training": {"mutineers_steps": 10}})
+    # a per-side budget by the game's own side keys (any game; mutineers_steps names one game's side)
+    split = config_from_dict({"name": "x", "env": "toy_v0", "training": {"steps_per_team": 10,
+                                                                         "steps_per_side": {"others": 30}}})
+    assert (split.training.steps_for("spy"), split.training.steps_for("others")) == (10, 30)
+    with pytest.raises(ConfigError, match=r"steps_per_side names \['evil'\], not a side of toy_v0"):
+        config_from_dict({"name": "x", "env": "toy_v0", "training": {"steps_per_side": {"evil": 30}}})
     # backends: JAX needs a twin, RLlib and JAX need a zero-sum team game, SB3 trains any game
     with pytest.raises(ConfigError, match="toy_v0 has no JAX twin"):
         config_from_dict({"name": "x", "env": "toy_v0", "backend": "jax"})
