@@ -186,3 +186,23 @@ def test_fallback_draws_are_seeded():
             "local-test", "traitors_aboard", options(server, retries=0), seed=9), seed=2)[0] for _ in range(2)]
     assert runs[0]["rewards"] == runs[1]["rewards"]
     assert np.array_equal(runs[0]["result"]["roles"], runs[1]["result"]["roles"])
+
+
+def test_a_server_that_nothing_listens_at_stops_the_agent_with_the_reason():
+    """A refused connection at a URL that never answered is a wrong --llm-base-url: the agent raises
+    LLMRequestError naming the URL (the kit stops its games, keeping finished ones) instead of playing every
+    decision at random after its retries (found by a review: a 5-game run took minutes, every move random)."""
+    import socket
+
+    with socket.socket() as probe:  # a free loopback port with nothing listening on it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    agent = LLMAgent("local-test", "avalon", LLMOptions(base_url=f"http://127.0.0.1:{port}/v1", timeout=2.0,
+                                                       backoff=0.0, retries=1), seed=0)
+    game = load_game("avalon")
+    env = game.raw_env(num_players=5)
+    env.reset(seed=0)
+    observed = env.observe(env.agent_selection)
+    with pytest.raises(LLMRequestError, match=f"cannot reach the server at http://127.0.0.1:{port}/v1"):
+        agent.act(observed["observation"], observed["action_mask"])
+    assert agent.stats["api_connection"] == 2 and agent.stats["fallbacks"] == 0

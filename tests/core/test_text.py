@@ -322,3 +322,17 @@ def test_the_system_prompt_holds_the_rules_and_how_to_reply():
         view = TextView(game, 4)
         system = view.system_prompt()
         assert game.rules_summary(4).strip() in system and "HOW TO REPLY" in system and LEGAL_HEADER in system
+
+
+@pytest.mark.parametrize("reply", ["9" * 5000, {"choice": "9" * 5000}, "9" * 5000 + ". plank seat 3", "-" + "1" * 4400])
+def test_a_runaway_number_is_an_invalid_reply_not_a_crash(reply):
+    """A reply of thousands of digits (past Python's int-conversion limit) is refused like any out-of-range number
+    (found by a review: it raised ValueError out of the game)."""
+    game = load_game("avalon")
+    env = game.raw_env(num_players=5)
+    env.reset(seed=0)
+    observed = env.observe(env.agent_selection)
+    view = TextView(game, 5)
+    decision = view.decide(observed["observation"], observed["action_mask"])
+    with pytest.raises(InvalidReply, match="not the number of a legal action"):
+        view.parse(reply, decision)

@@ -59,6 +59,23 @@ MAX_BACKOFF = 30.0
 FAULT_KINDS = ("rate_limited", "server_error", "timeout", "connection", "bad_response")
 
 
+#: Base URLs that answered at least once in this process (a server that never did is not retried decision after
+#: decision: :meth:`OpenAIChat._create`).
+_ANSWERED: set[str | None] = set()
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether a connection error was a refused connect (nothing listening), read from its chain of causes
+    (the HTTP library under the client varies by version)."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, ConnectionRefusedError) or type(error).__name__ == "ConnectError":
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
 class LLMRequestError(RuntimeError):
     """A request the server refused for good (400, 401, 403, 404, 422: a wrong model name, key or URL); names the
     status and the server's message, never the key."""
@@ -258,15 +275,18 @@ class OpenAIChat:
         options = self.options
         for attempt in range(options.retries + 1):
             _add(self.stats, "requests", 1)
-            wait = None
+            wait, refused = None, False
             try:
-                return self.client.chat.completions.create(**request)
+                response = self.client.chat.completions.create(**request)
+                _ANSWERED.add(options.base_url)
+                return response
             except openai.RateLimitError as error:
                 kind, wait = "rate_limited", _retry_after(error)
             except openai.APITimeoutError:  # before APIConnectionError, its base class
                 kind = "timeout"
-            except openai.APIConnectionError:
+            except openai.APIConnectionError as error:
                 kind = "connection"
+                refused = _refused(error)  # nothing listens there (not a dropped connection)
             except openai.APIStatusError as error:
                 if not (error.status_code >= 500 or error.status_code in (408, 409)):
                     raise LLMRequestError(
@@ -282,6 +302,13 @@ class OpenAIChat:
                 delay = options.backoff * 2**attempt if wait is None else wait
                 time.sleep(min(MAX_BACKOFF, delay))
         _add(self.stats, "api_failures", 1)
+        if refused and options.base_url not in _ANSWERED:
+            # Nothing listens at a URL that never answered: a wrong URL or a server not started. Stop the agent's
+            # games with the reason (the finished ones are kept) rather than play every decision at random.
+            raise LLMRequestError(
+                f"cannot reach the server at {redact_url(options.base_url) or 'the default OpenAI URL'}: connection "
+                f"refused ({options.retries + 1} attempts) and no answer from it yet in this run; is it running, "
+                "and is --llm-base-url right?")
         raise LLMUnavailable(f"{options.retries + 1} attempts failed, the last: {kind.replace('_', ' ')}", decision)
 
 

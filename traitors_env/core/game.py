@@ -15,6 +15,7 @@ the column side. Side indices (0, 1) are what :meth:`Game.side_of_seat` and
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility", "Variant"]
+__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility", "Variant", "add_claims_arguments", "claims_from_args"]
 
 #: ``"zero_sum_teams"``: two teams, one wins, every seat of it gets +1 and every other −1 (constant-sum).
 #: ``"general_sum"``: individual rewards; several seats (or none of a side) may win.
@@ -297,6 +298,14 @@ class Game:
         where the game declares no hidden side."""
         return int(self.side_sizes(num_players)[self.require("hidden_side")])
 
+    @property
+    def default_claims(self) -> bool:
+        """Whether ``raw_env()`` plays with the claim channel when not told (Traitors Aboard and The Traitors: on;
+        Avalon: off, A16): the tools' default, so a tool without ``--claims``/``--no-claims`` plays the game's own
+        default game."""
+        param = inspect.signature(self.raw_env).parameters.get("claims")
+        return bool(param.default) if param is not None and param.default is not inspect.Parameter.empty else False
+
     def variant_player_counts(self, name: str) -> tuple[int, ...]:
         """The table sizes variant ``name`` is played at (:class:`Variant`); ``ValueError`` naming the variants."""
         try:
@@ -312,3 +321,18 @@ class Game:
 def seats_of(sides: Sequence[int], side: int) -> list[int]:
     """The seats whose side is ``side`` in a per-seat list of sides."""
     return [s for s, value in enumerate(sides) if value == side]
+
+
+def add_claims_arguments(parser) -> None:
+    """``--claims`` / ``--no-claims`` on an ``argparse`` parser (dest ``claims``: ``None`` = the game's default,
+    :attr:`Game.default_claims`); read them with :func:`claims_from_args`."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--claims", dest="claims", action="store_true", default=None,
+                       help="play with the game's structured claim channel (default: the game's own default)")
+    group.add_argument("--no-claims", dest="claims", action="store_false",
+                       help="play without the claim channel (default: the game's own default)")
+
+
+def claims_from_args(args, game: Game) -> bool:
+    """The claims option of :func:`add_claims_arguments`'s flags: the flag given, else ``game.default_claims``."""
+    return game.default_claims if getattr(args, "claims", None) is None else bool(args.claims)

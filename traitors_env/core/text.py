@@ -224,6 +224,13 @@ def _load(game: Game | str) -> Game:
 
 
 # ------------------------------------------------------------------------------------------------- the view
+def _number(digits: str) -> int:
+    """``digits`` (``[+-]?\\d+``) as an int; a runaway reply of thousands of digits (past Python's int-conversion
+    limit) reads as a number no list has, so it is refused as any other out-of-range number."""
+    digits = digits.strip()
+    return int(digits) if len(digits.lstrip("+-")) <= 9 else 10**9
+
+
 class TextView:
     """One seat's text view for one game at a time; built from its observations only (never hidden state).
 
@@ -353,14 +360,14 @@ class TextView:
         if not text:
             raise InvalidReply("Your reply was empty.", decision)
         if re.fullmatch(r"[+-]?\d+", text):
-            return self._by_number(int(text), decision)
+            return self._by_number(_number(text), decision)
         key = normalize(text)
         for option in decision.options:
             if normalize(option.text) == key:
                 return option.action
         numbered = re.fullmatch(r"(\d+)[.):]\s*(.+)", text, flags=re.S)  # a line of the list: "3. plank seat 3"
         if numbered:
-            action = self._by_number(int(numbered.group(1)), decision)
+            action = self._by_number(_number(numbered.group(1)), decision)
             if normalize(decision.options[int(numbered.group(1)) - 1].text) == normalize(numbered.group(2)):
                 return action
             raise InvalidReply(f"Your reply {reply.strip()!r} gives the number of one action and the text of "
@@ -393,7 +400,7 @@ class TextView:
                 if normalize(option.text) == key:
                     return option.action
             if re.fullmatch(r"[+-]?\d+", choice.strip()):
-                return self._by_number(int(choice), decision)
+                return self._by_number(_number(choice), decision)
         raise InvalidReply(f"The tool call's choice {choice!r} is not one of the legal actions.", decision)
 
     @staticmethod

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
-from ..core.game import Game
+from ..core.game import Game, add_claims_arguments, claims_from_args
 from ..core.registry import DEFAULT_GAME, load_game, registered_games
 from ..files import atomic_write_text
 from .crossplay import play_cells
@@ -33,7 +33,7 @@ def run_benchmark(
     games: int,
     out: str | Path,
     seed: int = 0,
-    claims: bool = True,
+    claims: bool | None = None,
     workers: int = 1,
     anchor: Sequence[str] = (),
     records: int = 0,
@@ -49,7 +49,7 @@ def run_benchmark(
     Args:
         population: the agents (:mod:`.population`).
         players: table sizes (the game's ``min_players``–``max_players``); games: per cell; seed: base seed;
-            claims: the game's claims option.
+            claims: the game's claims option (``None``: the game's default, :attr:`Game.default_claims`).
         workers: processes (results are identical for any number).
         anchor: if given, only the cells in which one side is one of these agents.
         records: keep the game records of the first ``records`` games of each cell in ``out/records/``
@@ -74,6 +74,7 @@ def run_benchmark(
     from .report import build_report, markdown
 
     game = load_game(game)
+    claims = game.default_claims if claims is None else bool(claims)
     players = list(dict.fromkeys(int(n) for n in players))  # a size given twice is played once
     lo, hi = game.type.min_players, game.type.max_players
     bad = [n for n in players if not lo <= n <= hi]
@@ -163,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", default="reports/benchmark", help="output folder (default reports/benchmark)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the deals and agents (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
-    parser.add_argument("--no-claims", action="store_true", help="play without the claim step (R14)")
+    add_claims_arguments(parser)
     parser.add_argument("--anchor", nargs="+", default=[], metavar="NAME",
                         help="only the cells in which one side is one of these agents (no meta-game then)")
     parser.add_argument("--records", type=int, default=0, help="keep the records of the first N games of each cell")
@@ -187,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         game = load_game(args.game)
         players = args.players or list(game.type.player_counts)
         report = run_benchmark(
-            population, players, args.games, args.out, seed=args.seed, claims=not args.no_claims,
+            population, players, args.games, args.out, seed=args.seed, claims=claims_from_args(args, game),
             workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,
             progress=not args.no_progress, game=game, beliefs=not args.no_beliefs, llm=llm_options_from_args(args),
             llm_concurrency=args.llm_concurrency,

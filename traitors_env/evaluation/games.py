@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..core.agent import Agent, agent_beliefs
-from ..core.game import Game
+from ..core.game import Game, add_claims_arguments, claims_from_args
 from ..core.registry import DEFAULT_GAME, load_game
 from ..core.stats import wilson_interval
 
@@ -255,11 +255,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--players", type=int, nargs="*", default=None, help="table sizes (default: every size)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-claims", action="store_true")
+    add_claims_arguments(parser)
     args = parser.parse_args(argv)
     game = load_game(args.game)
     players = args.players or list(game.type.player_counts)
-    claims = not args.no_claims
+    claims = claims_from_args(args, game)
     row_label, column_label = game.type.side_labels
     if game.type.utility == "zero_sum_teams":
         pairs = [("random", "random"), ("heuristic", "heuristic"), ("heuristic", "random"), ("random", "heuristic")]

@@ -53,7 +53,7 @@ from rich.text import Text
 from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
 from ..core.agent import Agent, agent_beliefs
-from ..core.game import Game
+from ..core.game import Game, add_claims_arguments, claims_from_args
 from ..core.registry import DEFAULT_GAME, load_game, registered_games
 from .text_view import view_of
 
@@ -365,7 +365,7 @@ def _parser() -> argparse.ArgumentParser:
         "observation: SPEC an agent with beliefs (default: heuristic)",
     )
     parser.add_argument("--seed", type=int, default=None, help="game seed (default: drawn at random and shown)")
-    parser.add_argument("--no-claims", action="store_true", help="play without the game's claim step")
+    add_claims_arguments(parser)
     parser.add_argument(
         "--record",
         default=None,
@@ -468,7 +468,8 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
             console.print(line.rstrip("\n"), markup=False)  # echo piped input, as a terminal would
             return line
 
-    session = PlaySession(args.players, args.seat, bots, seed, console, read_line, not args.no_claims, labels, game,
+    session = PlaySession(args.players, args.seat, bots, seed, console, read_line, claims_from_args(args, game), labels,
+                          game,
                           advisor=advisor, advisor_label=advisor_label)
     status = 0
     try:
@@ -510,3 +511,7 @@ def _unwritable(path: Path) -> str | None:
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"the folder {str(folder)!r} is not writable"
     return None
+
+
+if __name__ == "__main__":  # python -m traitors_env.table.play (the console script is traitors-play)
+    sys.exit(main())

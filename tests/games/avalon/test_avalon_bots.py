@@ -73,11 +73,10 @@ def test_A06_good_never_proposes_a_seat_that_must_be_evil(seed):
 
 
 def test_A06_good_leader_puts_itself_on_the_team():
-    state = new(5, leader=1)  # a Servant leads quest 1: every team of two is as good but those with itself
+    """A06: a Servant leading quest 1 rates a team of two with itself 1/2 likely to hold Evil, one without 5/6."""
     for seed in range(5):
-        s = new(5, leader=1, seed=seed)
-        assert 1 in bot_proposal(s, AvalonLogicBot(seed=seed))
-    assert state.leader == 1
+        state = new(5, leader=1, seed=seed)
+        assert 1 in bot_proposal(state, AvalonLogicBot(seed=seed))
 
 
 def test_A07_good_rejects_a_team_with_a_seat_that_must_be_evil_until_the_fifth_proposal():

@@ -78,3 +78,37 @@ def test_heuristic_plays_every_size_and_evil_fails_no_more_than_needed():
             assert result.fails <= env.game.fails_needed(result.quest)
             fails_seen += result.fails
     assert fails_seen > 0
+
+
+def test_A16_the_tools_play_the_no_talk_game_unless_told(tmp_path):
+    """A16: claims are off by default; traitors-eval and traitors-play follow the game's own default (a review found
+    traitors-eval playing Avalon with claims), and --claims / --no-claims override it."""
+    import argparse
+
+    from traitors_env.core.game import add_claims_arguments, claims_from_args
+    from traitors_env.core.registry import load_game
+    from traitors_env.evaluation.cli import run_benchmark
+    from traitors_env.evaluation.population import Population
+
+    avalon, aboard = load_game("avalon"), load_game("traitors_aboard")
+    assert avalon.default_claims is False and aboard.default_claims is True
+    parser = argparse.ArgumentParser()
+    add_claims_arguments(parser)
+    assert claims_from_args(parser.parse_args([]), avalon) is False
+    assert claims_from_args(parser.parse_args(["--claims"]), avalon) is True
+    assert claims_from_args(parser.parse_args([]), aboard) is True
+    assert claims_from_args(parser.parse_args(["--no-claims"]), aboard) is False
+    population = Population()
+    population.add("random", ["random"])
+    report = run_benchmark(population, [5], 2, tmp_path, plots=False, game="avalon")
+    assert report["settings"]["claims"] is False
+
+
+def test_play_runs_as_a_module():
+    """``python -m traitors_env.table.play --help`` prints the usage (the module had no __main__ block)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "traitors_env.table.play", "--help"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and "--game" in done.stdout and "--no-claims" in done.stdout

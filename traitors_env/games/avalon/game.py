@@ -10,6 +10,7 @@ from ...core.agent import RandomAgent
 from ...core.game import Game, GameType, Variant
 from . import actions as A
 from . import metrics as _metrics
+from . import records
 from .actions import describe_action
 from .bots import AvalonLogicBot
 from .engine import AvalonConfig, GameState
@@ -93,7 +94,9 @@ GAME = Game(
     layout=_LAYOUT,
     action_text=describe_action,
     hidden_variant=hidden_variant,
+    records=records,  # A18: a game is its seed and its actions
     terminal_view=lambda: importlib.import_module(f"{__package__}.view"),  # imports rich only when played
+    text=lambda: importlib.import_module(f"{__package__}.text"),
     extras={"roles": Role, "observation_encoder": "pure Python"},
     # A Good member's quest card has one legal action (A10); every member is asked so that turns show nothing.
     skip_forced_moves=True,
