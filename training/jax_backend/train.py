@@ -124,9 +124,13 @@ class Trainer:
         config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts`` and each team's
             table-size weights, :meth:`~training.config.EnvSection.count_weights_for`).
         engine: the game's JAX twin (:func:`~training.jax_backend.engine.twin_engine`) or the stand-in.
+        mix: the per-game opponent probabilities over (latest, past, heuristic, random) that the players'
+            sub-batches are sized for (:func:`~.rollout.capacities`); default: the config's opponents once both
+            teams have snapshots. A caller that draws its own opponents (``traitors-exploit --backend jax``: a
+            frozen target in every game) passes its mix here.
     """
 
-    def __init__(self, config: RunConfig, engine: Engine) -> None:
+    def __init__(self, config: RunConfig, engine: Engine, mix=None) -> None:
         from . import ppo
         from .rollout import PAST_POOL, Settings, capacities, opponent_probabilities
 
@@ -139,7 +143,7 @@ class Trainer:
         self.batch = config.training.n_envs
         # Each player is computed only on the games where it acts (see rollout.capacities), sized for the
         # configured opponent mix once both teams have snapshots.
-        steady = opponent_probabilities(config.opponents.weights(), 2)
+        steady = opponent_probabilities(config.opponents.weights(), 2) if mix is None else tuple(mix)
         settings = tuple(
             Settings(
                 counts,
