@@ -43,6 +43,7 @@ def run_benchmark(
     beliefs: bool = True,
     llm=None,
     llm_concurrency: int = 1,
+    exploitability: Sequence[str] = (),
 ) -> dict:
     """Check every spec, play the cross-play, write ``report.json``, ``report.md`` and the plots into ``out``.
 
@@ -59,6 +60,8 @@ def run_benchmark(
         llm: the :class:`~traitors_env.agents.llm.LLMOptions` of the ``openai:MODEL`` agents (default:
             ``LLMOptions()``); written into the report's settings without secrets (the key variable's name only).
         llm_concurrency: games with a language-model seat played at once, in threads (results do not depend on it).
+        exploitability: ``traitors-exploit`` reports (``[NAME=]PATH``) attached to the agents under the report's
+            ``exploitability`` key (:mod:`.exploitability`; read before any game is played).
 
     Returns:
         the report (see :mod:`.report`) plus ``"files"``: the paths written.
@@ -66,7 +69,8 @@ def run_benchmark(
     Raises:
         AgentSpecError: naming the first spec that names no agent (before any game is played).
         ValueError: for an unknown game (``UnknownGameError``), bad table sizes, games, workers or anchors, or
-            ``records`` for a game without records (``MissingCapabilityError``).
+            ``records`` for a game without records (``MissingCapabilityError``), or an ``exploitability`` entry
+            that cannot be read or attached (``ExploitabilityError``).
     """
     from ..agents.spec import agent_maker
     from ..core.game import MissingCapabilityError
@@ -92,6 +96,9 @@ def run_benchmark(
     if unknown:
         raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
     from ..agents.llm import LLMOptions, LLMSpec, is_llm_spec
+    from .exploitability import load_exploitability
+
+    exploits = load_exploitability(exploitability, population, game)
 
     llm = llm or LLMOptions()
     specs = {}
@@ -113,6 +120,8 @@ def run_benchmark(
     if any(is_llm_spec(spec) for spec in population.specs.values()):
         settings["llm"] = {**llm.public(), "concurrency": llm_concurrency}
     report = build_report(population, crossplay, settings)
+    if exploits:
+        report["exploitability"] = exploits
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "report.json", out / "report.md"]
@@ -172,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-beliefs", action="store_true",
                         help="do not score the role beliefs of agents that have them (the report's deduction section)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--exploitability", nargs="+", default=[], metavar="[NAME=]PATH",
+                        help="traitors-exploit reports (exploit.json or its folder) to append under the report's "
+                        "'exploitability' key: NAME=PATH for agent NAME, PATH alone for the agent whose spec is the "
+                        "report's target")
     add_llm_arguments(parser)
     return parser
 
@@ -191,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             population, players, args.games, args.out, seed=args.seed, claims=claims_from_args(args, game),
             workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,
             progress=not args.no_progress, game=game, beliefs=not args.no_beliefs, llm=llm_options_from_args(args),
-            llm_concurrency=args.llm_concurrency,
+            llm_concurrency=args.llm_concurrency, exploitability=args.exploitability,
         )
     except (AgentSpecError, PopulationError, ValueError) as error:
         print(f"traitors-eval: error: {error}", file=sys.stderr)

@@ -32,7 +32,9 @@ The game is ``settings["game"]`` (a registry name); ``ROW`` and ``COLUMN`` below
   ``server_error``, ``timeout``, ``connection``, ``bad_response``), ``prompt_tokens``, ``completion_tokens``, their
   means ``prompt_tokens_per_game`` and ``completion_tokens_per_game``, ``seconds_per_decision`` and, with prices,
   ``cost`` and ``cost_per_game`` (:mod:`traitors_env.agents.llm`);
-- ``failures``: agents that failed mid-run (agent, side key as ``team``, table size, game, error); ``interrupted``.
+- ``failures``: agents that failed mid-run (agent, side key as ``team``, table size, game, error); ``interrupted``;
+- ``exploitability`` (only with ``traitors-eval --exploitability``): agent → side key → the best-response gain of a
+  ``traitors-exploit`` report (:mod:`.exploitability`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from ..core.registry import DEFAULT_GAME, load_game
 from ..core.stats import wilson_interval
 from .crossplay import CrossPlay
 from .deduction import summarize_deduction
+from .exploitability import exploitability_markdown
 from .metagame import solve_zero_sum
 from .metrics import summarize
 from .population import Population
@@ -431,6 +434,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out.append(f"| {metric.name}{unit} | " + " | ".join(cells) + " |")
         out.append("")
     out += _deduction_markdown(report.get("deduction"), game)
+    out += exploitability_markdown(report.get("exploitability"))
     out += _text_markdown(report, team_keys)
     if report["seed_groups"]:
         out += ["## Over training seeds", "",
