@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from ..files import atomic_write_text
 
 __all__ = ["VERSION", "Decision", "GameRecord", "Label", "RecordError", "RecordOptions", "STRICT", "load_record",
-           "record_game", "replay", "replay_steps"]
+           "record_format", "record_game", "replay", "replay_steps"]
 
 VERSION = 1
 
@@ -215,6 +215,17 @@ def load_record(kind: type[GameRecord], source: str | Path | dict) -> GameRecord
             f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in error.errors()[:5]
         )
         raise RecordError(f"the record has malformed fields: {problems}") from None
+
+
+def record_format(source: str | Path | dict) -> str | None:
+    """The ``format`` a record names (e.g. ``"avalon-record"``), or None where it names none.
+
+    Raises:
+        RecordError: for a missing or unreadable file or text that is not JSON.
+    """
+    data = source if isinstance(source, dict) else _parse(_read_text(source))
+    value = data.get("format") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def _read_text(source: str | Path) -> str:

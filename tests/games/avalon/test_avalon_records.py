@@ -160,6 +160,9 @@ def test_traitors_replay_and_the_kits_records_read_avalon_records(tmp_path, caps
     path = record_game(env.game, env.episode_seed).save(tmp_path / "game.json")
     assert replay_cli.main([str(path), "--game", "avalon", "--no-pause"]) == 0
     assert f"step {len(env.game.history)}/{len(env.game.history)}" in capsys.readouterr().out
+    # Without --game, the record's own format names the game.
+    assert replay_cli.main([str(path), "--no-pause"]) == 0
+    assert f"step {len(env.game.history)}/{len(env.game.history)}" in capsys.readouterr().out
     from traitors_env.evaluation.cli import main as kit
 
     assert kit(["--game", "avalon", "--agents", "random", "heuristic", "--players", "5", "--games", "2",
