@@ -38,7 +38,7 @@ import numpy as np
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
 from .deduction import Deduction
-from .games import AgentError, play_game
+from .games import AgentError, play_game, seat_seed
 
 __all__ = ["AgentFailure", "CellResult", "CrossPlay", "agent_seeds", "game_seed", "play_cells"]
 
@@ -169,11 +169,6 @@ def _resolve(spec, game: Game):
     if callable(getattr(spec, "build", None)):
         return spec.build
     raise TypeError(f"agent spec {spec!r} is neither a spec string nor an object with build(seed)")
-
-
-def seat_seed(seed: int, seat: int) -> int:
-    """The seed of the agent a text agent's side gives its seat ``seat`` (every seat but the side's first)."""
-    return int(np.random.SeedSequence([seed, seat, 11]).generate_state(1, dtype=np.uint64)[0])
 
 
 def _play(env, game: Game, agents: dict[bool, tuple], seed: int, num_players: int, index: int,
