@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..core.game import Game
+from ..core.registry import DEFAULT_GAME, load_game
 from .metrics import summarize, summary_metrics
 
 __all__ = ["PHASE_SHOWN", "exploitability_entry", "metrics_by_size", "summarize_agents", "summary_markdown"]
@@ -46,6 +47,11 @@ _Z = 1.959963984540054
 #: The deduction phase the per-size belief table shows (the last third of the game, where the evidence is).
 PHASE_SHOWN = "late"
 _DASH = "—"
+
+
+def _game(report: dict) -> Game:
+    """The report's game (``settings["game"]``; the default game for a report written before it was recorded)."""
+    return load_game(report["settings"].get("game", DEFAULT_GAME))
 
 
 def metrics_by_size(size_tallies: dict[tuple[str, str, int], Counter], names: Sequence[str], game: Game) -> dict:
@@ -192,12 +198,9 @@ def summarize_agents(report: dict, game: Game | None = None) -> dict:
 
     Args:
         report: a report dict (:func:`.report.build_report`; ``metrics_by_size`` and ``exploitability`` optional).
-        game: the report's game (default: :func:`.report.report_game`).
+        game: the report's game (default: the one its ``settings`` name).
     """
-    if game is None:
-        from .report import report_game
-
-        game = report_game(report)
+    game = game or _game(report)
     metric_list = summary_metrics(game.metrics) if game.metrics is not None else []
     names = list(report["agents"])
     agents: dict = {}
@@ -259,10 +262,7 @@ def _brier_cell(row: dict | None) -> str:
 def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
     """``report.md``'s "Summary" section: the table of :func:`summarize_agents` (recomputed from the report) and the
     per-table-size tables of the metrics with a chance and of the beliefs' Brier / base rate."""
-    if game is None:
-        from .report import report_game
-
-        game = report_game(report)
+    game = game or _game(report)
     summary = summarize_agents(report, game)
     if not summary["agents"]:
         return []
