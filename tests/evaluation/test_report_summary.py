@@ -156,13 +156,39 @@ def test_best_response_gain_is_read_from_the_exploitability_key_and_shown(small_
     assert exploitability_entry(report, "random", "mutineers") is None
 
 
-def test_other_games_show_their_own_summary_metrics():
-    """Generic: Avalon's summary columns are its own metrics (team precision, the Assassin's hit rate); a game
-    without metrics has none and still gets win rates."""
+def test_avalon_assassin_chance_is_one_over_the_other_seats():
+    """A14: any seat other than the Assassin is a legal target, so a random assassination names Merlin with 1/(n − 1)."""
+    from traitors_env.games.avalon.engine import AvalonConfig
+    from traitors_env.games.avalon.engine import GameState as AvalonState
+    from traitors_env.games.avalon.engine import Phase as AvalonPhase
+
+    rng = np.random.default_rng(0)
+    for seed in range(200):
+        state = AvalonState.new(AvalonConfig(num_players=7), seed=seed)
+        legal = None
+        while not state.is_terminal:
+            if state.phase is AvalonPhase.ASSASSINATE:
+                legal = state.legal_actions()
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if legal is not None:
+            break
+    assert len(legal) == 6  # every seat but the Assassin's
+    evil = load_game("avalon").metrics.tally_state(state, seed)["evil"]
+    assert evil["assassinations"] == 1 and evil["assassin_chance"] == Fraction(1, 6)
+    entry = summarize(evil, load_game("avalon").metrics.METRICS)["assassin_hit_rate"]
+    assert entry["chance"] == pytest.approx(1 / 6, abs=1e-6) and entry["over_chance"] == pytest.approx(entry["value"] * 6, abs=1e-3)
+
+
+def test_other_games_show_their_own_summary_metrics(tmp_path):
+    """Generic: Avalon's summary columns are its own metrics (team precision, the Assassin's hit rate), named in
+    report.md without the kit naming the game."""
     avalon = load_game("avalon")
     names = [m.name for m in summary_metrics(avalon.metrics)]
     assert "team_precision" in names and "assassin_hit_rate" in names
-    assert load_game("the_traitors").metrics is None
+    report = run_benchmark(parse_population(["heuristic"]), [5], 6, tmp_path, plots=False, game="avalon")
+    assert report["summary"]["metrics"] == names and report["summary"]["chance_metrics"] == ["assassin_hit_rate"]
+    header = next(line for line in (tmp_path / "report.md").read_text().splitlines() if line.startswith("| agent | side |"))
+    assert all(f"`{n}`" in header for n in names) and "plank" not in header
 
 
 def test_a_game_without_metrics_gets_a_summary_of_win_rates(tmp_path):
