@@ -327,7 +327,8 @@ def _deduction_markdown(deduction: dict | None, game: Game) -> list[str]:
 
 
 def markdown(report: dict, title: str = "Benchmark report") -> str:
-    """``report.md``: settings, failures, cross-play matrices, ratings, meta-game, metrics, seed groups."""
+    """``report.md``: settings, failures, the per-agent summary (:func:`.summary.summary_markdown`, recomputed from
+    the report), cross-play matrices, ratings, meta-game, metrics, deduction, text agents, seed groups."""
     s = report["settings"]
     names = list(report["agents"])
     game = report_game(s)
