@@ -154,6 +154,17 @@ def test_best_response_gain_is_read_from_the_exploitability_key_and_shown(small_
     assert exploitability_entry(report, "random", "pirates") == {"gain": -0.03, "interval": None, "target": "random",
                                                                  "target_team": "pirates", "gap": -0.03}
     assert exploitability_entry(report, "random", "mutineers") is None
+    # traitors-eval --exploitability's section: {agent: {side: entry}} with gains against self-play and the heuristic.
+    report["exploitability"] = {"random": {"pirates": {
+        "source": "runs/x/exploit.json", "backend": "jax", "learner_steps": 5_000_000, "players": [5],
+        "best_response_vs_target": {"win_rate": 0.5, "interval": [0.4, 0.6], "games": 100},
+        "gain": {"vs_self_play": {"points": 0.21, "interval": [0.1, 0.3]},
+                 "vs_heuristic": {"points": 0.05, "interval": [-0.05, 0.15]}}}}}
+    gain = summarize_agents(report)["agents"]["random"]["pirates"]["best_response_gain"]
+    assert gain == {"gain": 0.21, "interval": [0.1, 0.3], "vs_heuristic": 0.05, "vs_heuristic_interval": [-0.05, 0.15],
+                    "source": "runs/x/exploit.json", "backend": "jax", "learner_steps": 5_000_000}
+    row = next(line for line in markdown(report).splitlines() if line.startswith("| random | pirates |"))
+    assert "+21.0 [+10.0, +30.0] (vs heuristic +5.0)" in row
 
 
 def test_avalon_assassin_chance_is_one_over_the_other_seats():

@@ -72,6 +72,7 @@ def run_benchmark(
     from ..core.game import MissingCapabilityError
     from .plots import plot_beliefs, plot_calibration, plot_crossplay, plot_metrics, plot_ratings
     from .report import build_report, markdown
+    from .summary import summarize_agents
 
     game = load_game(game)
     claims = game.default_claims if claims is None else bool(claims)
@@ -116,6 +117,7 @@ def run_benchmark(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "report.json", out / "report.md"]
+    report["summary"] = summarize_agents(report, game)  # with whatever was added after build_report (exploitability)
     atomic_write_text(files[0], json.dumps(report, indent=1))
     atomic_write_text(files[1], markdown(report))
     # A reused --out folder: the kit's own outputs of an earlier report that this one does not rewrite would

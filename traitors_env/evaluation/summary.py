@@ -13,10 +13,11 @@ other sections, so every figure here is one a section below states in full:
   meta-game was not solved (``--anchor``, an empty cell) or the agent is not in it.
 - ``worst_case``: the other side's agent against which the agent's pooled win rate is lowest (``opponent``,
   ``win_rate``, ``interval``: the matrix row's Wilson interval, flipped for the column side, ``games``).
-- ``best_response_gain``: from the report's ``exploitability`` key where another tool wrote one (``None``
-  otherwise; see :func:`exploitability_entry` for the shapes read): ``gain`` (win-rate points as a fraction: a best
-  response's win rate against the frozen agent minus the agent's own other side's), ``interval`` where given, and
-  the entry's other plain fields (``budget``, ``learner_decisions`` …).
+- ``best_response_gain``: from the report's ``exploitability`` key where present (``traitors-eval
+  --exploitability``; ``None`` otherwise; :func:`exploitability_entry` for the shapes read): ``gain`` (a fraction:
+  a best response's win rate against the frozen agent minus the agent's own other side's), ``interval`` where
+  given, ``vs_heuristic`` (minus the heuristic's instead) where given, and the entry's other plain fields
+  (``learner_steps``, ``backend`` …).
 - ``beliefs``: the agent's role beliefs scored by :mod:`.deduction` (``None`` for an agent without beliefs):
   the pooled row's ``brier``, ``base_brier``, ``heuristic_brier``, ``brier_over_base``, ``predictions`` and
   ``by_size``: table size → phase → the same four (``brier_over_base`` ``None``: nothing to deduce, base rate 0).
@@ -123,7 +124,8 @@ def _worst_case(rates: dict) -> dict | None:
 
 def _gain_value(value) -> tuple[float | None, list | None]:
     if isinstance(value, dict):
-        inner = next((value[k] for k in ("gain", "value", "mean") if isinstance(value.get(k), (int, float))), None)
+        inner = next((value[k] for k in ("points", "gain", "value", "mean") if isinstance(value.get(k), (int, float))),
+                     None)
         return inner, value.get("interval")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value), None
@@ -133,15 +135,17 @@ def _gain_value(value) -> tuple[float | None, list | None]:
 def exploitability_entry(report: dict, name: str, side: str) -> dict | None:
     """The best-response gain against agent ``name`` frozen in side key ``side``, from ``report["exploitability"]``.
 
-    Shapes read (the first that fits): ``{agent: {side key: entry}}``; ``{agent: entry}`` with the side under
-    ``target_team``/``team``/``side``; a list of entries naming the agent under ``agent``/``target``/``name``
-    and the side as above (the form of ``exploit.json``). An entry's gain is the first number of ``gain``,
-    ``best_response_gain``, ``gap`` (each a number or ``{"value"|"gain"|"mean", "interval"}``), its interval
-    ``interval``/``gain_interval`` where the gain does not carry one.
+    The section written by ``traitors-eval --exploitability`` (:mod:`.exploitability` where present) is
+    ``{agent: {side key: entry}}`` with ``entry["gain"] = {"vs_self_play": {"points", "interval"}, "vs_heuristic":
+    {…} | None}``: ``gain`` here is the one against self-play (the agent's own other side), ``vs_heuristic`` the
+    other. Read tolerantly too: ``{agent: entry}`` with the side under ``target_team``/``team``/``side``; a list of
+    entries naming the agent under ``agent``/``target``/``name``; a gain under ``gain``, ``best_response_gain`` or
+    ``gap``, each a number or ``{"points"|"gain"|"value"|"mean", "interval"}``.
 
     Returns:
-        ``{"gain", "interval", …the entry's other numbers and strings…}`` (the learning curve and nested results
-        left out), or ``None`` where the report has no gain for that agent and side.
+        ``{"gain", "interval", "vs_heuristic", "vs_heuristic_interval", …the entry's other numbers and strings
+        (``learner_steps``, ``backend``, ``source`` …)}``, or ``None`` where the report has no gain for that agent
+        and side.
     """
     data = report.get("exploitability")
     if not data:
@@ -164,15 +168,23 @@ def exploitability_entry(report: dict, name: str, side: str) -> dict | None:
                 break
     if entry is None:
         return None
-    gain, interval = None, None
-    for key in ("gain", "best_response_gain", "gap"):
-        gain, interval = _gain_value(entry.get(key))
-        if gain is not None:
-            break
+    gain, interval, heuristic, heuristic_interval = None, None, None, None
+    raw = entry.get("gain")
+    if isinstance(raw, dict) and ("vs_self_play" in raw or "vs_heuristic" in raw):
+        gain, interval = _gain_value(raw.get("vs_self_play"))
+        heuristic, heuristic_interval = _gain_value(raw.get("vs_heuristic"))
+    else:
+        for key in ("gain", "best_response_gain", "gap"):
+            gain, interval = _gain_value(entry.get(key))
+            if gain is not None:
+                break
     if gain is None:
         return None
     interval = interval or entry.get("gain_interval") or (entry.get("interval") if "gain" in entry else None)
     out = {"gain": round(float(gain), 6), "interval": list(interval) if interval else None}
+    if heuristic is not None:
+        out["vs_heuristic"] = round(float(heuristic), 6)
+        out["vs_heuristic_interval"] = list(heuristic_interval) if heuristic_interval else None
     for key, value in entry.items():
         if key not in out and isinstance(value, (str, int, float)) and not isinstance(value, bool):
             out[key] = value
@@ -288,6 +300,8 @@ def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
             gain = e["best_response_gain"]
             gain_text = _DASH if gain is None else f"{100 * gain['gain']:+.1f}" + (
                 f" [{100 * gain['interval'][0]:+.1f}, {100 * gain['interval'][1]:+.1f}]" if gain.get("interval") else "")
+            if gain is not None and gain.get("vs_heuristic") is not None:
+                gain_text += f" (vs heuristic {100 * gain['vs_heuristic']:+.1f})"
             beliefs = _brier_cell(e["beliefs"])
             cells = [_metric_cell(e["metrics"].get(c)) for c in columns]
             out.append(f"| {name} | {team} | {_rate_cell(nash) if 'skipped' not in nash else _DASH} | {worst_text} | "
