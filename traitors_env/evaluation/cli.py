@@ -167,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "openai:MODEL (a language model, see --llm-*), "
                         "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
     parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
+    parser.add_argument("--league-plot", default=None, metavar="LEAGUE_JSON",
+                        help="draw the league's Nash weights over iterations from a league.json (plots.read_league) "
+                        "into --out (default: league.png beside it) and exit; no games are played")
     parser.add_argument("--players", type=int, nargs="+", default=None,
                         help="table sizes (default: every size the game allows)")
     parser.add_argument("--games", type=int, default=100, help="seeded games per cell (default 100)")
@@ -182,9 +185,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-beliefs", action="store_true",
                         help="do not score the role beliefs of agents that have them (the report's deduction section)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--league-plot", default=None, metavar="LEAGUE_JSON",
-                        help="draw the league's Nash weights over iterations from a league.json (plots.read_league) "
-                        "into --out (default: league.png beside it) and exit; no games are played")
     add_llm_arguments(parser)
     return parser
 
