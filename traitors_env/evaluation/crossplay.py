@@ -111,6 +111,8 @@ class CrossPlay:
     text: dict[tuple[str, str], Counter] = field(default_factory=dict)
     #: (agent, side key) → deduction tally (:class:`.deduction.Deduction`), for agents with beliefs.
     deduction: dict[tuple[str, str], Counter] = field(default_factory=dict)
+    #: (agent, side key, table size) → the metric tally of that table size alone (``tallies`` pools the sizes).
+    size_tallies: dict[tuple[str, str, int], Counter] = field(default_factory=dict)
 
 
 def outcome(game: Game, state, deal: int) -> dict:
@@ -332,6 +334,7 @@ def play_cells(
         for team, name in zip(game.type.sides, (p_name, m_name)):
             if game.metrics is not None:
                 result.tallies.setdefault((name, team), Counter()).update(out["tallies"][team])
+                result.size_tallies.setdefault((name, team, n), Counter()).update(out["tallies"][team])
             if out["text"][team]:
                 result.text.setdefault((name, team), Counter()).update(out["text"][team])
         if out["failure"]:
