@@ -74,8 +74,9 @@ def run_benchmark(
     """
     from ..agents.spec import agent_maker
     from ..core.game import MissingCapabilityError
-    from .plots import plot_beliefs, plot_crossplay, plot_metrics, plot_ratings
+    from .plots import plot_beliefs, plot_calibration, plot_crossplay, plot_metrics, plot_ratings
     from .report import build_report, markdown
+    from .summary import summarize_agents
 
     game = load_game(game)
     claims = game.default_claims if claims is None else bool(claims)
@@ -125,11 +126,12 @@ def run_benchmark(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "report.json", out / "report.md"]
+    report["summary"] = summarize_agents(report, game)  # with whatever was added after build_report (exploitability)
     atomic_write_text(files[0], json.dumps(report, indent=1))
     atomic_write_text(files[1], markdown(report))
     # A reused --out folder: the kit's own outputs of an earlier report that this one does not rewrite would
     # stand beside it as if they were its (plots after --no-plots, another population's game records).
-    for name in ("crossplay.png", "ratings.png", "metrics.png", "beliefs.png"):
+    for name in ("crossplay.png", "ratings.png", "metrics.png", "beliefs.png", "calibration.png"):
         (out / name).unlink(missing_ok=True)
     for old in (out / "records").glob("*p_*_vs_*_game*.json"):
         old.unlink()
@@ -141,6 +143,11 @@ def run_benchmark(
         if report["deduction"].get("agents"):
             files.append(out / "beliefs.png")
             plot_beliefs(report, files[-1])
+            try:
+                plot_calibration(report, out / "calibration.png")
+                files.append(out / "calibration.png")
+            except ValueError:  # every believer knows every seat (nothing to calibrate)
+                pass
     if crossplay.records:
         (out / "records").mkdir(exist_ok=True)
         for name, text in crossplay.records:
@@ -154,11 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmark agents: every agent at the game's row side (Traitors Aboard: the Pirates) against "
         "every agent at the other side, at each table size; writes report.json, report.md, crossplay.png, "
         "ratings.png, for a game with hidden-role metrics metrics.png, and for agents with role beliefs beliefs.png "
-        "into --out. "
+        "and calibration.png into --out. "
         "(traitors-eval --run RUN evaluates one training run instead.)",
         epilog="One training run instead: traitors-eval --run RUN [--generation G] [--games N] [--workers W] "
         "evaluates generation G (1-based, default the newest) of the run folder RUN against the heuristic and "
-        "writes the report into RUN (needs the train extra; traitors-eval --run RUN --help for more).",
+        "writes the report into RUN (needs the train extra; traitors-eval --run RUN --help for more). "
+        "traitors-eval --league-plot RUN/league.json [--out FILE.png] draws a league's Nash weights over iterations "
+        "(default RUN/league.png).",
     )
     parser.add_argument("--game", choices=registered_games(), default=DEFAULT_GAME,
                         help=f"the game (a registered name; default {DEFAULT_GAME})")
@@ -167,10 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "openai:MODEL (a language model, see --llm-*), "
                         "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
     parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
+    parser.add_argument("--league-plot", default=None, metavar="LEAGUE_JSON",
+                        help="draw the league's Nash weights over iterations from a league.json (plots.read_league) "
+                        "into --out (default: league.png beside it) and exit; no games are played")
     parser.add_argument("--players", type=int, nargs="+", default=None,
                         help="table sizes (default: every size the game allows)")
     parser.add_argument("--games", type=int, default=100, help="seeded games per cell (default 100)")
-    parser.add_argument("--out", default="reports/benchmark", help="output folder (default reports/benchmark)")
+    parser.add_argument("--out", default=None,
+                        help="output folder (default reports/benchmark); with --league-plot the PNG file")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the deals and agents (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
     add_claims_arguments(parser)
@@ -194,6 +207,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..agents.spec import AgentSpecError
 
     args = build_parser().parse_args(argv)
+    if args.league_plot:
+        from .plots import plot_league
+
+        target = Path(args.out) if args.out else Path(args.league_plot).with_name("league.png")
+        try:
+            plot_league(args.league_plot, target)
+        except ValueError as error:
+            print(f"traitors-eval: error: --league-plot {error}", file=sys.stderr)
+            return 2
+        print(f"written: {target}")
+        return 0
+    args.out = args.out or "reports/benchmark"
     try:
         population = parse_population(args.agents)
         if args.agents_file:
