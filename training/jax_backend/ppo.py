@@ -177,12 +177,18 @@ def compact(key, grid: Batch, valid, capacity: int) -> Batch:
 
     With fewer valid transitions than ``capacity`` the rest is padding (``weight`` 0); with more,
     a uniform random subset of ``capacity`` of them is kept (the static size keeps one compiled update).
+    A grid of fewer than ``capacity`` rows (a rollout smaller than one minibatch) is padded too: its rows are
+    repeated with ``weight`` 0, so :func:`update` always gets ``capacity`` rows.
     """
     flat = jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[2:]), grid)
     order = jnp.argsort(jnp.where(valid.reshape(-1), 0.0, 2.0) + jax.random.uniform(key, (valid.size,)))
-    take = order[:capacity]
+    if capacity <= valid.size:
+        take, real = order[:capacity], True
+    else:  # fewer rows than the batch: repeat them as padding (the same indices as above where it fits)
+        position = jnp.arange(capacity)
+        take, real = order[position % valid.size], position < valid.size
     picked = jax.tree_util.tree_map(lambda x: x[take], flat)
-    return picked._replace(weight=valid.reshape(-1)[take].astype(jnp.float32))
+    return picked._replace(weight=(valid.reshape(-1)[take] & real).astype(jnp.float32))
 
 
 class UpdateConfig(NamedTuple):
