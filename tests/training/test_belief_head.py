@@ -210,3 +210,25 @@ def test_deduction_metrics_score_a_generation_folder_with_belief_heads(tmp_path)
     pooled = next(r for r in rows if r["phase"] == "all")
     assert pooled["predictions"] == 3 * pooled["decisions"] and pooled["brier"] is not None
     assert pooled["base_brier"] == pytest.approx(2 / 9)  # a Pirate at 4 players: prior 1/3 on 3 seats, 1 a Mutineer (R02)
+
+
+def test_traitors_play_shows_a_trained_policys_beliefs_and_refuses_a_checkpoint_without_a_head(tmp_path, capsys):
+    import io
+
+    from rich.console import Console
+
+    from traitors_env.table import play
+
+    folder = tmp_path / "gen_001"
+    _checkpoint(folder / "pirates.msgpack", belief=True, team="pirates")
+    _checkpoint(folder / "mutineers.msgpack", belief=True, seed=1, team="mutineers")
+    console = Console(file=io.StringIO(), width=400, force_terminal=False, color_system=None)
+    arguments = ["--players", "4", "--seed", "2", "--show-beliefs", str(folder), "--record", str(tmp_path / "g.json")]
+    status = play.main(arguments, console=console, stdin=io.StringIO("1\n" * 400))
+    out = console.file.getvalue()
+    assert status == 0 and "beliefs, read from your observation only: P(Mutineers) per seat" in out
+    assert "has no beliefs about this position" not in out
+    plain = _checkpoint(tmp_path / "old" / "pirates.msgpack", belief=False)
+    with pytest.raises(SystemExit) as exit_:
+        play.main(["--show-beliefs", str(plain)], console=console, stdin=io.StringIO(""))
+    assert exit_.value.code == 2 and "this agent has no role beliefs" in capsys.readouterr().err
