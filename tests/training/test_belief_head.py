@@ -176,11 +176,16 @@ def _checkpoint(path, belief: bool, seed: int = 0, team: str = "pirates"):
 
 
 def test_checkpoint_with_a_head_gives_beliefs_with_nan_at_self_and_absent_seats(tmp_path):
+    from traitors_env.agents.jax_checkpoint import read_checkpoint
+    from traitors_env.agents.policy import observation_scale_of
     from traitors_env.agents.spec import load_agent
     from traitors_env.core.agent import BeliefAgent, agent_beliefs
 
-    _, agent = load_agent(str(_checkpoint(tmp_path / "pirates.msgpack", belief=True)), seed=0)
+    path = _checkpoint(tmp_path / "pirates.msgpack", belief=True)
+    _, agent = load_agent(str(path), seed=0)
     assert isinstance(agent, BeliefAgent)
+    model = P.ActorCritic((16,), NUM_ACTIONS, "tanh", GAME.belief_size)
+    params = read_checkpoint(path)["params"]
     for n in (3, 5, 8):
         state = GAME.new_initial_state(n, n, True)
         obs = GAME.encode(state, state.current_player)
@@ -188,6 +193,9 @@ def test_checkpoint_with_a_head_gives_beliefs_with_nan_at_self_and_absent_seats(
         assert values.dtype == np.float32 and values.shape == (GAME.belief_size,)
         assert np.isnan(values[0]) and np.isnan(values[n:]).all() and np.isfinite(values[1:n]).all()
         assert ((values[1:n] > 0) & (values[1:n] < 1)).all()
+        # the numpy forward pass is the trained network's (the head's logits through a sigmoid)
+        _, _, z = model.apply(params, jnp.asarray(obs / observation_scale_of(GAME))[None], method=P.ActorCritic.with_beliefs)
+        np.testing.assert_allclose(values[1:n], np.asarray(jax.nn.sigmoid(z))[0, 1:n], atol=1e-5)
     # a checkpoint without a head still loads and plays, with no beliefs
     _, plain = load_agent(str(_checkpoint(tmp_path / "old" / "pirates.msgpack", belief=False)), seed=0)
     assert not hasattr(plain, "beliefs") and agent_beliefs(plain, obs) is None
