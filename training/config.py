@@ -226,6 +226,10 @@ class PPOSection(_Section):
     #: hidden layer sizes of the policy and value networks (separate networks, same sizes)
     net_arch: list[Annotated[int, Field(ge=1)]] = Field(default_factory=lambda: [128, 128], min_length=1)
     activation: Literal["tanh", "relu"] = "tanh"
+    #: weight of the belief head's auxiliary loss (backend jax, a game with ``Game.hidden_side``; issue 27): the
+    #: actor gets a head that predicts P(hidden side) per relative seat, trained on the game master's true roles
+    #: (never shown to the policy); 0 (default): no head, the network and its training exactly as without it
+    belief_coef: float = Field(default=0.0, ge=0, allow_inf_nan=False)
 
 
 class EvaluationSection(_Section):
@@ -341,6 +345,12 @@ class RunConfig(_Section):
             raise ValueError(
                 f"evaluation.deterministic names {unknown}, not a team of {self.env.name}; expected keys among "
                 f"{list(sides)} (or one true/false for all)"
+            )
+        if self.ppo.belief_coef > 0 and (self.backend != "jax" or game.hidden_side is None):
+            raise ValueError(
+                f"ppo.belief_coef={self.ppo.belief_coef} trains a belief head, which needs backend: jax (this config: "
+                f"{self.backend!r}) and a game with a hidden side ({self.env.name}: Game.hidden_side="
+                f"{game.hidden_side!r}); expected ppo.belief_coef: 0"
             )
         if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
             raise ValueError(

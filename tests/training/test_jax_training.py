@@ -614,3 +614,29 @@ def test_mutineers_steps_gives_the_mutineers_their_own_budget():
     assert TrainingSection(steps_per_team=100).steps_for("mutineers") == 100  # default: the same budget
     split = TrainingSection(steps_per_team=100, mutineers_steps=300)
     assert (split.steps_for("pirates"), split.steps_for("mutineers")) == (100, 300)
+
+
+# ---------------------------------------------------------------- a rollout smaller than one minibatch
+def test_compact_pads_to_the_capacity_when_the_grid_holds_fewer_rows():
+    """Bug (issue 27): a rollout grid of fewer rows than one minibatch gave a batch of fewer rows than
+    ``capacity`` and ``update``'s reshape into minibatches failed; the batch is now padded with weight-0 rows."""
+    valid = jnp.asarray([[True, False], [False, True], [True, False]])
+    grid = P.Batch(*(jnp.arange(6.0).reshape(3, 2) for _ in range(8)))
+    batch = P.compact(jax.random.key(0), grid, valid, 16)
+    assert batch.weight.shape == (16,) and np.asarray(batch.weight).sum() == 3
+    assert sorted(np.asarray(batch.obs)[np.asarray(batch.weight) > 0].tolist()) == [0.0, 3.0, 4.0]
+
+
+def test_a_rollout_with_fewer_learner_transitions_than_one_minibatch_updates(tmp_path):
+    """Bug (issue 27): ``ppo.batch_size`` above the rollout grid's rows (here 4096 > 16 steps x 16 games) crashed the
+    update with a reshape error; it now runs one mostly padded minibatch (and warns, see above)."""
+    from training.jax_backend.train import Trainer
+
+    trainer = Trainer(tiny_jax_config(tmp_path, ppo={"batch_size": 4096}), standin_engine())
+    params, opt_state = trainer.init_params(0)
+    seen = []
+    with pytest.warns(UserWarning, match="ppo.batch_size=4096"):
+        new, _, summary = trainer.train_team(0, params, opt_state, [], 0, 1, lambda m: seen.append(m))
+    assert len(seen) == 1 and 0 < seen[0]["learner_decisions"] < 4096 and np.isfinite(seen[0]["train/loss"])
+    changed = jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda a, b: bool((a != b).any()), params, new))
+    assert any(changed)

@@ -69,6 +69,13 @@ class ActorCritic(nn.Module):
     """``obs float32 (..., obs_size) -> (logits (..., num_actions), value (...))``; params ``{"actor": …,
     "critic": …}``, each ``{"hidden_0": {"kernel", "bias"}, …, "out": …}``.
 
+    With ``belief_size > 0`` (``ppo.belief_coef > 0``, issue 27) the actor also has a **belief head**: params
+    ``"belief": {"out": {"kernel" (width, belief_size), "bias"}}``, one linear layer on the actor's last hidden
+    layer (the observation itself without hidden layers), whose logits are P(hidden side) per relative seat
+    through a sigmoid (:meth:`with_beliefs`). It reads what the actor reads, so its auxiliary loss shapes the
+    policy's own features; ``__call__`` and :meth:`logits` do not compute it (the rollout's cost is unchanged).
+    Without it (``belief_size == 0``, the default) the parameters are exactly those of a network without one.
+
     The actor's and the critic's first layers run as one ``(N, 1228) × (1228, 2·width)`` product: on a CPU that
     layer is most of the network's work in the rollout and in the update, and one product reads the observations
     once and runs closer to the machine's matmul rate than two narrow ones. Same parameters and the same math as
@@ -79,22 +86,47 @@ class ActorCritic(nn.Module):
     #: the game's number of actions (the actor's outputs)
     num_actions: int
     activation: str = "tanh"
+    #: entries of the belief head (``Game.belief_size``); 0: no belief head
+    belief_size: int = 0
 
     def setup(self):
         self.actor = MLP(tuple(self.net_arch), self.num_actions, 0.01)
         self.critic = MLP(tuple(self.net_arch), 1, 1.0)
         self._act = {"tanh": nn.tanh, "relu": nn.relu}[self.activation]
+        if self.belief_size:
+            self.belief = MLP((), self.belief_size, 0.01)
 
-    def __call__(self, obs):
+    def _towers(self, obs):
+        """``(actor layers, the actor's last hidden features, value)``: the actor's features before its head."""
         actor, critic = self.actor(obs.shape[-1]), self.critic(obs.shape[-1])
         if not self.net_arch:  # the heads read the observation directly: nothing to share
-            return forward(actor, obs, self._act), forward(critic, obs, self._act)[..., 0]
+            return actor, obs, forward(critic, obs, self._act)[..., 0]
         (actor_kernel, actor_bias), (critic_kernel, critic_bias) = actor[0], critic[0]
         width = actor_kernel.shape[1]
         kernel = jnp.concatenate([actor_kernel, critic_kernel], axis=1)
         first = self._act(obs @ kernel + jnp.concatenate([actor_bias, critic_bias]))
-        logits = forward(actor[1:], first[..., :width], self._act)
-        return logits, forward(critic[1:], first[..., width:], self._act)[..., 0]
+        hidden = first[..., :width]
+        for kernel, bias in actor[1:-1]:
+            hidden = self._act(hidden @ kernel + bias)
+        return actor, hidden, forward(critic[1:], first[..., width:], self._act)[..., 0]
+
+    def __call__(self, obs):
+        actor, hidden, value = self._towers(obs)
+        if self.belief_size and self.is_initializing():  # create the head's parameters (unused by this call)
+            self._belief_logits(hidden)
+        kernel, bias = actor[-1]
+        return hidden @ kernel + bias, value
+
+    def _belief_logits(self, hidden):
+        return forward(self.belief(hidden.shape[-1]), hidden, self._act)
+
+    def with_beliefs(self, obs):
+        """``(logits, value, belief_logits (..., belief_size))``: ``sigmoid(belief_logits)`` is P(hidden side) per
+        relative seat (index 0 the observer; entries for itself and absent seats are meaningless: masked in the
+        loss, NaN in the checkpoint agent's ``beliefs``). Needs ``belief_size > 0``."""
+        actor, hidden, value = self._towers(obs)
+        kernel, bias = actor[-1]
+        return hidden @ kernel + bias, value, self._belief_logits(hidden)
 
     def logits(self, obs):
         """The actor alone (the opponents' moves in the rollout)."""
@@ -170,6 +202,9 @@ class Batch(NamedTuple):
     advantage: jnp.ndarray
     ret: jnp.ndarray
     weight: jnp.ndarray
+    #: the belief head's labels, ``float32 (N, belief_size)``: 1.0 where the relative seat is on the hidden side,
+    #: 0.0 where not, NaN for the observer and absent seats (masked in the loss); ``None`` without a belief head
+    belief: jnp.ndarray | None = None
 
 
 def compact(key, grid: Batch, valid, capacity: int) -> Batch:
@@ -177,12 +212,18 @@ def compact(key, grid: Batch, valid, capacity: int) -> Batch:
 
     With fewer valid transitions than ``capacity`` the rest is padding (``weight`` 0); with more,
     a uniform random subset of ``capacity`` of them is kept (the static size keeps one compiled update).
+    A grid of fewer than ``capacity`` rows (a rollout smaller than one minibatch) is padded too: its rows are
+    repeated with ``weight`` 0, so :func:`update` always gets ``capacity`` rows.
     """
     flat = jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[2:]), grid)
     order = jnp.argsort(jnp.where(valid.reshape(-1), 0.0, 2.0) + jax.random.uniform(key, (valid.size,)))
-    take = order[:capacity]
+    if capacity <= valid.size:
+        take, real = order[:capacity], True
+    else:  # fewer rows than the batch: repeat them as padding (the same indices as above where it fits)
+        position = jnp.arange(capacity)
+        take, real = order[position % valid.size], position < valid.size
     picked = jax.tree_util.tree_map(lambda x: x[take], flat)
-    return picked._replace(weight=valid.reshape(-1)[take].astype(jnp.float32))
+    return picked._replace(weight=(valid.reshape(-1)[take] & real).astype(jnp.float32))
 
 
 class UpdateConfig(NamedTuple):
@@ -191,6 +232,8 @@ class UpdateConfig(NamedTuple):
     clip_range: float
     ent_coef: float
     vf_coef: float
+    #: weight of the belief head's loss (``ppo.belief_coef``); 0: no belief loss (the batch needs no ``belief``)
+    belief_coef: float = 0.0
 
 
 def _weighted_mean(x, w):
@@ -198,8 +241,13 @@ def _weighted_mean(x, w):
 
 
 def loss_fn(params, apply_fn, mb: Batch, cfg: UpdateConfig):
-    """PPO's clipped surrogate + value + entropy loss of one minibatch (padding rows weigh 0)."""
-    logits, value = apply_fn(params, mb.obs)
+    """PPO's clipped surrogate + value + entropy loss of one minibatch (padding rows weigh 0), plus, with
+    ``cfg.belief_coef > 0``, ``belief_coef`` times the belief head's binary cross-entropy against ``mb.belief``
+    (mean over the rows' known seats; ``apply_fn`` must then take ``method=ActorCritic.with_beliefs``)."""
+    if cfg.belief_coef:
+        logits, value, belief_logits = apply_fn(params, mb.obs, method=ActorCritic.with_beliefs)
+    else:
+        logits, value = apply_fn(params, mb.obs)
     logp, entropy = log_prob_entropy(logits, mb.mask, mb.action)
     w = mb.weight
     adv_mean = _weighted_mean(mb.advantage, w)
@@ -220,7 +268,23 @@ def loss_fn(params, apply_fn, mb: Batch, cfg: UpdateConfig):
         "train/approx_kl": _weighted_mean((ratio - 1) - log_ratio, w),
         "train/clip_fraction": _weighted_mean((jnp.abs(ratio - 1) > cfg.clip_range).astype(jnp.float32), w),
     }
+    if cfg.belief_coef:
+        belief_loss, brier = belief_losses(belief_logits, mb.belief, w)
+        loss = loss + cfg.belief_coef * belief_loss
+        stats.update({"train/loss": loss, "train/belief_loss": belief_loss, "train/belief_brier": brier})
     return loss, stats
+
+
+def belief_losses(belief_logits, labels, weight):
+    """``(cross-entropy, Brier score)`` of the belief head: means over the known entries (finite ``labels``) of
+    the rows of positive ``weight``. ``belief_logits``, ``labels`` ``(N, K)``; ``weight`` ``(N,)``."""
+    known = jnp.isfinite(labels)
+    target = jnp.where(known, labels, 0.0)
+    w = weight[:, None] * known
+    total = jnp.maximum(jnp.sum(w), 1.0)
+    cross_entropy = jnp.sum(optax.sigmoid_binary_cross_entropy(belief_logits, target) * w) / total
+    brier = jnp.sum((jax.nn.sigmoid(belief_logits) - target) ** 2 * w) / total
+    return cross_entropy, brier
 
 
 def make_optimizer(learning_rate: float, max_grad_norm: float) -> optax.GradientTransformation:

@@ -97,6 +97,8 @@ class Settings(NamedTuple):
     capacities: tuple[int, ...] | None = None
     #: games handed out per deal (see :func:`deal_size`); ``None``: :func:`deal_size` of the batch
     deals: int | None = None
+    #: store each learner transition's role labels for the belief head (:func:`belief_labels`; ``ppo.belief_coef``)
+    belief_labels: bool = False
 
 
 #: the learner's share of game decisions per team (Pirates, Mutineers), measured on the real game with table
@@ -237,6 +239,29 @@ def _sample(key, logits, mask):
     return action.astype(jnp.int32), log_prob
 
 
+def belief_labels(roles, seat, hidden_side: int, size: int):
+    """The belief head's labels of decisions by ``seat``: per seat *relative* to it (index ``r`` = absolute seat
+    ``(seat + r) % n``, as the observations and ``BeliefAgent.beliefs`` count seats), 1.0 where that seat is on
+    ``hidden_side``, else 0.0; NaN at ``r = 0`` (the decider knows its own role) and at ``r >= n`` (no such seat).
+
+    The game master's truth, read from ``roles`` (:attr:`.engine.Engine.roles`); it goes into the loss only, never
+    into an observation.
+
+    Args:
+        roles: int ``(C, S)``: each seat's side, −1 for an empty seat (the occupied seats come first).
+        seat: int ``(C,)``: the deciding seat. hidden_side: ``Game.hidden_side``. size: ``Game.belief_size``.
+
+    Returns:
+        float32 ``(C, size)``.
+    """
+    n = jnp.maximum((roles >= 0).sum(axis=1), 1)[:, None]
+    relative = jnp.arange(size)[None, :]
+    absolute = (seat[:, None] + relative) % n
+    side = jnp.take_along_axis(roles, absolute.astype(jnp.int32), axis=1)
+    label = (side == hidden_side).astype(jnp.float32)
+    return jnp.where((relative >= 1) & (relative < n), label, jnp.nan)
+
+
 def game_step(
     engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key
 ):
@@ -282,6 +307,11 @@ def game_step(
         "log_prob": log_prob,
         "value": value,
     }
+    if settings.belief_labels:  # the truth for the belief head's loss (never part of ``obs``)
+        game = load_game(engine.game)
+        learner["belief"] = belief_labels(
+            _rows(roles, index), _rows(seat, index), game.require("hidden_side"), game.belief_size
+        )
     full_value = jnp.zeros(batch, jnp.float32).at[index].set(value, mode="drop")
 
     # Each opponent kind on the games where it acts.
@@ -389,6 +419,7 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
         jnp.take_along_axis(advantage, index, axis=1),
         jnp.take_along_axis(ret, index, axis=1),
         valid,
+        sub.get("belief"),
     )
     metrics = {
         key: rec[key].sum()

@@ -56,6 +56,7 @@ def compiled(
     max_grad_norm: float,
     update_config,
     batch: int,
+    belief_size: int = 0,
 ):
     """The jitted functions of one configuration, built once per process (tests and resumed runs reuse them).
 
@@ -70,7 +71,7 @@ def compiled(
     from . import ppo
     from .rollout import new_slots, rollout
 
-    model = ppo.ActorCritic(net_arch, num_actions, activation)
+    model = ppo.ActorCritic(net_arch, num_actions, activation, belief_size)
     apply = model.apply
     optimizer = ppo.make_optimizer(learning_rate, max_grad_norm)
 
@@ -153,10 +154,11 @@ class Trainer:
                 p.gae_lambda,
                 True,
                 capacities(self.batch, team, steady),
+                belief_labels=p.belief_coef > 0,
             )
             for team in range(len(self.sides))
         )
-        update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef)
+        update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef, p.belief_coef)
         self.model, self.optimizer, self.new_slots, self.rollouts, self._learn = compiled(
             engine,
             settings,
@@ -167,6 +169,7 @@ class Trainer:
             p.max_grad_norm,
             update_config,
             self.batch,
+            config.game.belief_size if p.belief_coef > 0 else 0,
         )
         self.capacity: dict[str, int] = {}
         #: snapshots stacked for ``past`` (static: one compilation); the last generation's Mutineers meet the most
@@ -310,8 +313,10 @@ class Trainer:
 class _Logs:
     """``progress.csv`` rows (the SB3 backend's columns) and TensorBoard scalars, one per PPO iteration."""
 
-    def __init__(self, run: RunFolder) -> None:
+    def __init__(self, run: RunFolder, beliefs: bool = False) -> None:
         self.path = run.path / "progress.csv"
+        #: with a belief head (``ppo.belief_coef > 0``) the belief loss and Brier score follow the usual columns
+        self.columns = PROGRESS_COLUMNS + (("train/belief_loss", "train/belief_brier") if beliefs else ())
         self.writers: dict = {}
         try:
             from torch.utils.tensorboard import SummaryWriter  # the train extra's writer, as the SB3 backend's
@@ -323,7 +328,7 @@ class _Logs:
     def write(self, generation: int, team: str, row: dict, step: int) -> None:
         new = not self.path.exists()
         with self.path.open("a", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=PROGRESS_COLUMNS, extrasaction="ignore")
+            writer = csv.DictWriter(handle, fieldnames=self.columns, extrasaction="ignore")
             if new:
                 writer.writeheader()
             writer.writerow({"generation": generation + 1, "team": team, **row})
@@ -430,7 +435,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
         dynamic_ncols=True,
         mininterval=0.5 if sys.stderr.isatty() else 30.0,
     )
-    logs = _Logs(run)
+    logs = _Logs(run, beliefs=config.ppo.belief_coef > 0)
     try:
         for generation in range(start, total_generations):
             began = time.perf_counter()

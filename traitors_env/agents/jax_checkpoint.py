@@ -7,10 +7,12 @@ A checkpoint is one msgpack file (``flax.serialization``) holding a dict::
     net_arch      int array (hidden sizes)       activation  "tanh" | "relu"
     obs_size      the game's observation length  num_actions  the game's number of actions
     params        {"params": {"actor": {"hidden_0": {"kernel", "bias"}, …, "out": …}, "critic": {…}}}
+                  and, for a policy trained with ``ppo.belief_coef > 0``, "belief": {"out": {"kernel", "bias"}}
     opt_state     the optax state (for --resume)
 
 :class:`JaxPolicy` plays the actor with numpy (one observation at a time, no ``jit``), with the
-same masked softmax as training; :func:`load_jax_policy` caches it per file version. Written by
+same masked softmax as training, and, where the checkpoint has a belief head, its role beliefs
+(:meth:`JaxPolicy.beliefs`); :func:`load_jax_policy` caches it per file version. Written by
 ``training/jax_backend`` through :func:`save_checkpoint`; read here so that agents by spec and
 evaluation play JAX checkpoints without importing ``training/``. Every function takes the ``game``
 (name, environment id or :class:`~traitors_env.core.Game`; default
@@ -118,13 +120,46 @@ class JaxPolicy:
         ]
         self.head = (np.asarray(actor["out"]["kernel"]), np.asarray(actor["out"]["bias"]))
         self.activation = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}[data["activation"]]
+        kind = load_game(game)
+        self.game = kind.name
+        belief = data["params"]["params"].get("belief")
+        #: the belief head's ``(kernel (width, belief_size), bias)``; ``None``: a checkpoint without one
+        self.belief_head = None
+        if belief is not None and kind.hidden_side is not None:
+            self.belief_head = (np.asarray(belief["out"]["kernel"]), np.asarray(belief["out"]["bias"]))
+            if self.belief_head[1].shape != (kind.belief_size,):
+                raise PolicyLoadError(f"checkpoint {str(path)!r} has a belief head of {self.belief_head[1].shape[0]} "
+                                      f"seats; {kind.type.env_id} has {kind.belief_size}")
 
-    def logits(self, observation: np.ndarray) -> np.ndarray:
-        """Actor logits, ``float32 (num_actions,)``, of one raw observation ``(obs_size,)``."""
+    @property
+    def has_beliefs(self) -> bool:
+        """Whether the checkpoint has a belief head (trained with ``ppo.belief_coef > 0``)."""
+        return self.belief_head is not None
+
+    def _features(self, observation: np.ndarray) -> np.ndarray:
         x = np.asarray(observation, dtype=np.float32) / self.obs_scale
         for kernel, bias in self.layers:
             x = self.activation(x @ kernel + bias)
-        return x @ self.head[0] + self.head[1]
+        return x
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Actor logits, ``float32 (num_actions,)``, of one raw observation ``(obs_size,)``."""
+        return self._features(observation) @ self.head[0] + self.head[1]
+
+    def beliefs(self, observation: np.ndarray) -> np.ndarray | None:
+        """The belief head's P(hidden side) per relative seat (:class:`traitors_env.core.agent.BeliefAgent`):
+        ``float32 (game.belief_size,)``, ``NaN`` at index 0 (the observer) and at seats beyond the table the
+        observation shows (``Game.observation_players``); ``None`` for a checkpoint without a belief head."""
+        if self.belief_head is None:
+            return None
+        game = load_game(self.game)
+        kernel, bias = self.belief_head
+        z = (self._features(observation) @ kernel + bias).astype(np.float64)
+        p = (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
+        n = game.observation_players(observation)
+        p[0] = np.nan
+        p[n:] = np.nan
+        return p
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """Action probabilities, shape ``(num_actions,)`` ``float64``, zero outside ``action_mask``."""

@@ -24,6 +24,7 @@ from ..core.registry import DEFAULT_GAME, load_game
 
 __all__ = [
     "AgentSpecError",
+    "BeliefPolicyAgent",
     "PolicyAgent",
     "PolicyLoadError",
     "cached_loader",
@@ -31,6 +32,7 @@ __all__ = [
     "masked_probabilities",
     "observation_scale",
     "observation_scale_of",
+    "policy_agent",
 ]
 
 
@@ -122,3 +124,19 @@ class PolicyAgent:
         if self.deterministic:
             return int(np.argmax(probabilities))
         return int(self.rng.choice(probabilities.size, p=probabilities))
+
+
+class BeliefPolicyAgent(PolicyAgent):
+    """A :class:`PolicyAgent` whose policy has a belief head (``policy.has_beliefs``): also a
+    :class:`~traitors_env.core.agent.BeliefAgent`, ``beliefs(observation) -> float32 (game.belief_size,)``
+    (the policy's, which draws nothing from the agent's RNG)."""
+
+    def beliefs(self, observation: np.ndarray) -> np.ndarray | None:
+        return self.policy.beliefs(observation)
+
+
+def policy_agent(policy, seed: int | np.random.Generator | None = None, deterministic: bool = False) -> PolicyAgent:
+    """A :class:`BeliefPolicyAgent` for a policy with a belief head (``policy.has_beliefs`` true), else a
+    :class:`PolicyAgent` (which has no ``beliefs``, so the kit and ``traitors-play --show-beliefs`` see none)."""
+    kind = BeliefPolicyAgent if getattr(policy, "has_beliefs", False) else PolicyAgent
+    return kind(policy, seed=seed, deterministic=deterministic)

@@ -40,7 +40,7 @@ from ..core.agent import Agent
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, UnknownGameError, load_game, registered_games
 from . import make_agent
-from .policy import AgentSpecError, PolicyAgent, PolicyLoadError, generator
+from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .run_folder import RunFolder
 from .side import SideAgent
 
@@ -199,7 +199,7 @@ def _checkpoint_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable]
 
     if path.is_file():
         frozen = policy(path)
-        return f"policy:{path}", lambda seed: PolicyAgent(frozen, seed=generator(seed))
+        return f"policy:{path}", lambda seed: policy_agent(frozen, seed=generator(seed))
     folder = path
     if _side_files(path, game) is None and (path / "checkpoints").is_dir():
         # A run folder: its newest generation is the last one state.json calls completed (a generation
@@ -221,7 +221,7 @@ def _checkpoint_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable]
 
     def make(seed) -> Agent:
         rng = generator(seed)  # one stream for both sides' policies, as before
-        return SideAgent(*(PolicyAgent(side, seed=rng) for side in frozen), game=game)
+        return SideAgent(*(policy_agent(side, seed=rng) for side in frozen), game=game)
 
     return f"policy:{folder}", make
 

@@ -293,6 +293,27 @@ class Game:
         """The length of a beliefs vector of this game: one entry per relative seat, padded to ``type.max_players``."""
         return self.type.max_players
 
+    def observation_players(self, observation: np.ndarray) -> int:
+        """The table size an observation shows, read from its layout's ``num_players`` block: a one-hot of
+        ``min_players`` … ``max_players`` (the block every built-in game declares; a checkpoint agent's ``beliefs``
+        read it to put ``NaN`` at the absent seats).
+
+        Raises:
+            MissingCapabilityError: where the layout declares no ``num_players`` block.
+            ValueError: for an observation whose block holds no 1 (naming the block's values).
+        """
+        try:
+            block = np.asarray(self.layout.piece(np.asarray(observation), "num_players")).reshape(-1)
+        except KeyError:
+            raise MissingCapabilityError(
+                f"{self.type.env_id}'s observation layout has no 'num_players' block (a one-hot of the table size)"
+            ) from None
+        hot = np.flatnonzero(block > 0.5)
+        if hot.size != 1:
+            raise ValueError(f"observation's num_players block is {block.tolist()}; expected a one-hot of "
+                             f"{self.type.min_players}–{self.type.max_players}")
+        return self.type.min_players + int(hot[0])
+
     def hidden_count(self, num_players: int) -> int:
         """Seats of :attr:`hidden_side` at a table of ``num_players`` (``side_sizes``); ``MissingCapabilityError``
         where the game declares no hidden side."""
