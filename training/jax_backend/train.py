@@ -124,9 +124,12 @@ class Trainer:
         config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts`` and each team's
             table-size weights, :meth:`~training.config.EnvSection.count_weights_for`).
         engine: the game's JAX twin (:func:`~training.jax_backend.engine.twin_engine`) or the stand-in.
+        mixes: per side index, the opponent probabilities the players' capacities are sized for (a league's,
+            :mod:`.league`: ``(4 + probes,)`` each); ``None``: the config's ``opponents`` weights.
+        past_pool: the static number of stacked ``past`` snapshots; ``None``: from ``training.generations``.
     """
 
-    def __init__(self, config: RunConfig, engine: Engine) -> None:
+    def __init__(self, config: RunConfig, engine: Engine, mixes=None, past_pool: int | None = None) -> None:
         from . import ppo
         from .rollout import PAST_POOL, Settings, capacities, opponent_probabilities
 
@@ -148,7 +151,7 @@ class Trainer:
                 p.gamma,
                 p.gae_lambda,
                 True,
-                capacities(self.batch, team, steady),
+                capacities(self.batch, team, steady if mixes is None else mixes[team]),
             )
             for team in range(len(self.sides))
         )
@@ -166,7 +169,7 @@ class Trainer:
         )
         self.capacity: dict[str, int] = {}
         #: snapshots stacked for ``past`` (static: one compilation); the last generation's Mutineers meet the most
-        self.past_pool = min(PAST_POOL, max(1, config.training.generations - 1))
+        self.past_pool = past_pool or min(PAST_POOL, max(1, config.training.generations - 1))
 
     def init_params(self, seed: int):
         import jax
@@ -252,10 +255,12 @@ class Trainer:
         jax.block_until_ready(self._learn(params, opt_state, grid, valid, key, capacity=capacity))
 
     # ------------------------------------------------------------ one team's training
-    def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration):
+    def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration,
+                   opponents=None):
         """Train side ``team_index`` for at least ``steps`` learner decisions against ``snapshots`` (the
-        other team's parameters, oldest first). ``on_iteration(metrics)`` is called after each PPO iteration;
-        returning ``True`` stops early.
+        other team's parameters, oldest first), or against ``opponents`` (an :class:`~.rollout.Opponents`, a
+        league's) if given. ``on_iteration(metrics)`` is called after each PPO iteration; returning ``True`` stops
+        early.
 
         Returns:
             ``(params, opt_state, summary)`` with ``summary`` = learner steps, seconds, wins and games.
@@ -263,7 +268,8 @@ class Trainer:
         import jax
 
         team = self.sides[team_index]
-        opponents = self.opponents(params, snapshots, seed)
+        if opponents is None:
+            opponents = self.opponents(params, snapshots, seed)
         key = jax.random.key(seed)
         key, deal = jax.random.split(key)
         slots = self.new_slots[team_index](deal, opponents)
@@ -381,6 +387,10 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
     engine = resolve_engine(engine, config.env.claims, config.game.name)
+    if config.league is not None:  # population training: its own loop (.league)
+        from .league import train_league
+
+        return train_league(config, resume=resume, force=force, engine=engine)
     game = config.game
     order = game.sides_in_training_order  # side indices, in the order each generation trains them
     sides = game.type.sides
