@@ -113,7 +113,7 @@ def test_the_jax_plank_probe_plays_as_examples_plank_pirate_on_every_pirate_deci
     for game in range(12):
         env = raw_env(num_players=int(rng.integers(3, 9)))
         env.reset(seed=game)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
