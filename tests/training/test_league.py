@@ -178,11 +178,10 @@ def test_a_tiny_league_writes_its_matrix_and_gives_the_same_checkpoints_for_the_
     pytest.importorskip("jax")
     pytest.importorskip("flax")
     from training.jax_backend.engine import standin_engine
-    from training.jax_backend.league import read_league
-    from training.jax_backend.train import train
+    from training.jax_backend.league import read_league, train_league
 
     engine = standin_engine()  # the loop's logic on a game that compiles fast
-    runs = [train(league_config(tmp_path / name), engine=engine) for name in ("a", "b")]
+    runs = [train_league(league_config(tmp_path / name), engine=engine) for name in ("a", "b")]
     files = [{p.relative_to(r.path / "checkpoints").as_posix(): p.read_bytes()
               for p in sorted((r.path / "checkpoints").glob("gen_*/*"))} for r in runs]
     assert sorted(files[0]) == ["gen_001/mutineers.msgpack", "gen_001/pirates.msgpack",
@@ -203,3 +202,35 @@ def test_a_tiny_league_writes_its_matrix_and_gives_the_same_checkpoints_for_the_
     assert data["iterations"][1]["training"]["mutineers"]["latest"] == pytest.approx(0.2)
     state = json.loads((runs[0].path / "state.json").read_text())
     assert state["completed_generations"] == 2
+    # one iteration, then --resume to two: the same checkpoints and matrix as two in one go
+    first = train_league(league_config(tmp_path / "c", league={"iterations": 1}), engine=engine)
+    assert read_league(first.path)["iterations"][-1]["iteration"] == 1
+    resumed = train_league(league_config(tmp_path / "c"), resume=True, engine=engine)
+    assert {p.relative_to(resumed.path / "checkpoints").as_posix(): p.read_bytes()
+            for p in sorted((resumed.path / "checkpoints").glob("gen_*/*"))} == files[0]
+    assert read_league(resumed.path)["matrix"] == data["matrix"]
+    assert [it["nash"] for it in read_league(resumed.path)["iterations"]] == [it["nash"] for it in data["iterations"]]
+
+
+# ---------------------------------------------------------------- the rollout's additions
+def test_the_rollout_draws_past_snapshots_by_weight_and_the_engines_probes_as_kinds():
+    """``Opponents.past_weights`` draws a ``past`` game's snapshot by weight (here only entry 2, a weight-1
+    snapshot); probabilities over 4 + k kinds draw the engine's probes (here the plank probe for every game)."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from training.jax_backend import rollout as R
+    from training.jax_backend.engine import standin_engine, twin_engine
+
+    settings = R.Settings((3, 5, 8), (1 / 3,) * 3, 4, 1.0, 1.0, True, None)
+    weighted = R.Opponents(jnp.asarray([0.0, 1.0, 0.0, 0.0]), jnp.float32(0), jnp.zeros(3), jnp.int32(3),
+                           jnp.asarray([0.0, 0.0, 1.0]))
+    slots = R.new_slots(standin_engine(), settings, jax.random.key(0), 64, weighted)
+    assert (np.asarray(slots.kind) == R.PAST).all() and (np.asarray(slots.past) == 2).all()
+    uniform = weighted._replace(past_weights=None)  # unchanged: uniform over the real ones
+    assert set(np.asarray(R.new_slots(standin_engine(), settings, jax.random.key(0), 64, uniform).past)) == {0, 1, 2}
+    probe = R.Opponents(jnp.asarray([0.0, 0.0, 0.2, 0.0, 0.0, 0.8]), jnp.float32(0), jnp.zeros(1), jnp.int32(1))
+    engine = standin_engine()._replace(probes=(("a", 0, None), ("b", 0, None)))  # dealing calls no probe
+    kinds = np.asarray(R.new_slots(engine, settings, jax.random.key(0), 256, probe).kind)
+    assert set(kinds) == {R.HEURISTIC, 5} and 0.7 < (kinds == 5).mean() < 0.9  # probe "b" is kind 4 + 1
+    assert twin_engine().probes[0][0] == "plank"  # Traitors Aboard's twin ships the plank probe

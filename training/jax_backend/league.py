@@ -411,7 +411,6 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     pool = min(PAST_POOL, league_config.iterations)
 
     league = _League(config, engine, sides)
-    sizing: list = [None, None]  # per side index: the mix its rollout's players are sized for (see _sizing)
     base = Trainer(config, engine, past_pool=pool)
     teams: dict[str, dict] = {}
     for index, side in enumerate(order):
@@ -467,10 +466,9 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     **{k: round(float(p), 6) for k, p in zip(("heuristic", "random", *probes), probabilities[2:])
                        if p > 0},
                 }
-                sizing[side] = _sizing(probabilities)
-                if sizing[1 - side] is None:
-                    sizing[1 - side] = sizing[side]
-                trainer = Trainer(config, engine, mixes=[tuple(m) for m in sizing], past_pool=pool)
+                # the players sized for this mix only (so a resumed run compiles the same rollout)
+                sizing = tuple(_sizing(probabilities).tolist())
+                trainer = Trainer(config, engine, mixes=(sizing, sizing), past_pool=pool)
                 stacked = [league.params[(other, name)] for name in pooled] or [newest or entry["params"]]
                 stacked = stacked + [stacked[0]] * (pool - len(stacked))
                 opponents = Opponents(

@@ -387,10 +387,8 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
     engine = resolve_engine(engine, config.env.claims, config.game.name)
-    if config.league is not None:  # population training: its own loop (.league)
-        from .league import train_league
-
-        return train_league(config, resume=resume, force=force, engine=engine)
+    if config.league is not None:  # population training has its own loop; training.train.train picks it
+        raise ValueError("this config has a league: section; train it with training.jax_backend.league.train_league")
     game = config.game
     order = game.sides_in_training_order  # side indices, in the order each generation trains them
     sides = game.type.sides
