@@ -202,7 +202,21 @@ def test_a_tiny_league_writes_its_matrix_and_gives_the_same_checkpoints_for_the_
     assert data["iterations"][1]["training"]["mutineers"]["latest"] == pytest.approx(0.2)
     state = json.loads((runs[0].path / "state.json").read_text())
     assert state["completed_generations"] == 2
-    # one iteration, then --resume to two: the same checkpoints and matrix as two in one go
+
+
+@pytest.mark.slow
+def test_a_resumed_league_gives_the_same_checkpoints_and_meta_games(tmp_path):
+    """One iteration, then ``--resume`` to two: the same checkpoints and matrix as two in one go."""
+    pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    from training.jax_backend.engine import standin_engine
+    from training.jax_backend.league import read_league, train_league
+
+    engine = standin_engine()
+    whole = train_league(league_config(tmp_path / "a"), engine=engine)
+    files = [{p.relative_to(whole.path / "checkpoints").as_posix(): p.read_bytes()
+              for p in sorted((whole.path / "checkpoints").glob("gen_*/*"))}]
+    data = read_league(whole.path)
     first = train_league(league_config(tmp_path / "c", league={"iterations": 1}), engine=engine)
     assert read_league(first.path)["iterations"][-1]["iteration"] == 1
     resumed = train_league(league_config(tmp_path / "c"), resume=True, engine=engine)
