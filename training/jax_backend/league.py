@@ -468,7 +468,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                 }
                 # the players sized for this mix only (so a resumed run compiles the same rollout)
                 sizing = tuple(_sizing(probabilities).tolist())
-                trainer = Trainer(config, engine, mixes=(sizing, sizing), past_pool=pool)
+                trainer = Trainer(config, engine, mix=sizing, past_pool=pool)
                 stacked = [league.params[(other, name)] for name in pooled] or [
                     newest if newest is not None else entry["params"]]  # past is not drawn: any network fills it
                 stacked = stacked + [stacked[0]] * (pool - len(stacked))

@@ -124,12 +124,14 @@ class Trainer:
         config: the run configuration (``ppo`` and ``training`` sections; ``env.player_counts`` and each team's
             table-size weights, :meth:`~training.config.EnvSection.count_weights_for`).
         engine: the game's JAX twin (:func:`~training.jax_backend.engine.twin_engine`) or the stand-in.
-        mixes: per side index, the opponent probabilities the players' capacities are sized for (a league's,
-            :mod:`.league`: ``(4 + probes,)`` each); ``None``: the config's ``opponents`` weights.
+        mix: the per-game opponent probabilities over (latest, past, heuristic, random) that the players'
+            sub-batches are sized for (:func:`~.rollout.capacities`); default: the config's opponents once both
+            teams have snapshots. A caller that draws its own opponents (``traitors-exploit --backend jax``: a
+            frozen target in every game; a league, :mod:`.league`: ``(4 + probes,)``) passes its mix here.
         past_pool: the static number of stacked ``past`` snapshots; ``None``: from ``training.generations``.
     """
 
-    def __init__(self, config: RunConfig, engine: Engine, mixes=None, past_pool: int | None = None) -> None:
+    def __init__(self, config: RunConfig, engine: Engine, mix=None, past_pool: int | None = None) -> None:
         from . import ppo
         from .rollout import PAST_POOL, Settings, capacities, opponent_probabilities
 
@@ -142,7 +144,7 @@ class Trainer:
         self.batch = config.training.n_envs
         # Each player is computed only on the games where it acts (see rollout.capacities), sized for the
         # configured opponent mix once both teams have snapshots.
-        steady = opponent_probabilities(config.opponents.weights(), 2)
+        steady = opponent_probabilities(config.opponents.weights(), 2) if mix is None else tuple(mix)
         settings = tuple(
             Settings(
                 counts,
@@ -151,7 +153,7 @@ class Trainer:
                 p.gamma,
                 p.gae_lambda,
                 True,
-                capacities(self.batch, team, steady if mixes is None else mixes[team]),
+                capacities(self.batch, team, steady),
             )
             for team in range(len(self.sides))
         )

@@ -7,7 +7,8 @@ which side a seat plays, the outcome, side keys and labels, and the hidden-role 
 - :mod:`.crossplay`: seeded cross-play over worker processes (identical for any worker count).
 - :mod:`.metrics`: hidden-role metrics (a game's ``metrics`` capability) summarized with intervals.
 - :mod:`.ratings`: openskill team ratings; :mod:`.metagame`: the Nash equilibrium of the meta-game.
-- :mod:`.population`: agents by spec and seed groups; :mod:`.report`, :mod:`.plots`: report.json/.md, PNGs.
+- :mod:`.population`: agents by spec and seed groups; :mod:`.report`, :mod:`.plots`: report.json/.md, PNGs;
+  :mod:`.summary`: the report's per-agent summary (who plays the game better); :mod:`.deduction`: role beliefs.
 - :mod:`.cli`: ``traitors-eval --agents … --game NAME``; :mod:`.compare`: two reports side by side.
 """
 

@@ -43,6 +43,7 @@ def run_benchmark(
     beliefs: bool = True,
     llm=None,
     llm_concurrency: int = 1,
+    exploitability: Sequence[str] = (),
 ) -> dict:
     """Check every spec, play the cross-play, write ``report.json``, ``report.md`` and the plots into ``out``.
 
@@ -59,6 +60,8 @@ def run_benchmark(
         llm: the :class:`~traitors_env.agents.llm.LLMOptions` of the ``openai:MODEL`` agents (default:
             ``LLMOptions()``); written into the report's settings without secrets (the key variable's name only).
         llm_concurrency: games with a language-model seat played at once, in threads (results do not depend on it).
+        exploitability: ``traitors-exploit`` reports (``[NAME=]PATH``) attached to the agents under the report's
+            ``exploitability`` key (:mod:`.exploitability`; read before any game is played).
 
     Returns:
         the report (see :mod:`.report`) plus ``"files"``: the paths written.
@@ -66,12 +69,14 @@ def run_benchmark(
     Raises:
         AgentSpecError: naming the first spec that names no agent (before any game is played).
         ValueError: for an unknown game (``UnknownGameError``), bad table sizes, games, workers or anchors, or
-            ``records`` for a game without records (``MissingCapabilityError``).
+            ``records`` for a game without records (``MissingCapabilityError``), or an ``exploitability`` entry
+            that cannot be read or attached (``ExploitabilityError``).
     """
     from ..agents.spec import agent_maker
     from ..core.game import MissingCapabilityError
-    from .plots import plot_beliefs, plot_crossplay, plot_metrics, plot_ratings
+    from .plots import plot_beliefs, plot_calibration, plot_crossplay, plot_metrics, plot_ratings
     from .report import build_report, markdown
+    from .summary import summarize_agents
 
     game = load_game(game)
     claims = game.default_claims if claims is None else bool(claims)
@@ -92,6 +97,9 @@ def run_benchmark(
     if unknown:
         raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
     from ..agents.llm import LLMOptions, LLMSpec, is_llm_spec
+    from .exploitability import load_exploitability
+
+    exploits = load_exploitability(exploitability, population, game)
 
     llm = llm or LLMOptions()
     specs = {}
@@ -113,14 +121,17 @@ def run_benchmark(
     if any(is_llm_spec(spec) for spec in population.specs.values()):
         settings["llm"] = {**llm.public(), "concurrency": llm_concurrency}
     report = build_report(population, crossplay, settings)
+    if exploits:
+        report["exploitability"] = exploits
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "report.json", out / "report.md"]
+    report["summary"] = summarize_agents(report, game)  # with whatever was added after build_report (exploitability)
     atomic_write_text(files[0], json.dumps(report, indent=1))
     atomic_write_text(files[1], markdown(report))
     # A reused --out folder: the kit's own outputs of an earlier report that this one does not rewrite would
     # stand beside it as if they were its (plots after --no-plots, another population's game records).
-    for name in ("crossplay.png", "ratings.png", "metrics.png", "beliefs.png"):
+    for name in ("crossplay.png", "ratings.png", "metrics.png", "beliefs.png", "calibration.png"):
         (out / name).unlink(missing_ok=True)
     for old in (out / "records").glob("*p_*_vs_*_game*.json"):
         old.unlink()
@@ -132,6 +143,11 @@ def run_benchmark(
         if report["deduction"].get("agents"):
             files.append(out / "beliefs.png")
             plot_beliefs(report, files[-1])
+            try:
+                plot_calibration(report, out / "calibration.png")
+                files.append(out / "calibration.png")
+            except ValueError:  # every believer knows every seat (nothing to calibrate)
+                pass
     if crossplay.records:
         (out / "records").mkdir(exist_ok=True)
         for name, text in crossplay.records:
@@ -145,11 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmark agents: every agent at the game's row side (Traitors Aboard: the Pirates) against "
         "every agent at the other side, at each table size; writes report.json, report.md, crossplay.png, "
         "ratings.png, for a game with hidden-role metrics metrics.png, and for agents with role beliefs beliefs.png "
-        "into --out. "
+        "and calibration.png into --out. "
         "(traitors-eval --run RUN evaluates one training run instead.)",
         epilog="One training run instead: traitors-eval --run RUN [--generation G] [--games N] [--workers W] "
         "evaluates generation G (1-based, default the newest) of the run folder RUN against the heuristic and "
-        "writes the report into RUN (needs the train extra; traitors-eval --run RUN --help for more).",
+        "writes the report into RUN (needs the train extra; traitors-eval --run RUN --help for more). "
+        "traitors-eval --league-plot RUN/league.json [--out FILE.png] draws a league's Nash weights over iterations "
+        "(default RUN/league.png).",
     )
     parser.add_argument("--game", choices=registered_games(), default=DEFAULT_GAME,
                         help=f"the game (a registered name; default {DEFAULT_GAME})")
@@ -158,10 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "openai:MODEL (a language model, see --llm-*), "
                         "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
     parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
+    parser.add_argument("--league-plot", default=None, metavar="LEAGUE_JSON",
+                        help="draw the league's Nash weights over iterations from a league.json (plots.read_league) "
+                        "into --out (default: league.png beside it) and exit; no games are played")
     parser.add_argument("--players", type=int, nargs="+", default=None,
                         help="table sizes (default: every size the game allows)")
     parser.add_argument("--games", type=int, default=100, help="seeded games per cell (default 100)")
-    parser.add_argument("--out", default="reports/benchmark", help="output folder (default reports/benchmark)")
+    parser.add_argument("--out", default=None,
+                        help="output folder (default reports/benchmark); with --league-plot the PNG file")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the deals and agents (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
     add_claims_arguments(parser)
@@ -172,6 +194,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-beliefs", action="store_true",
                         help="do not score the role beliefs of agents that have them (the report's deduction section)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--exploitability", nargs="+", default=[], metavar="[NAME=]PATH",
+                        help="traitors-exploit reports (exploit.json or its folder) to append under the report's "
+                        "'exploitability' key: NAME=PATH for agent NAME, PATH alone for the agent whose spec is the "
+                        "report's target")
     add_llm_arguments(parser)
     return parser
 
@@ -181,6 +207,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..agents.spec import AgentSpecError
 
     args = build_parser().parse_args(argv)
+    if args.league_plot:
+        from .plots import plot_league
+
+        target = Path(args.out) if args.out else Path(args.league_plot).with_name("league.png")
+        try:
+            plot_league(args.league_plot, target)
+        except ValueError as error:
+            print(f"traitors-eval: error: --league-plot {error}", file=sys.stderr)
+            return 2
+        print(f"written: {target}")
+        return 0
+    args.out = args.out or "reports/benchmark"
     try:
         population = parse_population(args.agents)
         if args.agents_file:
@@ -191,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             population, players, args.games, args.out, seed=args.seed, claims=claims_from_args(args, game),
             workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,
             progress=not args.no_progress, game=game, beliefs=not args.no_beliefs, llm=llm_options_from_args(args),
-            llm_concurrency=args.llm_concurrency,
+            llm_concurrency=args.llm_concurrency, exploitability=args.exploitability,
         )
     except (AgentSpecError, PopulationError, ValueError) as error:
         print(f"traitors-eval: error: {error}", file=sys.stderr)

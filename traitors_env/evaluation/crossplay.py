@@ -38,7 +38,7 @@ import numpy as np
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
 from .deduction import Deduction
-from .games import AgentError, play_game
+from .games import AgentError, play_game, seat_seed
 
 __all__ = ["AgentFailure", "CellResult", "CrossPlay", "agent_seeds", "game_seed", "play_cells"]
 
@@ -111,6 +111,8 @@ class CrossPlay:
     text: dict[tuple[str, str], Counter] = field(default_factory=dict)
     #: (agent, side key) → deduction tally (:class:`.deduction.Deduction`), for agents with beliefs.
     deduction: dict[tuple[str, str], Counter] = field(default_factory=dict)
+    #: (agent, side key, table size) → the metric tally of that table size alone (``tallies`` pools the sizes).
+    size_tallies: dict[tuple[str, str, int], Counter] = field(default_factory=dict)
 
 
 def outcome(game: Game, state, deal: int) -> dict:
@@ -169,11 +171,6 @@ def _resolve(spec, game: Game):
     if callable(getattr(spec, "build", None)):
         return spec.build
     raise TypeError(f"agent spec {spec!r} is neither a spec string nor an object with build(seed)")
-
-
-def seat_seed(seed: int, seat: int) -> int:
-    """The seed of the agent a text agent's side gives its seat ``seat`` (every seat but the side's first)."""
-    return int(np.random.SeedSequence([seed, seat, 11]).generate_state(1, dtype=np.uint64)[0])
 
 
 def _play(env, game: Game, agents: dict[bool, tuple], seed: int, num_players: int, index: int,
@@ -337,6 +334,7 @@ def play_cells(
         for team, name in zip(game.type.sides, (p_name, m_name)):
             if game.metrics is not None:
                 result.tallies.setdefault((name, team), Counter()).update(out["tallies"][team])
+                result.size_tallies.setdefault((name, team, n), Counter()).update(out["tallies"][team])
             if out["text"][team]:
                 result.text.setdefault((name, team), Counter()).update(out["text"][team])
         if out["failure"]:

@@ -181,13 +181,41 @@ class MatchupResult:
         return wilson_interval(self.wins, self.games)
 
 
-def _agent(spec, game: Game, seed: int) -> tuple[str, Agent]:
+def seat_seed(seed: int, seat: int) -> int:
+    """The seed of the agent a text agent's side gives its seat ``seat`` (every seat but the side's first)."""
+    return int(np.random.SeedSequence([seed, seat, 11]).generate_state(1, dtype=np.uint64)[0])
+
+
+def _agent(spec, game: Game, seed: int) -> tuple[str, Agent, Callable[[int], Agent] | None]:
     if isinstance(spec, str):
         from ..agents.spec import agent_maker
 
         label, make = agent_maker(spec, game=game.name)
-        return spec, make(seed)
-    return type(spec).__name__, spec
+        return spec, make(seed), make
+    return type(spec).__name__, spec, None
+
+
+class _Seating:
+    """Who plays each seat: one agent for every seat of its side, except a text agent
+    (:class:`~traitors_env.core.text.TextAgent`, which keeps one seat's conversation): the side's first seat gets it,
+    every other seat its own, built once per seat with ``make(seat_seed(seed, seat))``."""
+
+    def __init__(self, agent: Agent, make, seed: int, label: str) -> None:
+        from ..core.text import TextAgent
+
+        self.agent, self.make, self.seed, self.label = agent, make, seed, label
+        self.text = isinstance(agent, TextAgent)
+        self.extra: dict[int, Agent] = {}
+
+    def seat(self, seat: int, first: bool) -> Agent:
+        if first or not self.text:
+            return self.agent
+        if self.make is None:
+            raise ValueError(f"{self.label}: a text agent object keeps one seat's conversation and cannot play "
+                             "several seats; give its spec string (e.g. 'openai:MODEL') so each seat gets its own")
+        if seat not in self.extra:
+            self.extra[seat] = self.make(seat_seed(self.seed, seat))
+        return self.extra[seat]
 
 
 def evaluate(
@@ -209,20 +237,24 @@ def evaluate(
     deals and chance. An agent given as a spec string (``"heuristic"``, a checkpoint, ``pkg.mod:fn``;
     :func:`traitors_env.agents.spec.agent_maker`) is built once, ``agent`` with ``seed`` and ``opponents``
     with ``seed + 1``; an :class:`Agent` object is used as it is. The evaluator reads the deal only to
-    seat the agents, as a game master does.
+    seat the agents, as a game master does. A text agent (a language model) keeps one seat's conversation: given
+    as a spec, it plays its side's first seat and every other seat of the side gets its own, built once per seat.
 
     Args:
         side: the evaluated agent's side: 0 (the row side, ``game.type.sides[0]``), 1, or a side's key or label.
         num_players: the table size (default: the game's ``default_players``).
 
     Raises:
-        ValueError: for a side, table size or agent name the game does not have (``AgentSpecError`` for a spec).
+        ValueError: for a side, table size or agent name the game does not have (``AgentSpecError`` for a spec),
+            or a text agent object (not a spec) whose side has several seats.
     """
     game = load_game(game)
     index = side if isinstance(side, int) and side in (0, 1) else game.type.side_index(side)
     n = game.check_players(game.type.default_players if num_players is None else num_players)
-    label, agent = _agent(agent, game, seed)
-    opponents_name, opponents = _agent(opponents, game, seed + 1)
+    label, agent, make = _agent(agent, game, seed)
+    opponents_name, opponents, make_opponents = _agent(opponents, game, seed + 1)
+    seating = {True: _Seating(agent, make, seed, label), False: _Seating(opponents, make_opponents, seed + 1,
+                                                                            opponents_name)}
     env = game.env(num_players=n, claims=claims)
     wins = 0
     ends: dict[str, int] = {}
@@ -231,7 +263,8 @@ def evaluate(
 
         def seated(state, g=g, seats=seats):  # the deal seats the agents (a game master's reading)
             seats[:] = agent_seats(game, state, index, seed + g)
-            return [agent if s in seats else opponents for s in range(n)]
+            first: dict[bool, int] = {}
+            return [seating[s in seats].seat(s, first.setdefault(s in seats, s) == s) for s in range(n)]
 
         play_game(env, seated, seed + g)
         state = env.unwrapped.game

@@ -1,5 +1,5 @@
 """The report's plots (matplotlib, Agg): cross-play heatmaps, ratings with error bars, metrics per agent, the role
-beliefs' reliability diagram (any game)."""
+beliefs' reliability diagrams (pooled and per agent), the league's Nash weights over iterations (any game)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import numpy as np
 from .metrics import plotted_metrics
 from .report import possessive, report_game
 
-__all__ = ["plot_beliefs", "plot_crossplay", "plot_metrics", "plot_ratings"]
+__all__ = ["plot_beliefs", "plot_calibration", "plot_crossplay", "plot_league", "plot_metrics", "plot_ratings", "read_league",
+           "reliability_points"]
 
 
 def _pyplot():
@@ -164,3 +165,180 @@ def plot_beliefs(report: dict, path: Path) -> None:
     fig.suptitle("Role beliefs: reliability diagram (every decision, all table sizes)")
     fig.tight_layout()
     _save(fig, path)
+
+
+def reliability_points(entry: dict) -> list[dict]:
+    """The reliability diagram's points of one agent in one side (``report["deduction"]["agents"][a][side]``): per
+    bin of the belief with predictions (:data:`.deduction.BINS` equal bins of [0, 1]; a belief of exactly 1 falls in
+    the last), ``low``, ``high``, ``count``, ``mean_belief`` (x) and ``frequency`` (y: the share of those seats truly
+    on the hidden side); empty bins are left out."""
+    return [dict(b) for b in entry.get("reliability", []) if b["count"]]
+
+
+def plot_calibration(report: dict, path: Path) -> None:
+    """``calibration.png``: one reliability diagram per agent with beliefs and side (rows: agents, columns: sides):
+    the observed frequency of the hidden side per belief bin as bars over the bin, the mean belief in the bin as a
+    dot at that frequency, the diagonal (calibrated), and the predictions per bin (grey, right axis). Sides where
+    the agent knows every seat (base rate 0 everywhere) are left out.
+
+    Raises:
+        ValueError: for a report without scored beliefs.
+    """
+    plt = _pyplot()
+    game = report_game(report)
+    agents = (report.get("deduction") or {}).get("agents") or {}
+    panels = [(name, team, entry) for name, sides in agents.items() for team, entry in sides.items()
+              if reliability_points(entry) and any(r["base_brier"] or r["brier"] for r in entry["rows"])]
+    if not panels:
+        raise ValueError("the report has no scored role beliefs to calibrate (report['deduction']['agents'])")
+    hidden = game.type.side_labels[game.type.side_index(report["deduction"]["hidden_side"])]
+    names = list(dict.fromkeys(p[0] for p in panels))
+    teams = [t for t in game.type.sides if any(p[1] == t for p in panels)]
+    fig, axes = plt.subplots(len(names), len(teams), figsize=(4.4 * len(teams), 3.9 * len(names)), squeeze=False)
+    for ax in axes.flat:
+        ax.axis("off")
+    for name, team, entry in panels:
+        ax = axes[names.index(name)][teams.index(team)]
+        ax.axis("on")
+        points = reliability_points(entry)
+        width = points[0]["high"] - points[0]["low"]
+        counts = ax.twinx()
+        counts.bar([b["low"] + width / 2 for b in points], [b["count"] for b in points], width * 0.9, color="lightgrey",
+                   alpha=0.5, zorder=0)
+        counts.set_ylabel("predictions", fontsize=8, color="grey")
+        counts.tick_params(labelsize=7, colors="grey")
+        ax.set_zorder(counts.get_zorder() + 1)
+        ax.patch.set_visible(False)
+        ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="calibrated")
+        ax.bar([b["low"] for b in points], [b["frequency"] for b in points], width, align="edge", fill=False,
+               edgecolor="tab:blue", label="observed")
+        ax.plot([b["mean_belief"] for b in points], [b["frequency"] for b in points], "o", color="tab:red", markersize=4,
+                label="mean belief in bin")
+        pooled = [r for r in entry["rows"] if r["phase"] == "all"][-1]
+        ax.set_title(f"{name} as the {team}: Brier {pooled['brier']:.3f} (base {pooled['base_brier']:.3f})", fontsize=9)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel(f"belief P({hidden})", fontsize=8)
+        ax.set_ylabel(f"share truly {hidden}", fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle("Role beliefs: reliability diagram per agent (every decision, all table sizes)")
+    fig.tight_layout()
+    _save(fig, path)
+
+
+# ------------------------------------------------------------------ the league's Nash weights
+def _side_weights(value, members) -> dict[str, float] | None:
+    """One side's weights in one iteration from any of the shapes :func:`read_league` accepts."""
+    if isinstance(value, dict) and isinstance(value.get("mixture"), dict):
+        value = value["mixture"]
+    if isinstance(value, dict) and isinstance(value.get("members"), list) and isinstance(value.get("weights"), list):
+        members, value = value["members"], value["weights"]
+    if isinstance(value, dict):
+        if all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in value.values()):
+            return {str(m): float(w) for m, w in value.items()}
+        return None
+    if isinstance(value, list):
+        if all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
+            return {str(m): float(w) for m, w in value}
+        if members is not None and len(members) == len(value):
+            return {str(m): float(w) for m, w in zip(members, value)}
+    return None
+
+
+def read_league(source) -> dict:
+    """The league's Nash weights over iterations, from ``league.json`` (a path) or its parsed content.
+
+    The schema expected (written by the league's training loop)::
+
+        {"sides": ["pirates", "mutineers"],            # optional: the side keys in panel order
+         "iterations": [
+           {"iteration": 1,                              # optional: default the position, from 1
+            "nash": {"pirates": {"heuristic": 0.6, "league/1": 0.4},
+                     "mutineers": {"random": 0.0, "heuristic": 1.0}}},
+           ...]}
+
+    Read tolerantly: a bare list of iterations; the iteration number under ``iteration``, ``iter`` or ``index``;
+    the weights under ``nash``, ``weights`` or ``mixtures``; per side a ``{member: weight}`` dict, the
+    meta-game's own ``{"mixture": {member: weight}, …}``, ``{"members": [...], "weights": [...]}``, a list of
+    ``[member, weight]`` pairs, or a list of weights in the order of the iteration's ``members[side]``. Other keys
+    (``value``, losses, paths …) are ignored. A member absent in an iteration has weight 0 there.
+
+    Returns:
+        ``{"sides": [side keys], "iterations": [numbers], "members": {side: [members, first seen first]},
+        "weights": {side: {member: [weight per iteration]}}}``.
+
+    Raises:
+        ValueError: naming the file and what is missing when no iteration has readable weights.
+    """
+    import json
+
+    where = "league data"
+    if isinstance(source, (str, Path)):
+        where = str(source)
+        try:
+            source = json.loads(Path(source).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise ValueError(f"{where}: cannot read the league file ({error})") from None
+    iterations = source.get("iterations") if isinstance(source, dict) else source
+    if not isinstance(iterations, list):
+        raise ValueError(f"{where}: expected {{'iterations': [...]}} or a list of iterations, got {type(source).__name__}")
+    sides = list(source.get("sides", [])) if isinstance(source, dict) else []
+    numbers: list = []
+    per_iteration: list[dict[str, dict[str, float]]] = []
+    for position, it in enumerate(iterations, start=1):
+        if not isinstance(it, dict):
+            continue
+        raw = next((it[k] for k in ("nash", "weights", "mixtures") if isinstance(it.get(k), dict)), None)
+        if raw is None:
+            continue
+        members = it.get("members") if isinstance(it.get("members"), dict) else {}
+        found = {}
+        for side, value in raw.items():
+            weights = _side_weights(value, members.get(side))
+            if weights is not None:
+                found[str(side)] = weights
+                if str(side) not in sides:
+                    sides.append(str(side))
+        if found:
+            numbers.append(next((it[k] for k in ("iteration", "iter", "index") if isinstance(it.get(k), (int, float))),
+                                position))
+            per_iteration.append(found)
+    if not per_iteration:
+        raise ValueError(f"{where}: no iteration with Nash weights per side (expected "
+                         "{'iterations': [{'iteration': 1, 'nash': {side: {member: weight}}}]})")
+    members = {side: list(dict.fromkeys(m for it in per_iteration for m in it.get(side, {}))) for side in sides}
+    weights = {side: {m: [it.get(side, {}).get(m, 0.0) for it in per_iteration] for m in members[side]} for side in sides}
+    return {"sides": sides, "iterations": numbers, "members": members, "weights": weights}
+
+
+def plot_league(source, path: Path) -> Path:
+    """``league.png``: the league's Nash weights per side over iterations (stacked bars, a colour per member), from
+    ``league.json`` or its content (:func:`read_league`). Returns ``path``.
+
+    Raises:
+        ValueError: from :func:`read_league`.
+    """
+    plt = _pyplot()
+    league = read_league(source)
+    sides = league["sides"]
+    x = np.arange(len(league["iterations"]))
+    fig, axes = plt.subplots(len(sides), 1, figsize=(max(7.0, 0.45 * len(x) + 5.0), 3.2 * len(sides)), squeeze=False)
+    cmap = plt.get_cmap("tab20")
+    everyone = list(dict.fromkeys(m for side in sides for m in league["members"][side]))  # one colour per member
+    for ax, side in zip(axes.flat, sides):
+        bottom = np.zeros(len(x))
+        for member, weights in league["weights"][side].items():
+            w = np.asarray(weights, dtype=float)
+            ax.bar(x, w, 0.8, bottom=bottom, color=cmap(everyone.index(member) % 20), label=member)
+            bottom += w
+        ax.set_title(f"{side}: Nash weight per member", fontsize=10)
+        ax.set_xticks(x, [str(i) for i in league["iterations"]], fontsize=8)
+        ax.set_xlabel("league iteration", fontsize=8)
+        ax.set_ylim(0, 1.02)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.suptitle("League: each side's Nash mixture over its population")
+    fig.tight_layout()
+    _save(fig, Path(path))
+    return Path(path)

@@ -15,7 +15,13 @@ The game is ``settings["game"]`` (a registry name); ``ROW`` and ``COLUMN`` below
 - ``nash``: ``"all"`` and per table size: ``value`` and per side ``mixture`` and ``unused`` (:mod:`.metagame`),
   or ``{"skipped": reason}`` when the matrix is not full (``--anchor``) or a cell has no game;
 - ``metrics``: agent → side key → metric → ``value``, ``interval``, ``count`` (:mod:`.metrics`; empty per agent
-  for a game without hidden-role metrics, which ``report.md`` says);
+  for a game without hidden-role metrics, which ``report.md`` says); a metric with a per-decision chance also
+  ``chance`` and ``over_chance``;
+- ``metrics_by_size``: agent → side key → table size (a string) → the same entries from that size's games alone,
+  for the game's summary metrics (``SUMMARY``; :func:`.summary.metrics_by_size`);
+- ``summary``: per agent and side, who plays the game better (:mod:`.summary`): win rate against the other side's
+  Nash mixture and the worst case, the best-response gain (from ``exploitability``, where present), the beliefs'
+  Brier vs the base rate, the game's summary metrics pooled and per table size (against chance where declared);
 - ``seed_groups``: group → ``seeds`` and per side per metric the mean over seeds with a bootstrap 95 %
   interval (``scipy.stats.bootstrap``, percentile) and the per-seed values;
 - ``deduction``: role beliefs scored against the true roles (:mod:`.deduction`): ``hidden_side`` (the side key
@@ -32,7 +38,9 @@ The game is ``settings["game"]`` (a registry name); ``ROW`` and ``COLUMN`` below
   ``server_error``, ``timeout``, ``connection``, ``bad_response``), ``prompt_tokens``, ``completion_tokens``, their
   means ``prompt_tokens_per_game`` and ``completion_tokens_per_game``, ``seconds_per_decision`` and, with prices,
   ``cost`` and ``cost_per_game`` (:mod:`traitors_env.agents.llm`);
-- ``failures``: agents that failed mid-run (agent, side key as ``team``, table size, game, error); ``interrupted``.
+- ``failures``: agents that failed mid-run (agent, side key as ``team``, table size, game, error); ``interrupted``;
+- ``exploitability`` (only with ``traitors-eval --exploitability``): agent → side key → the best-response gain of a
+  ``traitors-exploit`` report (:mod:`.exploitability`).
 """
 
 from __future__ import annotations
@@ -47,10 +55,12 @@ from ..core.registry import DEFAULT_GAME, load_game
 from ..core.stats import wilson_interval
 from .crossplay import CrossPlay
 from .deduction import summarize_deduction
+from .exploitability import exploitability_markdown
 from .metagame import solve_zero_sum
 from .metrics import summarize
 from .population import Population
 from .ratings import rate_games
+from .summary import metrics_by_size, summarize_agents, summary_markdown
 
 __all__ = ["bootstrap_over_seeds", "build_report", "markdown", "report_game", "summarize_text", "wins_key"]
 
@@ -235,7 +245,7 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
             )
             entry[team] = per_metric
         seed_groups[group] = entry
-    return {
+    report = {
         "agents": dict(population.specs),
         "groups": dict(population.groups),
         "settings": settings,
@@ -243,6 +253,7 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
         "ratings": ratings,
         "nash": _nash(rows, names, counts, game),
         "metrics": metrics,
+        "metrics_by_size": metrics_by_size(getattr(crossplay, "size_tallies", {}) or {}, names, game),
         "seed_groups": seed_groups,
         "deduction": _deduction(crossplay, names, counts, game),
         "text": {name: {team: summarize_text(crossplay.text[(name, team)]) for team in team_keys
@@ -251,6 +262,8 @@ def build_report(population: Population, crossplay: CrossPlay, settings: dict) -
         "failures": crossplay.failures,
         "interrupted": crossplay.interrupted,
     }
+    report["summary"] = summarize_agents(report, game)
+    return report
 
 
 # ------------------------------------------------------------------ markdown
@@ -317,7 +330,8 @@ def _deduction_markdown(deduction: dict | None, game: Game) -> list[str]:
 
 
 def markdown(report: dict, title: str = "Benchmark report") -> str:
-    """``report.md``: settings, failures, cross-play matrices, ratings, meta-game, metrics, seed groups."""
+    """``report.md``: settings, failures, the per-agent summary (:func:`.summary.summary_markdown`, recomputed from
+    the report), cross-play matrices, ratings, meta-game, metrics, deduction, text agents, seed groups."""
     s = report["settings"]
     names = list(report["agents"])
     game = report_game(s)
@@ -353,6 +367,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out.append(f"- **{f['agent']}** as the {f['team']} failed (first at {f['num_players']} players, game "
                        f"{f['game']}): {f['error']}")
         out += ["", "Cells marked † lost games to a failure; their finished games are kept.", ""]
+    out += summary_markdown(report, game)
     out += ["## Cross-play", "", f"{possessive(row_label)} win rate in % [95 % Wilson interval]; rows: {row_label} agent, "
             f"columns: {column_label} agent."
             + (f" Below it, the {column_label} seats' own win rate (per seat and game; individual rewards)."
@@ -431,6 +446,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out.append(f"| {metric.name}{unit} | " + " | ".join(cells) + " |")
         out.append("")
     out += _deduction_markdown(report.get("deduction"), game)
+    out += exploitability_markdown(report.get("exploitability"))
     out += _text_markdown(report, team_keys)
     if report["seed_groups"]:
         out += ["## Over training seeds", "",

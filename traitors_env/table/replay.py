@@ -32,6 +32,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from ..core.game import Game
+from ..core.records import RecordError, record_format
 from ..core.registry import DEFAULT_GAME, load_game, registered_games
 from .text_view import view_of
 
@@ -110,11 +111,26 @@ def browse(
             console.print(Text(f"{shown!r}: press Enter, b, q or give a step number 0–{last}"))
 
 
+def game_of_record(source: str) -> Game:
+    """The registered game whose records have the ``format`` that ``source`` names; the default game where none does.
+
+    Raises:
+        RecordError: for a missing or unreadable file or text that is not JSON.
+    """
+    wanted = record_format(source)
+    for name in registered_games():
+        game = load_game(name)
+        if game.records is not None and game.records.GameRecord.model_fields["format"].default == wanted:
+            return game
+    return load_game(DEFAULT_GAME)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="traitors-replay", description="Step through a saved game.")
     parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
-    parser.add_argument("--game", choices=registered_games(), default=DEFAULT_GAME,
-                        help=f"the game the record is of (default {DEFAULT_GAME})")
+    parser.add_argument("--game", choices=registered_games(), default=None,
+                        help=f"the game the record is of (default: the game whose record format it names, else "
+                             f"{DEFAULT_GAME})")
     view = parser.add_mutually_exclusive_group()
     view.add_argument("--seat", type=int, default=None, help="show what this seat observed")
     view.add_argument("--reveal", action="store_true", help="show everything: hands, roles, chest values")
@@ -128,7 +144,11 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None) -> i
     parser = _parser()
     args = parser.parse_args(argv)
     console = console or Console(highlight=False)
-    game = load_game(args.game)
+    try:
+        game = load_game(args.game) if args.game else game_of_record(args.record)
+    except RecordError as error:
+        console.print(Text(f"traitors-replay: {args.record}: {error}"))
+        return 2
     if game.records is None:
         console.print(Text(f"traitors-replay: {game.type.env_id} has no game records"))
         return 2

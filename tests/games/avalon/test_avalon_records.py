@@ -21,6 +21,7 @@ from traitors_env.games.avalon.records import (
     replay,
     replay_steps,
 )
+from traitors_env.games.avalon.roles import ROLE_NAMES
 from traitors_env.table import replay as replay_cli
 
 GAME = load_game("avalon")
@@ -160,6 +161,9 @@ def test_traitors_replay_and_the_kits_records_read_avalon_records(tmp_path, caps
     path = record_game(env.game, env.episode_seed).save(tmp_path / "game.json")
     assert replay_cli.main([str(path), "--game", "avalon", "--no-pause"]) == 0
     assert f"step {len(env.game.history)}/{len(env.game.history)}" in capsys.readouterr().out
+    # Without --game, the record's own format names the game.
+    assert replay_cli.main([str(path), "--no-pause"]) == 0
+    assert f"step {len(env.game.history)}/{len(env.game.history)}" in capsys.readouterr().out
     from traitors_env.evaluation.cli import main as kit
 
     assert kit(["--game", "avalon", "--agents", "random", "heuristic", "--players", "5", "--games", "2",
@@ -168,3 +172,17 @@ def test_traitors_replay_and_the_kits_records_read_avalon_records(tmp_path, caps
     assert len(files) == 4  # one per cell of 2 × 2 agents
     for file in files:
         assert replay(load_record(file)).is_terminal
+
+
+def test_traitors_replay_shows_a_seat_its_own_knowledge_and_reveal_shows_every_role(tmp_path, capsys):
+    """--seat K: the public table and seat K's own A03 knowledge; --reveal: every role (A03, A15)."""
+    env = played(8, 5)
+    path = record_game(env.game, env.episode_seed).save(tmp_path / "game.json")
+    roles = env.game.roles
+    for seat in (0, 3):
+        assert replay_cli.main([str(path), "--seat", str(seat), "--no-pause"]) == 0
+        out = capsys.readouterr().out
+        assert f"You are player_{seat}, {ROLE_NAMES[roles[seat]]}" in out
+        assert f"You are player_{(seat + 1) % 5}," not in out
+    assert replay_cli.main([str(path), "--reveal", "--no-pause"]) == 0
+    assert "player_0 observes" not in capsys.readouterr().out  # Avalon's own revealed view, not the generic one

@@ -14,24 +14,29 @@ counts of the seats of that side, credited by the kit to the agent that played t
 | ``proposal_precision`` | Good | teams proposed by a Good leader with no Evil member / such proposals (A06) | Wilson |
 | ``vote_accuracy`` | Good | Good votes that approve a team without Evil or reject one with Evil / Good votes (A07) | Wilson |
 | ``evil_team_rejection`` | Good | Good votes rejecting a team with Evil / Good votes on such teams | Wilson |
-| ``assassin_hit_rate`` | Evil | assassinations naming Merlin / assassinations (A14) | Wilson |
+| ``assassin_hit_rate`` | Evil | assassinations naming Merlin / assassinations (A14); chance: ``assassin_chance`` | Wilson |
 | ``fail_rate`` | Evil | Fails played by Evil members / quest cards Evil members played (A10) | Wilson |
 | ``fail_rate_q<k>`` | Evil | the same on quest ``k`` (1–5): Evil's fail timing | Wilson |
 | ``first_fail_quest`` | Evil | mean quest number (1–5) of the first failed quest, over games with a failed quest (A11) | normal |
 | ``end_<outcome>`` | both | games ending so / games (outcomes: ``three_fails``, ``five_rejections``, ``merlin_assassinated``, ``merlin_survived``, ``three_successes``; A09, A13, A14) | Wilson |
 
 Wilson: the 95 % Wilson score interval; normal: mean ± 1.96 standard errors. ``count`` is the denominator.
+
+Chance (the kit's summary reports value / chance): any seat other than the Assassin is a legal target (A14), so
+a uniformly random assassination names Merlin with probability ``1 / (n − 1)``; ``assassin_chance`` sums it per
+assassination, as an exact :class:`fractions.Fraction`. :data:`SUMMARY` lists the kit's summary columns.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
 
 from .engine import OUTCOMES, GameState
 from .roles import EVIL, GOOD, NUM_QUESTS, Role
 
-__all__ = ["METRICS", "PLOTTED", "SIDES", "Metric", "tally_state"]
+__all__ = ["METRICS", "PLOTTED", "SIDES", "SUMMARY", "Metric", "tally_state"]
 
 #: Side index → the side key of tallies and reports (``GameType.sides``).
 SIDES = {GOOD: "good", EVIL: "evil"}
@@ -47,6 +52,8 @@ class Metric:
     denominator: str
     group: str  # outcome, judgement, deduction, deception
     description: str
+    #: The tally key of the summed per-decision chance of the numerator's event, or ``None``.
+    chance: str | None = None
 
 
 METRICS: tuple[Metric, ...] = (
@@ -60,7 +67,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("evil_team_rejection", "rate", "rejected_evil", "votes_on_evil", "deduction",
            "Good votes rejecting a team with Evil / Good votes on such teams"),
     Metric("assassin_hit_rate", "rate", "assassin_hits", "assassinations", "deduction",
-           "assassinations naming Merlin / assassinations"),
+           "assassinations naming Merlin / assassinations", chance="assassin_chance"),
     Metric("fail_rate", "rate", "fails", "cards", "deception", "Fails Evil played / quest cards Evil played"),
     *(Metric(f"fail_rate_q{q}", "rate", f"fails_q{q}", f"cards_q{q}", "deception",
              f"Fails Evil played on quest {q} / quest cards Evil played on quest {q}") for q in range(1, NUM_QUESTS + 1)),
@@ -72,6 +79,9 @@ METRICS: tuple[Metric, ...] = (
 
 #: The metrics drawn in the kit's metrics.png (rates, on one 0–1 axis).
 PLOTTED = ("win_rate", "team_precision", "proposal_precision", "vote_accuracy", "assassin_hit_rate", "fail_rate")
+
+#: The metrics of the kit's per-agent summary table (report.md "Summary", report.json ``summary``).
+SUMMARY = ("team_precision", "vote_accuracy", "assassin_hit_rate", "fail_rate")
 
 
 def tally_state(state: GameState, seed: int | None = None) -> dict[str, Counter]:
@@ -131,4 +141,5 @@ def tally_state(state: GameState, seed: int | None = None) -> dict[str, Counter]
     if state.assassin_target is not None:
         evil["assassinations"] += 1
         evil["assassin_hits"] += state.roles[state.assassin_target] == Role.MERLIN
+        evil["assassin_chance"] += Fraction(1, state.num_players - 1)  # A14: any seat but the Assassin's
     return tallies

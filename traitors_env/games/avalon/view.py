@@ -58,3 +58,17 @@ def result_view(state: GameState, seat: int | None = None) -> RenderableType:
     if seat is not None:
         parts.append(Text("Your side wins!" if state.winners[seat] else "Your side loses."))
     return Group(*parts)
+
+
+def observer_view(state: GameState, observer: int, private: bool) -> RenderableType:
+    """A replay's step as ``observer`` saw it (``traitors-replay --seat K``): the public table and, ``private``, what
+    only that seat knows (A03); votes and quest cards stay hidden as in play (A07, A11)."""
+    parts: list[RenderableType] = [Text(render_text(state))]
+    if private:
+        parts.extend(Text(line) for line in private_lines(state, observer))
+    return Group(*parts)
+
+
+def revealed_view(state: GameState) -> RenderableType:
+    """A replay's step with everything revealed (``traitors-replay --reveal``): every role and every card."""
+    return Text(render_text(state, show_hidden=True))

@@ -22,15 +22,24 @@ Definitions (also in docs/benchmark/index.md, "Hidden-role metrics"); "the agent
 | ``accuse_truth`` | accusations ("X is a Mutineer") whose target is a Mutineer / accusations | Wilson |
 | ``vouch_truth`` | vouches ("X is a Pirate", self included) whose target is a Pirate / vouches | Wilson |
 | ``chest_top_claim_truth`` | chest-top claims naming the multiset the claimer's Spyglass showed / chest-top claims | Wilson |
-| ``plank_precision`` | Planks played on a Mutineer / Planks played (R11) | Wilson |
+| ``plank_precision`` | Planks played on a Mutineer / Planks played (R11); chance: ``plank_chance`` | Wilson |
 | ``overboard_mutineer_share`` | players the agent's third Plank threw overboard who were Mutineers / such players | Wilson |
-| ``eyp_on_mutineer`` | Empty Your Pockets played on a Mutineer / Empty Your Pockets played (R10) | Wilson |
+| ``eyp_on_mutineer`` | Empty Your Pockets played on a Mutineer / Empty Your Pockets played (R10); chance: ``eyp_chance`` | Wilson |
 | ``chest_open_success`` | chest openings with value ≥ target / chest openings (Pirates only, R03) | Wilson |
 | ``chest_margin_at_open`` | mean of chest value − target at the opening | normal |
 
 Wilson: the 95 % Wilson score interval; normal: mean ± 1.96 standard errors. ``count`` is the
 denominator (placements, claims, Planks, openings …). Accusations and vouches measure deduction for
 a Pirate and deception for a Mutineer (a Mutineer's true accusation names a fellow Mutineer).
+
+**Chance, per decision.** A Plank (R11) and an Empty Your Pockets (R10) target "another player still aboard", so a
+player choosing uniformly among the legal targets hits a Mutineer with probability *the share of Mutineers among
+the other seats aboard* at that decision (Mutineers aboard other than the player / players aboard other than the
+player). :func:`tally_game` adds that probability of every such decision, as an exact
+:class:`fractions.Fraction`, under ``plank_chance`` and ``eyp_chance``: over the metric's count it is the chance
+precision the agent's own decisions faced (a metric's ``chance`` field names it; the kit reports value / chance).
+Pooling the shares of the table (e.g. 1/4 at 5 players) instead would be wrong: Planks fall late, when overboard
+seats have changed the share.
 """
 
 from __future__ import annotations
@@ -38,12 +47,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 
 from . import actions as A
 from .cards import LOOT_VALUES, PLANKS_TO_OVERBOARD, Role
 from .engine import GameConfig, GameState, IllegalActionError, Phase
 
-__all__ = ["METRICS", "PLOTTED", "TEAMS", "Metric", "tally_game", "tally_record", "tally_state"]
+__all__ = ["METRICS", "PLOTTED", "SUMMARY", "TEAMS", "Metric", "target_chance", "tally_game", "tally_record",
+           "tally_state"]
 
 #: The team keys of tallies and reports, by :class:`Role`.
 TEAMS = {Role.PIRATE: "pirates", Role.MUTINEER: "mutineers"}
@@ -60,6 +71,9 @@ class Metric:
     denominator: str
     group: str  # outcome, deception, deduction, judgement
     description: str
+    #: The tally key of the summed per-decision chance of the numerator's event (a uniformly random legal target's),
+    #: or ``None``: value / chance is what the agent's choices add over chance.
+    chance: str | None = None
 
 
 METRICS: tuple[Metric, ...] = (
@@ -77,12 +91,14 @@ METRICS: tuple[Metric, ...] = (
         "chest_top_claim_truth", "rate", "chest_top_true", "claim_chest_top", "deception",
         "chest-top claims naming the cards the Spyglass showed / chest-top claims",
     ),
-    Metric("plank_precision", "rate", "plank_on_mutineer", "plank", "deduction", "Planks on a Mutineer / Planks"),
+    Metric("plank_precision", "rate", "plank_on_mutineer", "plank", "deduction", "Planks on a Mutineer / Planks",
+           chance="plank_chance"),
     Metric(
         "overboard_mutineer_share", "rate", "overboard_mutineer", "overboard", "deduction",
         "players thrown overboard by the agent's Plank who were Mutineers / such players",
     ),
-    Metric("eyp_on_mutineer", "rate", "eyp_on_mutineer", "eyp", "deduction", "Empty Your Pockets on a Mutineer / played"),
+    Metric("eyp_on_mutineer", "rate", "eyp_on_mutineer", "eyp", "deduction", "Empty Your Pockets on a Mutineer / played",
+           chance="eyp_chance"),
     Metric("chest_open_success", "rate", "open_won", "open", "judgement", "openings with value ≥ target / openings"),
     Metric("chest_margin_at_open", "mean", "open_margin", "open", "judgement", "mean chest value − target at opening"),
 )
@@ -91,6 +107,23 @@ METRICS: tuple[Metric, ...] = (
 #: The metrics drawn in the kit's metrics.png (a rate each, so they share the 0–1 axis).
 PLOTTED = ("win_rate", "loot_false_rate", "hand_claim_truth", "accuse_truth", "vouch_truth",
            "plank_precision", "eyp_on_mutineer", "chest_open_success")
+
+#: The metrics of the kit's per-agent summary table (report.md "Summary", report.json ``summary``): deduction
+#: against chance, then the truth of what the agent claims.
+SUMMARY = ("plank_precision", "hand_claim_truth", "accuse_truth", "vouch_truth", "chest_top_claim_truth")
+
+
+def target_chance(state: GameState, seat: int) -> Fraction:
+    """The probability that a uniformly random legal target of ``seat``'s Plank or Empty Your Pockets is a Mutineer:
+    the Mutineers among the other seats still aboard over those seats (R10, R11: "another player still aboard").
+
+    Raises:
+        ValueError: if no other seat is aboard (R13: the game ends before that).
+    """
+    others = [s for s in range(state.num_players) if s != seat and state.aboard[s]]
+    if not others:
+        raise ValueError(f"seat {seat} has no other seat aboard to target (R13: the game has ended)")
+    return Fraction(sum(state.roles[s] == Role.MUTINEER for s in others), len(others))
 
 
 def tally_game(
@@ -105,7 +138,8 @@ def tally_game(
 
     Returns:
         ``{"pirates": Counter, "mutineers": Counter}`` of integer counts (keys as in :data:`METRICS`, plus
-        ``<mean key>_sq`` sums of squares); a game that has not ended counts no ``games``/``wins``.
+        ``<mean key>_sq`` sums of squares) and the exact chance sums ``plank_chance``, ``eyp_chance``
+        (:class:`~fractions.Fraction`, see the module doc); a game that has not ended counts no ``games``/``wins``.
 
     Raises:
         ValueError: if a decision is out of turn or illegal in the replay (the message names the step).
@@ -134,6 +168,7 @@ def tally_game(
                 mutineer = roles[victim] == Role.MUTINEER
                 c["plank"] += 1
                 c["plank_on_mutineer"] += mutineer
+                c["plank_chance"] += target_chance(state, seat)
                 if state.planks[victim] == PLANKS_TO_OVERBOARD - 1:  # this Plank throws them overboard (R11)
                     c["overboard"] += 1
                     c["overboard_mutineer"] += mutineer
@@ -141,6 +176,7 @@ def tally_game(
                 victim = (seat + action - A.EYP_BASE) % num_players
                 c["eyp"] += 1
                 c["eyp_on_mutineer"] += roles[victim] == Role.MUTINEER
+                c["eyp_chance"] += target_chance(state, seat)
             elif action == A.OPEN_CHEST:
                 margin = state.chest_value() - target
                 c["open"] += 1
