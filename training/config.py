@@ -281,6 +281,41 @@ class RLlibSection(_Section):
     keep_checkpoints: int | None = Field(default=3, ge=1)
 
 
+class LeagueSection(_Section):
+    """Population training (``backend: jax`` only; :mod:`training.jax_backend.league`, docs/backends/jax.md).
+
+    Each iteration adds to each side one policy trained (``training.steps_per_team`` / the side's steps) against
+    the meta-game Nash mixture of the other side's population, plus ``latest`` of its games against the other
+    side's newest policy; the population starts with the ``fixed`` members, which stay in it. After each
+    iteration the new members' cross-play is played in JAX and the meta-game solved again (``league.json``).
+    The run has ``iterations`` generations (``checkpoints/gen_00k/`` holds iteration k's policies).
+    """
+
+    #: iterations (= the run's generations; ``training.generations`` must be left out or equal)
+    iterations: int = Field(ge=1)
+    #: the fixed members of both populations: ``random``, ``heuristic`` (each plays both sides) and the scripted
+    #: probes of the game's JAX twin by name (Traitors Aboard: ``plank``, the Pirates of examples/plank_pirate.py;
+    #: a probe joins its own side's population only)
+    fixed: list[str] = Field(default_factory=lambda: ["random", "heuristic"], min_length=1)
+    #: share of each training game drawn against the other side's newest policy (the rest: its Nash mixture)
+    latest: float = Field(default=0.1, ge=0, lt=1, allow_inf_nan=False)
+    #: games per cell of the population's cross-play matrix (spread evenly over the table sizes)
+    games: int = Field(default=200, ge=1)
+    #: table sizes of the cross-play games; ``None`` = ``env.player_counts``
+    player_counts: list[int] | None = None
+    #: policies pick their most probable legal action in the cross-play games instead of sampling
+    deterministic: bool = False
+    #: each iteration's policy starts from the side's previous one (parameters and optimizer state); ``false``: from
+    #: fresh parameters
+    warm_start: bool = True
+
+    @model_validator(mode="after")
+    def _check(self) -> LeagueSection:
+        _each_once(self.fixed, "league.fixed")
+        _each_once(self.player_counts or [], "league.player_counts")
+        return self
+
+
 class RunConfig(_Section):
     """One training run: ``name`` names the folder ``<output_dir>/<name>/``."""
 
@@ -298,6 +333,8 @@ class RunConfig(_Section):
     ppo: PPOSection = Field(default_factory=PPOSection)
     evaluation: EvaluationSection = Field(default_factory=EvaluationSection)
     rllib: RLlibSection = Field(default_factory=RLlibSection)
+    #: population training (``backend: jax`` only); ``None``: the plain generation loop
+    league: LeagueSection | None = None
 
     @field_validator("name")
     @classmethod
@@ -352,12 +389,41 @@ class RunConfig(_Section):
                 f"{self.backend!r}) and a game with a hidden side ({self.env.name}: Game.hidden_side="
                 f"{game.hidden_side!r}); expected ppo.belief_coef: 0"
             )
+        if self.league is not None:
+            if self.backend != "jax":
+                raise ValueError(
+                    f"league: trains with backend: jax only (its cross-play and meta-game run in the JAX twin); "
+                    f"this config has backend {self.backend!r}: set backend: jax or remove the league section"
+                )
+            if self.training.generations != self.league.iterations:
+                raise ValueError(
+                    f"training.generations={self.training.generations} differs from league.iterations="
+                    f"{self.league.iterations}; with a league the run has one generation per iteration: leave "
+                    "training.generations out"
+                )
+            bad = [n for n in self.league.player_counts or () if not kind.min_players <= n <= kind.max_players]
+            if bad:
+                raise ValueError(
+                    f"league.player_counts holds {', '.join(map(str, bad))}; {self.env.name} has table sizes "
+                    f"{kind.min_players}–{kind.max_players}"
+                )
         if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
             raise ValueError(
                 f"ppo.batch_size={self.ppo.batch_size} (the minibatch) is larger than rllib.train_batch_size="
                 f"{self.rllib.train_batch_size}; expected ppo.batch_size <= rllib.train_batch_size"
             )
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _generations_of_league(cls, data: Any) -> Any:
+        """A league's ``iterations`` are the run's generations: ``training.generations`` left out takes them."""
+        if isinstance(data, dict) and isinstance(data.get("league"), dict):
+            iterations = data["league"].get("iterations")
+            training = data.get("training", {})
+            if isinstance(iterations, int) and isinstance(training, dict) and "generations" not in training:
+                data = {**data, "training": {**training, "generations": iterations}}
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -40,6 +40,7 @@ __all__ = [
 #: Config keys that may differ between a run and its --resume (they do not change what was trained).
 RESUMABLE_CHANGES = {
     ("training", "generations"),
+    ("league", "iterations"),  # a league's generations (training.generations follows them)
     ("training", "n_envs"),
     ("training", "vec_env"),
     ("training", "torch_threads"),

@@ -68,6 +68,10 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     Raises:
         RunError: see :func:`training.run.prepare_run_folder`.
     """
+    if config.league is not None:  # population training (backend: jax only, checked by the config)
+        from .jax_backend.league import train_league
+
+        return train_league(config, resume=resume, force=force)
     return backend_module(config.backend).train(config, resume=resume, force=force)
 
 
@@ -129,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = config.model_dump(mode="json") | overrides
         if args.generations is not None:
             data["training"]["generations"] = args.generations
+            if data.get("league"):  # a league's iterations are its generations
+                data["league"]["iterations"] = args.generations
         config = config_from_dict(data, "command line")
         check_backend_extra(config)
         if config.backend == "rllib" and argv is None:  # the command itself, not a call from Python
@@ -146,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"{config.training.generations}; pass --generations to change it)"
                 )
                 data["training"]["generations"] = saved
+                if data.get("league"):
+                    data["league"]["iterations"] = saved
                 config = config_from_dict(data, "command line")
         began = time.perf_counter()
         run = train(config, resume=args.resume, force=args.force)

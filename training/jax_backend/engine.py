@@ -7,7 +7,8 @@ computed by ``init``/``step``, so the rollout does not encode it twice), ``roles
 seat's side: 0, 1, or −1 for an empty seat; read by the game master only, never shown to a policy) and the
 game's heuristic bot ``heuristic_act(memory, observation, action_mask, key) -> (action, memory)`` with
 ``heuristic_memory()`` its memory at the start of a game (carried per game between the opponent's decisions, as
-the Python bot keeps it between its calls); ``game`` names the registered game whose observation and action
+the Python bot keeps it between its calls); ``probes`` the twin's scripted probes (optional submodule ``probes``
+with ``PROBES = {name: (side, act)}``, for a league); ``game`` names the registered game whose observation and action
 shapes the engine has.
 
 ``State`` must carry pgx's ``current_player`` (int), ``legal_action_mask`` (bool/int8, ``(num_actions,)``),
@@ -55,6 +56,9 @@ class Engine(NamedTuple):
     heuristic_act: Callable[[Any, Any, Any, Any], tuple[Any, Any]]
     #: the registered game whose observation and action shapes (and observation scale) the engine has
     game: str
+    #: the twin's scripted probes (its optional ``probes`` submodule's ``PROBES``), ``(name, side, act)`` each with
+    #: ``act(raw observation, mask, key) -> int32`` for one decision; drawn only by a league (``league.fixed``)
+    probes: tuple = ()
 
 
 @functools.cache  # one object per engine: compiled functions are cached by it
@@ -126,7 +130,19 @@ def twin_engine(game: str = DEFAULT_GAME, claims: bool = True, heuristic: bool =
         memory,
         act,
         definition.name,
+        _probes(twin),
     )
+
+
+def _probes(twin) -> tuple:
+    """The twin's scripted probes, ``(name, side, act)`` each, from its optional ``probes`` submodule (none without)."""
+    try:
+        module = importlib.import_module(f"{twin.__name__}.probes")
+    except ModuleNotFoundError as error:
+        if error.name != f"{twin.__name__}.probes":
+            raise
+        return ()
+    return tuple((name, side, act) for name, (side, act) in module.PROBES.items())
 
 
 def _random_bot():

@@ -30,6 +30,11 @@ observation, like the Python one.
 older snapshots it meets (uniformly, as ``OpponentPool`` does) and keeps it for the whole game.
 The snapshots are stacked (:attr:`Opponents.past`, at most :data:`PAST_POOL` of them) and each is
 run on the ``past`` sub-batch, so the cost of ``past`` grows with the pool, not with the games.
+
+A league (:mod:`.league`) uses two additions, both absent (and the rollout unchanged) otherwise:
+:attr:`Opponents.past_weights` draws the snapshot of a ``past`` game by weights (the meta-game's Nash mixture)
+instead of uniformly; and ``probabilities`` longer than 4 draws, as kinds ``4, 5, …``, the engine's scripted
+probes (:attr:`~.engine.Engine.probes`, in order).
 """
 
 from __future__ import annotations
@@ -58,15 +63,18 @@ PAST_POOL = 8
 
 
 class Opponents(NamedTuple):
-    """The opponent mix of a team's turn: ``probabilities`` float32 ``(4,)`` over (latest, past, heuristic, random);
-    the actor parameters of the other team's newest snapshot (``latest``); its older snapshots stacked on a
-    leading axis of static size ``P`` (``past``, see :func:`past_pool`), of which the first ``past_count`` (int32
-    scalar, ≥ 1) are real and the rest repeat them."""
+    """The opponent mix of a team's turn: ``probabilities`` float32 ``(4,)`` over (latest, past, heuristic, random)
+    (``(4 + k,)``: then also the engine's first ``k`` probes); the actor parameters of the other team's newest
+    snapshot (``latest``); its older snapshots stacked on a leading axis of static size ``P`` (``past``, see
+    :func:`past_pool`), of which the first ``past_count`` (int32 scalar, ≥ 1) are real and the rest repeat them;
+    ``past_weights``: ``None`` (each ``past`` game draws one of the real snapshots uniformly) or float32 ``(P,)``,
+    the probability of each (a league's Nash weights)."""
 
     probabilities: jnp.ndarray
     latest: Any
     past: Any
     past_count: jnp.ndarray
+    past_weights: Any = None
 
 
 class Slots(NamedTuple):
@@ -136,10 +144,10 @@ def capacities(batch: int, team: int, probabilities, margin: float = 1.15, share
     return (cap(batch * s),) + kinds
 
 
-def capacities_of(settings: Settings, batch: int) -> tuple[int, ...]:
-    """``settings.capacities``, or the whole batch for every player; the policy opponents get 0 without
-    ``settings.policy_opponents``."""
-    caps = settings.capacities or (batch,) * 5
+def capacities_of(settings: Settings, batch: int, kinds: int = 4) -> tuple[int, ...]:
+    """``settings.capacities``, or the whole batch for every player (the learner and ``kinds`` opponent kinds); the
+    policy opponents get 0 without ``settings.policy_opponents``."""
+    caps = settings.capacities or (batch,) * (1 + kinds)
     if not settings.policy_opponents:
         caps = (caps[0], 0, 0) + tuple(caps[3:])
     return tuple(int(c) for c in caps)
@@ -169,8 +177,13 @@ def _deal(engine: Engine, settings: Settings, key, batch: int):
 def _slots_of(engine: Engine, state, key, opponents: Opponents) -> Slots:
     batch = state.current_player.shape[0]
     k_kind, k_past = jax.random.split(key)
-    kind = jax.random.choice(k_kind, 4, (batch,), p=opponents.probabilities).astype(jnp.int32)
-    past = jax.random.randint(k_past, (batch,), 0, opponents.past_count).astype(jnp.int32)
+    kinds = opponents.probabilities.shape[0]  # 4, or 4 + the probes a league draws
+    kind = jax.random.choice(k_kind, kinds, (batch,), p=opponents.probabilities).astype(jnp.int32)
+    if opponents.past_weights is None:
+        past = jax.random.randint(k_past, (batch,), 0, opponents.past_count).astype(jnp.int32)
+    else:
+        pool = opponents.past_weights.shape[0]
+        past = jax.random.choice(k_past, pool, (batch,), p=opponents.past_weights).astype(jnp.int32)
     memory = jax.vmap(lambda _: engine.heuristic_memory())(jnp.arange(batch))
     zeros = jnp.zeros(batch, jnp.int32)
     return Slots(state, kind, past, memory, zeros, zeros, zeros, jnp.zeros(batch, bool))
@@ -271,7 +284,8 @@ def game_step(
     :func:`rollout`; ``record["learner"]`` holds the learner's sub-batch: ``index`` int32 ``(C,)`` its games,
     ``B`` for an unused row, and their ``obs``, ``mask``, ``action``, ``log_prob``, ``value``)."""
     batch = slots.kind.shape[0]
-    caps = capacities_of(settings, batch)
+    kinds = opponents.probabilities.shape[0]
+    caps = capacities_of(settings, batch, kinds)
     k_pick, k_learner, k_latest, k_past, k_random, k_bot, k_step, k_deal = jax.random.split(key, 8)
     k_pick = jax.random.split(k_pick, len(caps))
     state = slots.state
@@ -316,11 +330,13 @@ def game_step(
 
     # Each opponent kind on the games where it acts.
     memory = slots.memory
+    probes = [(4 + i, caps[5 + i], jax.random.fold_in(k_random, 1 + i)) for i in range(kinds - 4)]
     for kind, capacity, k_act in (
         (LATEST, caps[1], k_latest),
         (PAST, caps[2], k_past),
         (HEURISTIC, caps[3], k_bot),
         (RANDOM, caps[4], k_random),
+        *probes,
     ):
         acts = (~is_learner) & running & (slots.kind == kind)
         waiting.append((acts.sum() - capacity).clip(0))
@@ -336,6 +352,9 @@ def game_step(
             memory = _put(memory, index, sub_memory)
         elif kind == RANDOM:
             chosen, _ = _sample(k_act, jnp.zeros(sub_mask.shape, jnp.float32), sub_mask)
+        elif kind >= 4:  # a scripted probe of the engine
+            act = engine.probes[kind - 4][2]
+            chosen = jax.vmap(act)(_rows(raw, index), sub_mask, jax.random.split(k_act, capacity))
         elif kind == LATEST:
             chosen, _ = _sample(k_act, actor_fn(opponents.latest, network_input(index)), sub_mask)
         else:  # every pooled snapshot on the sub-batch; each game takes the one it drew
@@ -435,6 +454,8 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
     metrics["learner_decisions"] = rec["valid"].sum()
     for i, player in enumerate(PLAYERS):  # game-steps spent waiting for a player with no room left
         metrics[f"waiting_{player}"] = rec["waiting"][:, i].sum()
+    for i in range(len(PLAYERS), rec["waiting"].shape[1]):  # a league's probes
+        metrics[f"waiting_{engine.probes[i - len(PLAYERS)][0]}"] = rec["waiting"][:, i].sum()
     metrics["waiting_deal"] = rec["empty"].sum()  # slot-steps spent empty, waiting for a deal
     return slots, grid, valid, metrics
 

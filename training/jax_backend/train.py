@@ -128,10 +128,11 @@ class Trainer:
         mix: the per-game opponent probabilities over (latest, past, heuristic, random) that the players'
             sub-batches are sized for (:func:`~.rollout.capacities`); default: the config's opponents once both
             teams have snapshots. A caller that draws its own opponents (``traitors-exploit --backend jax``: a
-            frozen target in every game) passes its mix here.
+            frozen target in every game; a league, :mod:`.league`: ``(4 + probes,)``) passes its mix here.
+        past_pool: the static number of stacked ``past`` snapshots; ``None``: from ``training.generations``.
     """
 
-    def __init__(self, config: RunConfig, engine: Engine, mix=None) -> None:
+    def __init__(self, config: RunConfig, engine: Engine, mix=None, past_pool: int | None = None) -> None:
         from . import ppo
         from .rollout import PAST_POOL, Settings, capacities, opponent_probabilities
 
@@ -173,7 +174,7 @@ class Trainer:
         )
         self.capacity: dict[str, int] = {}
         #: snapshots stacked for ``past`` (static: one compilation); the last generation's Mutineers meet the most
-        self.past_pool = min(PAST_POOL, max(1, config.training.generations - 1))
+        self.past_pool = past_pool or min(PAST_POOL, max(1, config.training.generations - 1))
 
     def init_params(self, seed: int):
         import jax
@@ -259,10 +260,12 @@ class Trainer:
         jax.block_until_ready(self._learn(params, opt_state, grid, valid, key, capacity=capacity))
 
     # ------------------------------------------------------------ one team's training
-    def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration):
+    def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration,
+                   opponents=None):
         """Train side ``team_index`` for at least ``steps`` learner decisions against ``snapshots`` (the
-        other team's parameters, oldest first). ``on_iteration(metrics)`` is called after each PPO iteration;
-        returning ``True`` stops early.
+        other team's parameters, oldest first), or against ``opponents`` (an :class:`~.rollout.Opponents`, a
+        league's) if given. ``on_iteration(metrics)`` is called after each PPO iteration; returning ``True`` stops
+        early.
 
         Returns:
             ``(params, opt_state, summary)`` with ``summary`` = learner steps, seconds, wins and games.
@@ -270,7 +273,8 @@ class Trainer:
         import jax
 
         team = self.sides[team_index]
-        opponents = self.opponents(params, snapshots, seed)
+        if opponents is None:
+            opponents = self.opponents(params, snapshots, seed)
         key = jax.random.key(seed)
         key, deal = jax.random.split(key)
         slots = self.new_slots[team_index](deal, opponents)
@@ -390,6 +394,8 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
     engine = resolve_engine(engine, config.env.claims, config.game.name)
+    if config.league is not None:  # population training has its own loop; training.train.train picks it
+        raise ValueError("this config has a league: section; train it with training.jax_backend.league.train_league")
     game = config.game
     order = game.sides_in_training_order  # side indices, in the order each generation trains them
     sides = game.type.sides

@@ -1,0 +1,250 @@
+"""Population training (issue 27, part 1): the ``league:`` config, the opponent mix drawn by Nash weights, the JAX
+cross-play held equal to the kit's, the plank probe held equal to ``examples/plank_pirate.py``, and a seeded
+tiny league that gives the same checkpoints twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from training.config import ConfigError, config_from_dict
+from traitors_env.core.stats import wilson_interval
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def league_config(tmp_path, **changes):
+    data = {
+        "name": "ltiny",
+        "seed": 3,
+        "backend": "jax",
+        "output_dir": str(tmp_path / "runs"),
+        "env": {"player_counts": [3, 5, 8]},
+        "league": {"iterations": 2, "fixed": ["random", "heuristic"], "games": 16, "latest": 0.2},
+        "training": {"steps_per_team": 200, "n_envs": 16, "progress_bar": False},
+        "ppo": {"n_steps": 16, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "evaluation": {"games": 2, "player_counts": [3], "games_per_generation": 0, "workers": 1},
+    }
+    for key, value in changes.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) else value
+    return config_from_dict(data)
+
+
+# ---------------------------------------------------------------- the config
+def test_league_section_sets_the_generations_and_needs_the_jax_backend(tmp_path):
+    config = league_config(tmp_path)
+    assert config.training.generations == 2 and config.league.iterations == 2
+    with pytest.raises(ConfigError, match="league: trains with backend: jax only.*backend 'sb3'"):
+        league_config(tmp_path, backend="sb3")
+    with pytest.raises(ConfigError, match="training.generations=3 differs from league.iterations=2"):
+        league_config(tmp_path, training={"generations": 3})
+    with pytest.raises(ConfigError, match="league.fixed holds heuristic more than once"):
+        league_config(tmp_path, league={"fixed": ["heuristic", "heuristic"]})
+    with pytest.raises(ConfigError, match="league.player_counts holds 9"):
+        league_config(tmp_path, league={"player_counts": [9]})
+    # existing configs are untouched: no league section, no league
+    assert config_from_dict({"name": "x", "backend": "jax"}).league is None
+
+
+def test_a_game_without_a_jax_twin_cannot_train_a_league(tmp_path):
+    # Avalon: a zero-sum team game without a JAX twin; The Traitors: individual rewards (and no twin)
+    with pytest.raises(ConfigError, match="avalon_v0 has no JAX twin, train it with backend: sb3"):
+        league_config(tmp_path, env={"name": "avalon", "player_counts": [5]})
+    with pytest.raises(ConfigError, match="the_traitors_v0 has individual rewards"):
+        league_config(tmp_path, env={"name": "the_traitors", "player_counts": [5]})
+
+
+# ---------------------------------------------------------------- the opponent mix
+def test_fixed_members_name_the_bots_and_the_twins_probes():
+    pytest.importorskip("jax")
+    from training.jax_backend.engine import twin_engine
+    from training.jax_backend.league import fixed_members
+
+    engine = twin_engine()
+    members = fixed_members(["random", "heuristic", "plank"], engine, ("pirates", "mutineers"))
+    assert [m.name for m in members["pirates"]] == ["random", "heuristic", "plank"]  # the probe plays the Pirates only
+    assert [m.name for m in members["mutineers"]] == ["random", "heuristic"]
+    with pytest.raises(ValueError, match="'plonk'.*expected one of heuristic, random, plank"):
+        fixed_members(["plonk"], engine, ("pirates", "mutineers"))
+    with pytest.raises(ValueError, match="gives the mutineers no member"):
+        fixed_members(["plank"], engine, ("pirates", "mutineers"))
+
+
+def test_opponent_mix_draws_members_by_their_nash_weights_and_the_newest_by_its_share():
+    from training.jax_backend.league import Member, opponent_mix
+
+    members = [Member("random", "random"), Member("heuristic", "heuristic"), Member("plank", "probe"),
+               Member("league_1", "policy", 1), Member("league_2", "policy", 2), Member("league_3", "policy", 3)]
+    nash = {"random": 0.0, "heuristic": 0.4, "plank": 0.1, "league_1": 0.1, "league_2": 0.0, "league_3": 0.4}
+    probabilities, pooled, weights = opponent_mix(nash, members, ["plank"], latest=0.2, newest=True, pool=4)
+    # (latest, past, heuristic, random, plank): 20 % newest, the rest by the Nash weights
+    np.testing.assert_allclose(probabilities, [0.2, 0.4, 0.32, 0.0, 0.08], atol=1e-6)
+    assert pooled == ["league_3", "league_1"]  # heaviest first; a policy without weight is not drawn
+    np.testing.assert_allclose(weights, [0.8, 0.2, 0.0, 0.0], atol=1e-6)
+    # no newest policy yet (the side trained first in iteration 1): the Nash mixture alone
+    probabilities, pooled, weights = opponent_mix({"random": 0.25, "heuristic": 0.75}, members[:2], ["plank"],
+                                                  latest=0.2, newest=False, pool=2)
+    np.testing.assert_allclose(probabilities, [0.0, 0.0, 0.75, 0.25, 0.0], atol=1e-6)
+    assert pooled == [] and list(weights) == [1.0, 0.0]
+    # more weighted policies than the pool holds: the heaviest are kept, the past share stays theirs
+    _, pooled, weights = opponent_mix(nash, members, ["plank"], latest=0.0, newest=True, pool=1)
+    assert pooled == ["league_3"] and list(weights) == [1.0]
+
+
+# ---------------------------------------------------------------- the plank probe, twin of the example
+def test_the_jax_plank_probe_plays_as_examples_plank_pirate_on_every_pirate_decision():
+    """Plank decisions are the same action (the lowest announced total, lowest offset on ties); every other decision
+    draws from the same set (the +1 announcements, else anything but opening the chest)."""
+    jax = pytest.importorskip("jax")
+    import importlib.util
+
+    from traitors_env.games.traitors_aboard.jax.probes import plank_pirate_act
+    from traitors_env.traitors_aboard_v0 import raw_env
+
+    spec = importlib.util.spec_from_file_location("plank_pirate", ROOT / "examples" / "plank_pirate.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    act = jax.jit(plank_pirate_act)
+    rng = np.random.default_rng(0)
+    checked = planks = 0
+    for game in range(12):
+        env = raw_env(num_players=int(rng.integers(3, 9)))
+        env.reset(seed=game)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            mask = obs["action_mask"]
+            # every seat's decision: the probe reads no role
+            python = example.PlankPirate(seed=game).act(obs["observation"], mask)
+            ours = int(act(obs["observation"], mask.astype(bool), jax.random.key(checked)))
+            assert mask[ours], f"illegal action {ours}"
+            legal = np.flatnonzero(mask)
+            plank = [a for a in legal if example.A.PLANK_BASE < a <= example.A.EYP_BASE]
+            if plank:
+                assert ours == python
+                planks += 1
+            else:
+                plus = [a for a in legal if example.A.LOOT_BASE <= a <= example.A.PLANK_BASE
+                        and (a - example.A.LOOT_BASE) % 3 == 0]
+                allowed = plus or [a for a in legal if a != example.A.OPEN_CHEST] or list(legal)
+                assert ours in allowed and python in allowed
+            checked += 1
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert checked > 200 and planks > 10
+
+
+# ---------------------------------------------------------------- JAX cross-play against the kit's
+def _agree(jax_wins, jax_games, kit_wins, kit_games):
+    low_j, high_j = wilson_interval(jax_wins, jax_games)
+    low_k, high_k = wilson_interval(kit_wins, kit_games)
+    assert low_j <= high_k and low_k <= high_j, (
+        f"JAX {jax_wins}/{jax_games} [{low_j:.3f}, {high_j:.3f}] vs kit {kit_wins}/{kit_games} [{low_k:.3f}, {high_k:.3f}]")
+
+
+@pytest.mark.parametrize("row, column, players", [("plank", "heuristic", 5), ("heuristic", "random", 8)])
+def test_jax_cross_play_agrees_with_the_kits_within_their_intervals(row, column, players):
+    """300 games of one pair at one table size, in the JAX twin (:func:`cross_play`) and in the Python kit
+    (:func:`traitors_env.evaluation.crossplay.play_cells`): the 95 % Wilson intervals of the row side's win rate
+    overlap (R17: the row side wins when a Pirate seat wins)."""
+    jax = pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    from training.jax_backend.engine import twin_engine
+    from training.jax_backend.league import HEURISTIC, RANDOM, cross_play
+    from training.jax_backend.ppo import ActorCritic
+    from traitors_env.evaluation.crossplay import play_cells
+
+    engine = twin_engine()
+    codes = {"heuristic": HEURISTIC, "random": RANDOM, "plank": 3}
+    params = ActorCritic((8,), 196).init(jax.random.key(0), np.zeros((1, 1228), np.float32))  # unused by bots
+    games = 300
+    jax_wins, jax_games = cross_play(engine, ((8,), 196, "tanh"), (codes[row], params), (codes[column], params),
+                                     games, [players], seed=1)
+    assert jax_games == games
+    specs = {"plank": str(ROOT / "examples" / "plank_pirate.py") + ":make", "heuristic": "heuristic",
+             "random": "random"}
+    kit = play_cells([(players, row, specs[row], column, specs[column])], games, seed=1, workers=1)
+    cell = kit.cells[(players, row, column)]
+    assert cell.games == games
+    _agree(jax_wins, jax_games, cell.row_wins, cell.games)
+
+
+# ---------------------------------------------------------------- the loop
+def test_a_tiny_league_writes_its_matrix_and_gives_the_same_checkpoints_for_the_same_seed(tmp_path):
+    pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    from training.jax_backend.engine import standin_engine
+    from training.jax_backend.league import read_league, train_league
+
+    engine = standin_engine()  # the loop's logic on a game that compiles fast
+    runs = [train_league(league_config(tmp_path / name), engine=engine) for name in ("a", "b")]
+    files = [{p.relative_to(r.path / "checkpoints").as_posix(): p.read_bytes()
+              for p in sorted((r.path / "checkpoints").glob("gen_*/*"))} for r in runs]
+    assert sorted(files[0]) == ["gen_001/mutineers.msgpack", "gen_001/pirates.msgpack",
+                                "gen_002/mutineers.msgpack", "gen_002/pirates.msgpack"]
+    assert files[0] == files[1]  # byte-identical
+    league = [read_league(r.path) for r in runs]
+    assert league[0]["matrix"] == league[1]["matrix"]
+    data = league[0]
+    assert [m["name"] for m in data["members"]["pirates"]] == ["random", "heuristic", "league_1", "league_2"]
+    assert data["members"]["mutineers"][2]["checkpoint"] == "checkpoints/gen_001/mutineers.msgpack"
+    assert np.array(data["matrix"]["games"]).shape == (4, 4) and (np.array(data["matrix"]["games"]) == 16).all()
+    assert [it["iteration"] for it in data["iterations"]] == [0, 1, 2]
+    for it in data["iterations"]:
+        for side in ("pirates", "mutineers"):
+            assert sum(it["nash"][side].values()) == pytest.approx(1.0, abs=1e-5)
+    # iteration 1's Pirates trained first: no newest Mutineers policy yet; the Mutineers met the new Pirates
+    assert data["iterations"][1]["training"]["pirates"]["latest"] == 0.0
+    assert data["iterations"][1]["training"]["mutineers"]["latest"] == pytest.approx(0.2)
+    state = json.loads((runs[0].path / "state.json").read_text())
+    assert state["completed_generations"] == 2
+
+
+@pytest.mark.slow
+def test_a_resumed_league_gives_the_same_checkpoints_and_meta_games(tmp_path):
+    """One iteration, then ``--resume`` to two: the same checkpoints and matrix as two in one go."""
+    pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    from training.jax_backend.engine import standin_engine
+    from training.jax_backend.league import read_league, train_league
+
+    engine = standin_engine()
+    whole = train_league(league_config(tmp_path / "a"), engine=engine)
+    files = [{p.relative_to(whole.path / "checkpoints").as_posix(): p.read_bytes()
+              for p in sorted((whole.path / "checkpoints").glob("gen_*/*"))}]
+    data = read_league(whole.path)
+    first = train_league(league_config(tmp_path / "c", league={"iterations": 1}), engine=engine)
+    assert read_league(first.path)["iterations"][-1]["iteration"] == 1
+    resumed = train_league(league_config(tmp_path / "c"), resume=True, engine=engine)
+    assert {p.relative_to(resumed.path / "checkpoints").as_posix(): p.read_bytes()
+            for p in sorted((resumed.path / "checkpoints").glob("gen_*/*"))} == files[0]
+    assert read_league(resumed.path)["matrix"] == data["matrix"]
+    assert [it["nash"] for it in read_league(resumed.path)["iterations"]] == [it["nash"] for it in data["iterations"]]
+
+
+# ---------------------------------------------------------------- the rollout's additions
+def test_the_rollout_draws_past_snapshots_by_weight_and_the_engines_probes_as_kinds():
+    """``Opponents.past_weights`` draws a ``past`` game's snapshot by weight (here only entry 2, a weight-1
+    snapshot); probabilities over 4 + k kinds draw the engine's probes (here the plank probe for every game)."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from training.jax_backend import rollout as R
+    from training.jax_backend.engine import standin_engine, twin_engine
+
+    settings = R.Settings((3, 5, 8), (1 / 3,) * 3, 4, 1.0, 1.0, True, None)
+    weighted = R.Opponents(jnp.asarray([0.0, 1.0, 0.0, 0.0]), jnp.float32(0), jnp.zeros(3), jnp.int32(3),
+                           jnp.asarray([0.0, 0.0, 1.0]))
+    slots = R.new_slots(standin_engine(), settings, jax.random.key(0), 64, weighted)
+    assert (np.asarray(slots.kind) == R.PAST).all() and (np.asarray(slots.past) == 2).all()
+    uniform = weighted._replace(past_weights=None)  # unchanged: uniform over the real ones
+    assert set(np.asarray(R.new_slots(standin_engine(), settings, jax.random.key(0), 64, uniform).past)) == {0, 1, 2}
+    probe = R.Opponents(jnp.asarray([0.0, 0.0, 0.2, 0.0, 0.0, 0.8]), jnp.float32(0), jnp.zeros(1), jnp.int32(1))
+    engine = standin_engine()._replace(probes=(("a", 0, None), ("b", 0, None)))  # dealing calls no probe
+    kinds = np.asarray(R.new_slots(engine, settings, jax.random.key(0), 256, probe).kind)
+    assert set(kinds) == {R.HEURISTIC, 5} and 0.7 < (kinds == 5).mean() < 0.9  # probe "b" is kind 4 + 1
+    assert twin_engine().probes[0][0] == "plank"  # Traitors Aboard's twin ships the plank probe

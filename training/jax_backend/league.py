@@ -1,0 +1,553 @@
+"""Population training (a league) for the JAX backend: PSRO-style iterations over a meta-game solved by LP.
+
+A config with a ``league:`` section (:class:`training.config.LeagueSection`, ``backend: jax`` and a game with a
+JAX twin only) runs :func:`train_league` instead of the plain generation loop:
+
+1. The population of each side starts with the fixed members (``league.fixed``): ``random``, ``heuristic`` (both
+   sides) and the twin's scripted probes (:attr:`~.engine.Engine.probes`; a probe joins its own side only).
+   Their cross-play matrix is played and the meta-game solved: the Nash mixture of each side (iteration 0).
+2. Iteration ``k`` (1-based) trains each side in the game's training order, for its ``training`` steps, starting
+   from its previous policy (``league.warm_start``), against opponents drawn per game: the other side's newest
+   policy with probability ``league.latest`` (none at iteration 1 for the side trained first), otherwise a member
+   of the other side's population drawn by its Nash weights: a policy member through the rollout's stacked
+   ``past`` snapshots (:attr:`.rollout.Opponents.past_weights`: at most :data:`.rollout.PAST_POOL` of them, the
+   heaviest; the rest of their weight goes to those kept), the heuristic and random bots and the probes as the
+   rollout's own opponent kinds. The new policies are saved as generation ``k``
+   (``checkpoints/gen_00k/<side>.msgpack``), so agents by spec load a league's run folder like any other.
+3. The new members join the populations; only the new cells of the cross-play matrix are played (members are
+   frozen), in JAX (:func:`cross_play`: whole games of one member against another in one compiled loop, table
+   sizes mixed in one batch, ``league.games`` per cell); the meta-game is solved again with the kit's LP
+   (:func:`traitors_env.evaluation.metagame.solve_zero_sum`) and ``league.json`` is rewritten.
+
+``league.json`` (in the run folder, rewritten after every iteration; floats rounded to 6 decimals)::
+
+    {
+      "schema": 1,
+      "game": "traitors_aboard",              # registry name
+      "sides": ["pirates", "mutineers"],      # row side, column side (GameType.sides)
+      "side_labels": ["Pirates", "Mutineers"],
+      "games_per_cell": 200, "player_counts": [3, ..., 8], "deterministic": false,
+      "members": {                            # per side, in the order of the matrix's rows (row side) / columns
+        "pirates": [{"name": "random", "kind": "random", "iteration": 0, "checkpoint": null},
+                    {"name": "plank", "kind": "probe", "iteration": 0, "checkpoint": null},
+                    {"name": "league_1", "kind": "policy", "iteration": 1,
+                     "checkpoint": "checkpoints/gen_001/pirates.msgpack"}, ...],
+        "mutineers": [...]},
+      "matrix": {                             # the full current matrix: rows = row side's members, columns = column's
+        "win_rate": [[...]],                  # the row side's win rate in the cell (games it won / games)
+        "wins": [[...]], "games": [[...]],
+        "ci_low": [[...]], "ci_high": [[...]]},   # 95 % Wilson interval of win_rate
+      "iterations": [                         # one entry per solved meta-game: iteration 0 (fixed members), 1, ...
+        {"iteration": 0,
+         "value": 0.41,                       # the row side's equilibrium win rate
+         "nash": {"pirates": {"random": 0.0, "heuristic": 1.0, ...}, "mutineers": {...}},   # members of that
+                                              # iteration's population only (a prefix of "members")
+         "unused": {"pirates": [...], "mutineers": [...]},   # members no equilibrium uses
+         "training": {"pirates": {"latest": 0.1, "past": 0.5, ...}, ...},  # the opponent mix each side's new
+                                              # policy trained against in this iteration (absent for iteration 0)
+         "seconds": {"train": 812.3, "cross_play": 41.0}},
+        ...]
+    }
+
+Nash weights over iterations: ``[it["nash"][side].get(name, 0.0) for it in iterations]`` for each member name.
+
+Resuming (``--resume``) reads ``league.json`` back: the members and cells of completed iterations are kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from traitors_env.core import load_game
+from traitors_env.core.stats import wilson_interval
+from traitors_env.evaluation.metagame import solve_zero_sum
+from traitors_env.files import atomic_write_text
+
+from ..config import RunConfig
+from ..evaluate import complete_generation, vs_heuristic
+from ..run import all_trained, derive_seed, prepare_run_folder
+from ..storage import RunFolder
+from .engine import Engine
+
+__all__ = ["BOTS", "LEAGUE_FILE", "Member", "cross_play", "fixed_members", "opponent_mix", "train_league"]
+
+#: the league's file in the run folder
+LEAGUE_FILE = "league.json"
+#: fixed members every engine has (both sides)
+BOTS = ("heuristic", "random")
+#: the cross-play loop's member kinds, as :func:`cross_play` switches on them (probe ``i`` is ``3 + i``)
+POLICY, HEURISTIC, RANDOM = 0, 1, 2
+#: most game decisions a cross-play game may take (a bound for the compiled loop; games are far shorter)
+MAX_DECISIONS = 4000
+
+
+@dataclass(frozen=True)
+class Member:
+    """A member of one side's population: ``kind`` ``"policy"`` (``checkpoint``: its file, relative to the run
+    folder), ``"heuristic"``, ``"random"`` or ``"probe"``; ``iteration`` the one that added it (0 = fixed)."""
+
+    name: str
+    kind: str
+    iteration: int = 0
+    checkpoint: str | None = None
+
+
+def fixed_members(names, engine: Engine, sides) -> dict[str, list[Member]]:
+    """Each side's fixed members from ``league.fixed``, in the order given (a probe only on its own side).
+
+    Raises:
+        ValueError: for a name that is neither a bot (:data:`BOTS`) nor one of the engine's probes (naming both),
+            or for a side left without any fixed member.
+    """
+    probes = {name: side for name, side, _ in engine.probes}
+    out: dict[str, list[Member]] = {side: [] for side in sides}
+    for name in names:
+        if name in BOTS:
+            for side in sides:
+                out[side].append(Member(name, name))
+        elif name in probes:
+            out[sides[probes[name]]].append(Member(name, "probe"))
+        else:
+            known = ", ".join([*BOTS, *probes]) or "none"
+            raise ValueError(
+                f"league.fixed names {name!r}, which is neither a bot nor a probe of {engine.game}'s JAX twin; "
+                f"expected one of {known}"
+            )
+    for side, members in out.items():
+        if not members:
+            raise ValueError(f"league.fixed gives the {side} no member; add random or heuristic")
+    return out
+
+
+# ---------------------------------------------------------------- cross-play in JAX
+@functools.lru_cache(maxsize=4)
+def _compiled_cross_play(engine: Engine, net_arch: tuple, num_actions: int, activation: str, deterministic: bool):
+    import jax
+    import jax.numpy as jnp
+
+    from ..agents import observation_scale
+    from . import ppo
+    from .rollout import _where
+
+    model = ppo.ActorCritic(net_arch, num_actions, activation)
+    scale = jnp.asarray(observation_scale(load_game(engine.game)))
+
+    def member_act(code, params, raw, mask, memory, key):
+        batch = raw.shape[0]
+
+        def policy(memory):
+            logits = ppo.masked_logits(model.apply(params, raw / scale, method=ppo.ActorCritic.logits), mask)
+            action = jnp.argmax(logits, -1) if deterministic else jax.random.categorical(key, logits)
+            return action.astype(jnp.int32), memory
+
+        def heuristic(memory):
+            action, memory = jax.vmap(engine.heuristic_act)(memory, raw, mask, jax.random.split(key, batch))
+            return action.astype(jnp.int32), memory
+
+        def random(memory):
+            return jax.random.categorical(key, jnp.where(mask, 0.0, ppo.ILLEGAL_LOGIT)).astype(jnp.int32), memory
+
+        def probe(act):
+            def run(memory):
+                return jax.vmap(act)(raw, mask, jax.random.split(key, batch)).astype(jnp.int32), memory
+
+            return run
+
+        branches = [policy, heuristic, random, *(probe(act) for _, _, act in engine.probes)]
+        return jax.lax.switch(code, branches, memory)
+
+    def play(key, num_players, row_code, row_params, column_code, column_params):
+        batch = num_players.shape[0]
+        k_init, key = jax.random.split(key)
+        state = jax.vmap(engine.init)(jax.random.split(k_init, batch), num_players)
+        memory = jax.vmap(lambda _: engine.heuristic_memory())(jnp.arange(batch))
+        rows = jnp.arange(batch)
+        zeros = jnp.zeros(batch, bool)
+
+        def cond(carry):
+            _, _, _, done, _, steps, _ = carry
+            return (~done).any() & (steps < MAX_DECISIONS)
+
+        def body(carry):
+            state, row_memory, column_memory, done, won, steps, key = carry
+            key, k_row, k_column, k_step = jax.random.split(key, 4)
+            raw = jax.vmap(engine.acting_observation)(state)
+            mask = state.legal_action_mask.astype(bool)
+            roles = jax.vmap(engine.roles)(state).astype(jnp.int32)
+            is_row = roles[rows, state.current_player.astype(jnp.int32)] == 0
+            row_action, row_next = member_act(row_code, row_params, raw, mask, row_memory, k_row)
+            column_action, column_next = member_act(column_code, column_params, raw, mask, column_memory, k_column)
+            action = jnp.where(is_row, row_action, column_action)
+            row_memory = _where(is_row & ~done, row_next, row_memory)
+            column_memory = _where(~is_row & ~done, column_next, column_memory)
+            stepped = jax.vmap(engine.step)(state, action, jax.random.split(k_step, batch))
+            state = _where(~done, stepped, state)
+            ended = ~done & (state.terminated.astype(bool) | state.truncated.astype(bool))
+            row_seat = jnp.argmax(roles == 0, axis=1)
+            won = won | (ended & (state.rewards[rows, row_seat] > 0))
+            return state, row_memory, column_memory, done | ended, won, steps + 1, key
+
+        carry = (state, memory, memory, zeros, zeros, jnp.int32(0), key)
+        _, _, _, done, won, _, _ = jax.lax.while_loop(cond, body, carry)
+        return won, done
+
+    return jax.jit(play)
+
+
+def cross_play(engine: Engine, model: tuple, row: tuple, column: tuple, games: int, player_counts, seed: int,
+               deterministic: bool = False) -> tuple[int, int]:
+    """``games`` games of the ``row`` member (the game's row side, ``GameType.sides[0]``) against the ``column``
+    member, played whole in one compiled loop of the JAX twin; table sizes ``player_counts[i % len]`` for game
+    ``i``; each side's member plays every seat of it (one heuristic memory per side per game, as the kit's agent).
+
+    Args:
+        model: ``(net_arch, num_actions, activation)`` of the policies.
+        row, column: ``(code, params)``: code :data:`POLICY` (``params`` its network's), :data:`HEURISTIC`,
+            :data:`RANDOM`, or ``3 + i`` for the engine's probe ``i`` (``params``: any network's, unused).
+        seed: the games' seed (deals and every draw).
+        deterministic: policies play their most probable legal action.
+
+    Returns:
+        ``(row wins, finished games)`` (a game still running after :data:`MAX_DECISIONS` decisions is not
+        counted).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    net_arch, num_actions, activation = model
+    play = _compiled_cross_play(engine, tuple(net_arch), num_actions, activation, bool(deterministic))
+    counts = np.asarray(player_counts, np.int32)
+    num_players = jnp.asarray(counts[np.arange(games) % len(counts)])
+    won, done = play(jax.random.key(seed), num_players, jnp.int32(row[0]), row[1], jnp.int32(column[0]), column[1])
+    won, done = np.asarray(won), np.asarray(done)
+    return int((won & done).sum()), int(done.sum())
+
+
+# ---------------------------------------------------------------- the opponent mix of a side's training
+def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str], latest: float,
+                 newest: bool, pool: int) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The rollout's opponent probabilities for a side trained against the other side's ``members`` with Nash
+    weights ``nash`` (name → weight), ``latest`` of the games against its newest policy (if ``newest``).
+
+    Returns:
+        ``(probabilities, pooled, weights)``: float32 ``(4 + len(probes),)`` over (latest, past, heuristic, random,
+        probes…); the names of the policy members in the ``past`` pool (the ``pool`` heaviest with positive weight);
+        their probabilities within ``past`` (float32 ``(pool,)``, zeros past the real ones; ``[1, 0, …]`` when
+        ``past`` cannot be drawn).
+    """
+    weight = {m.name: max(0.0, float(nash.get(m.name, 0.0))) for m in members}
+    policies = sorted((m for m in members if m.kind == "policy" and weight[m.name] > 0),
+                      key=lambda m: (-weight[m.name], m.iteration))[:pool]
+    share = latest if newest else 0.0
+    raw = np.zeros(4 + len(probes))
+    raw[0] = share
+    raw[1] = sum(weight[m.name] for m in policies)
+    for m in members:
+        if m.kind == "heuristic":
+            raw[2] += weight[m.name]
+        elif m.kind == "random":
+            raw[3] += weight[m.name]
+        elif m.kind == "probe":
+            raw[4 + probes.index(m.name)] += weight[m.name]
+    rest = raw[1:].sum()
+    if rest <= 0:  # cannot happen for a solved mixture; named if it does
+        raise ValueError(f"the Nash mixture {nash} gives no weight to any member")
+    raw[1:] *= (1 - share) / rest
+    past = np.zeros(pool)
+    if policies:
+        past[: len(policies)] = [weight[m.name] for m in policies]
+        past /= past.sum()
+    else:
+        past[0] = 1.0
+    return (raw / raw.sum()).astype(np.float32), [m.name for m in policies], past.astype(np.float32)
+
+
+def _sizing(probabilities: np.ndarray) -> np.ndarray:
+    """Probabilities rounded up to powers of two (at least 1/16) for sizing the rollout's players: the compiled
+    rollout depends on the sizes, so nearby mixes share one compilation."""
+    out = np.where(probabilities > 0, 2.0 ** np.ceil(np.log2(np.maximum(probabilities, 1 / 16))), 0.0)
+    return np.minimum(out, 1.0)
+
+
+# ---------------------------------------------------------------- the run
+class _League:
+    """The populations, their cross-play cells and the solved meta-games; ``league.json``'s content."""
+
+    def __init__(self, config: RunConfig, engine: Engine, sides) -> None:
+        self.config, self.engine, self.sides = config, engine, tuple(sides)
+        league = config.league
+        self.player_counts = list(league.player_counts or config.env.player_counts)
+        self.members = fixed_members(league.fixed, engine, self.sides)
+        self.cells: dict[tuple[str, str], list[int]] = {}
+        self.iterations: list[dict] = []
+        self.params: dict[tuple[str, str], object] = {}  # (side, member name) -> parameters of a policy member
+
+    # cross-play
+    def code(self, member: Member) -> int:
+        if member.kind == "policy":
+            return POLICY
+        if member.kind == "probe":
+            return 3 + [name for name, _, _ in self.engine.probes].index(member.name)
+        return {"heuristic": HEURISTIC, "random": RANDOM}[member.kind]
+
+    def play_missing(self, any_params) -> float:
+        """Play every cell not played yet; returns the seconds it took."""
+        began = time.perf_counter()
+        config, league = self.config, self.config.league
+        model = (tuple(config.ppo.net_arch), config.game.type.num_actions, config.ppo.activation)
+        row_side, column_side = self.sides
+        for i, row in enumerate(self.members[row_side]):
+            for j, column in enumerate(self.members[column_side]):
+                if (row.name, column.name) in self.cells:
+                    continue
+                wins, games = cross_play(
+                    self.engine,
+                    model,
+                    (self.code(row), self.params.get((row_side, row.name), any_params)),
+                    (self.code(column), self.params.get((column_side, column.name), any_params)),
+                    league.games,
+                    self.player_counts,
+                    derive_seed(config.seed, 9, i, j),
+                    league.deterministic,
+                )
+                self.cells[(row.name, column.name)] = [wins, games]
+        return time.perf_counter() - began
+
+    def matrix(self) -> dict:
+        row_side, column_side = self.sides
+        wins = [[self.cells[(r.name, c.name)][0] for c in self.members[column_side]] for r in self.members[row_side]]
+        games = [[self.cells[(r.name, c.name)][1] for c in self.members[column_side]] for r in self.members[row_side]]
+        rate = [[w / g if g else 0.5 for w, g in zip(wr, gr)] for wr, gr in zip(wins, games)]
+        intervals = [[wilson_interval(w, g) for w, g in zip(wr, gr)] for wr, gr in zip(wins, games)]
+        return {
+            "win_rate": [[round(x, 6) for x in r] for r in rate],
+            "wins": wins,
+            "games": games,
+            "ci_low": [[round(lo, 6) for lo, _ in r] for r in intervals],
+            "ci_high": [[round(hi, 6) for _, hi in r] for r in intervals],
+        }
+
+    def solve(self, iteration: int, extra: dict) -> dict:
+        row_side, column_side = self.sides
+        m = self.matrix()
+        solved = solve_zero_sum(m["win_rate"], [x.name for x in self.members[row_side]],
+                                [x.name for x in self.members[column_side]], sides=self.sides)
+        entry = {
+            "iteration": iteration,
+            "value": solved["value"],
+            "nash": {side: solved[side]["mixture"] for side in self.sides},
+            "unused": {side: solved[side]["unused"] for side in self.sides},
+            **extra,
+        }
+        self.iterations.append(entry)
+        return entry
+
+    def to_json(self) -> dict:
+        game = self.config.game
+        return {
+            "schema": 1,
+            "game": game.name,
+            "sides": list(self.sides),
+            "side_labels": list(game.type.side_labels),
+            "games_per_cell": self.config.league.games,
+            "player_counts": self.player_counts,
+            "deterministic": self.config.league.deterministic,
+            "members": {side: [asdict(m) for m in self.members[side]] for side in self.sides},
+            "matrix": self.matrix(),
+            "iterations": self.iterations,
+        }
+
+    def write(self, run: RunFolder) -> None:
+        atomic_write_text(run.path / LEAGUE_FILE, json.dumps(self.to_json(), indent=1) + "\n")
+
+    def restore(self, data: dict, completed: int) -> None:
+        """The members, cells and meta-games of the first ``completed`` iterations of a saved ``league.json``."""
+        row_side, column_side = self.sides
+        self.members = {side: [Member(**m) for m in data["members"][side] if m["iteration"] <= completed]
+                        for side in self.sides}
+        matrix = data["matrix"]
+        saved = {side: [m["name"] for m in data["members"][side]] for side in self.sides}
+        for i, r in enumerate(saved[row_side]):
+            for j, c in enumerate(saved[column_side]):
+                self.cells[(r, c)] = [matrix["wins"][i][j], matrix["games"][i][j]]
+        self.iterations = [it for it in data["iterations"] if it["iteration"] <= completed]
+
+
+def train_league(config: RunConfig, resume: bool = False, force: bool = False, engine: Engine | None = None
+                 ) -> RunFolder:
+    """Run (or resume) the iterations of ``config.league`` (see the module doc); returns the run folder.
+
+    Raises:
+        ValueError: for ``league.fixed`` naming no bot or probe of the engine (before the run folder is made).
+        training.train.RunError: see :func:`training.run.prepare_run_folder`.
+        training.jax_backend.engine.EngineUnavailableError: without the JAX engine.
+    """
+    import jax
+    import jax.numpy as jnp
+    from tqdm.auto import tqdm
+
+    from traitors_env.agents.jax_checkpoint import save_checkpoint
+
+    from .rollout import PAST_POOL, Opponents
+    from .train import Trainer, _load, _Logs, _row, resolve_engine
+
+    engine = resolve_engine(engine, config.env.claims, config.game.name)
+    game = config.game
+    order = game.sides_in_training_order
+    sides = game.type.sides
+    league_config = config.league
+    fixed_members(league_config.fixed, engine, sides)  # a bad name fails before the run folder is made
+    run, state = prepare_run_folder(config, resume, force)
+    start = state["completed_generations"]
+    if all_trained(config, start):
+        return run
+    probes = [name for name, _, _ in engine.probes]
+    pool = min(PAST_POOL, league_config.iterations)
+
+    league = _League(config, engine, sides)
+    base = Trainer(config, engine, past_pool=pool)
+    teams: dict[str, dict] = {}
+    for index, side in enumerate(order):
+        params, opt_state = base.init_params(derive_seed(config.seed, 1, index))
+        teams[sides[side]] = {"params": params, "opt_state": opt_state, "timesteps": 0, "newest": None}
+    any_params = teams[sides[order[0]]]["params"]
+
+    if start > 0:
+        league.restore(json.loads((run.path / LEAGUE_FILE).read_text(encoding="utf-8")), start)
+        for team, entry in teams.items():
+            for member in league.members[team]:
+                if member.kind == "policy":
+                    params, opt_state, steps = _load(run.path / member.checkpoint, entry["params"],
+                                                     entry["opt_state"])
+                    league.params[(team, member.name)] = params
+                    entry.update(params=params, opt_state=opt_state, timesteps=steps, newest=params)
+    else:
+        seconds = league.play_missing(any_params)
+        league.solve(0, {"seconds": {"cross_play": round(seconds, 2)}})
+        league.write(run)
+
+    if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
+        state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
+
+    bar = tqdm(
+        total=(league_config.iterations - start) * sum(config.training.steps_for(t) for t in sides),
+        unit="step",
+        disable=not config.training.progress_bar,
+        dynamic_ncols=True,
+        mininterval=30.0,
+    )
+    logs = _Logs(run)
+    try:
+        for generation in range(start, league_config.iterations):
+            iteration = generation + 1
+            began = time.perf_counter()
+            record = {"generation": iteration, "teams": {}}
+            nash = league.iterations[-1]["nash"]
+            mixes = {}
+            for index, side in enumerate(order):
+                team, other = sides[side], sides[1 - side]
+                entry = teams[team]
+                if not league_config.warm_start and generation > 0:
+                    params, opt_state = base.init_params(derive_seed(config.seed, 1, index, iteration))
+                    entry.update(params=params, opt_state=opt_state)
+                newest = teams[other]["newest"]
+                probabilities, pooled, past_weights = opponent_mix(
+                    nash[other], league.members[other], probes, league_config.latest, newest is not None, pool
+                )
+                mixes[team] = {
+                    "latest": round(float(probabilities[0]), 6),
+                    **{m: round(float(probabilities[1] * w), 6) for m, w in zip(pooled, past_weights)},
+                    **{k: round(float(p), 6) for k, p in zip(("heuristic", "random", *probes), probabilities[2:])
+                       if p > 0},
+                }
+                # the players sized for this mix only (so a resumed run compiles the same rollout)
+                sizing = tuple(_sizing(probabilities).tolist())
+                trainer = Trainer(config, engine, mix=sizing, past_pool=pool)
+                stacked = [league.params[(other, name)] for name in pooled] or [
+                    newest if newest is not None else entry["params"]]  # past is not drawn: any network fills it
+                stacked = stacked + [stacked[0]] * (pool - len(stacked))
+                opponents = Opponents(
+                    jnp.asarray(probabilities),
+                    newest if newest is not None else entry["params"],
+                    jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves), *stacked),
+                    jnp.int32(max(1, len(pooled))),
+                    jnp.asarray(past_weights),
+                )
+                bar.set_description(f"league {iteration}/{league_config.iterations} {team}")
+                counted = {"steps": 0}
+                team_start = time.perf_counter()
+                steps = config.training.steps_for(team)
+
+                def on_iteration(metrics, entry=entry, team=team, team_start=team_start, counted=counted,
+                                 generation=generation, steps=steps):
+                    entry["timesteps"] += metrics["learner_decisions"]
+                    counted["steps"] += metrics["learner_decisions"]
+                    metrics["game_decisions_total"] = metrics["decisions"]
+                    elapsed = time.perf_counter() - team_start
+                    row = _row(metrics, entry["timesteps"], elapsed, counted["steps"], config.ppo.learning_rate)
+                    logs.write(generation, team, row, entry["timesteps"])
+                    before = counted["steps"] - metrics["learner_decisions"]
+                    bar.update(max(0, min(metrics["learner_decisions"], steps - before)))
+
+                params, opt_state, summary = trainer.train_team(
+                    side, entry["params"], entry["opt_state"], [], derive_seed(config.seed, generation, index),
+                    steps, on_iteration, opponents=opponents,
+                )
+                path = run.generation_dir(generation) / f"{team}.msgpack"
+                save_checkpoint(path, params, opt_state, team=team, net_arch=config.ppo.net_arch,
+                                activation=config.ppo.activation, num_timesteps=entry["timesteps"], game=game.name)
+                name = f"league_{iteration}"
+                league.members[team].append(
+                    Member(name, "policy", iteration, path.relative_to(run.path).as_posix()))
+                league.params[(team, name)] = params
+                entry.update(params=params, opt_state=opt_state, newest=params)
+                seconds = summary["seconds"]
+                record["teams"][team] = {
+                    "learner_steps": summary["learner_steps"],
+                    "seconds": round(seconds, 2),
+                    "steps_per_second": round(summary["learner_steps"] / seconds, 1),
+                    "game_decisions_per_second": round(summary["game_decisions"] / seconds, 1),
+                    "train_win_rate": summary["wins"] / summary["games"] if summary["games"] else None,
+                    "total_timesteps": entry["timesteps"],
+                }
+            trained = time.perf_counter() - began
+            seconds = league.play_missing(any_params)
+            solved = league.solve(iteration, {"training": mixes, "seconds": {"train": round(trained, 2),
+                                                                              "cross_play": round(seconds, 2)}})
+            league.write(run)
+            record["league"] = {"value": solved["value"], "nash": solved["nash"]}
+            bar.write(f"league {iteration}: Nash weight of the newest policies: "
+                      + ", ".join(f"{s} {solved['nash'][s].get(f'league_{iteration}', 0.0):.2f}" for s in sides)
+                      + f"; value {solved['value']:.3f}")
+            if config.evaluation.games_per_generation:
+                paths = {team: str(run.generation_dir(generation) / f"{team}.msgpack") for team in sides}
+                check = vs_heuristic(config, paths, baselines=False)
+                for team in check:
+                    check[team].update(state["baselines_vs_heuristic"][team])
+                record["vs_heuristic"] = check
+            record["seconds"] = round(time.perf_counter() - began, 2)
+            complete_generation(run, state, record, game)
+    finally:
+        bar.close()
+        logs.close()
+    return run
+
+
+def read_league(path: str | Path) -> dict:
+    """A run folder's (or a file's) ``league.json`` as a dict (schema in the module doc).
+
+    Raises:
+        FileNotFoundError: naming the path, if there is none.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / LEAGUE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"no league file at {str(path)!r}; a run with a league: section writes one")
+    return json.loads(path.read_text(encoding="utf-8"))
