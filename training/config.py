@@ -259,6 +259,21 @@ class EvaluationSection(_Section):
         return self
 
 
+class WarmStartSection(_Section):
+    """Behaviour cloning of one of the game's bots into a side's new policy before generation 1 (SB3 backend;
+    default off). The bot plays the side's seats against generation 1's opponent pool for ``steps`` decisions per
+    side named in ``sides``; the policy is fitted to its actions (masked log-likelihood) and the value network to
+    the discounted returns of those games, for ``epochs`` passes, before PPO starts (see :mod:`training.clone`)."""
+
+    #: decisions of the bot to collect, per side key (``{evil: 65536}``); empty = off
+    sides: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    #: the bot cloned, a bot name of the game
+    bot: str = "heuristic"
+    epochs: int = Field(default=8, ge=1)
+    batch_size: int = Field(default=256, ge=2)
+    learning_rate: float = Field(default=1.0e-3, gt=0, allow_inf_nan=False)
+
+
 class RLlibSection(_Section):
     """The Ray RLlib backend (``backend: rllib``, see ``training/rllib/``); PPO's other settings come from ``ppo``
     (``batch_size`` = minibatch, ``n_epochs`` = epochs per iteration) and one generation is one RLlib iteration.
@@ -335,6 +350,7 @@ class RunConfig(_Section):
     rllib: RLlibSection = Field(default_factory=RLlibSection)
     #: population training (``backend: jax`` only); ``None``: the plain generation loop
     league: LeagueSection | None = None
+    warm_start: WarmStartSection = Field(default_factory=WarmStartSection)
 
     @field_validator("name")
     @classmethod
@@ -375,6 +391,19 @@ class RunConfig(_Section):
             raise ValueError(
                 f"training.steps_per_side names {unknown_sides}, not a side of {self.env.name}; expected keys among "
                 f"{list(sides)}"
+            )
+        unknown_sides = sorted(set(self.warm_start.sides) - set(sides))
+        if unknown_sides:
+            raise ValueError(
+                f"warm_start.sides names {unknown_sides}, not a side of {self.env.name}; expected keys among "
+                f"{list(sides)}"
+            )
+        if self.warm_start.sides and self.backend != "sb3":
+            raise ValueError(f"warm_start is for backend sb3; this config has backend {self.backend!r}")
+        if self.warm_start.sides and self.warm_start.bot not in game.bot_names:
+            raise ValueError(
+                f"warm_start.bot={self.warm_start.bot!r} is not a bot of {self.env.name}; expected one of "
+                f"{', '.join(game.bot_names)}"
             )
         per_team = self.evaluation.deterministic
         if isinstance(per_team, dict) and not set(per_team) <= set(sides):

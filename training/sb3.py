@@ -218,6 +218,17 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
     else:
         for index, team in enumerate(order):
             models[team] = new_model(config, venv, derive_seed(config.seed, 1, index))
+        warm = config.warm_start
+        for index, team in enumerate(order):
+            if team in warm.sides:  # behaviour cloning before generation 1 (training.clone; off by default)
+                from .clone import clone_into, collect
+
+                t0, seed = time.perf_counter(), derive_seed(config.seed, 2, index)
+                configure_team(venv, config, team, opponent_snapshots(game, game.type.side_index(team), []), seed)
+                data = collect(venv, game, warm.bot, warm.sides[team], config.ppo.gamma, seed)
+                stats = clone_into(models[team], data, warm.epochs, warm.batch_size, warm.learning_rate, seed)
+                state.setdefault("warm_start", {})[team] = {**stats, "seconds": round(time.perf_counter() - t0, 2)}
+                print(f"warm start {team}: cloned {warm.bot!r} ({state['warm_start'][team]})", flush=True)
 
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
         state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)

@@ -128,3 +128,48 @@ def test_the_pool_plays_a_side_pair_by_each_seats_side(toy):
     spy[1], other[0] = 1.0, 1.0
     assert agent.act(spy, np.ones(5, np.int8)) == 0 and agent.act(other, np.ones(5, np.int8)) == 1
     assert OpponentPool({"heuristic": 1.0}, seed=0, game="toy")._bots == {}  # a team game: built when drawn
+
+
+class FirstLegal:
+    """A bot that always plays its lowest legal action (a policy that cloning can reproduce exactly)."""
+
+    def __init__(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_warm_start_clones_a_bot_into_a_new_policy_before_generation_one(tmp_path):
+    from training.clone import collect
+    from training.sb3 import build_vec_env, configure_team
+    from training.train import train
+
+    register_game("toy_first", dataclasses.replace(
+        toy_game.GAME, type=dataclasses.replace(toy_game.TYPE, short_name="toy_first", env_id="toy_first_v0"),
+        bots={**toy_game.GAME.bots, "first": FirstLegal}), override=True)
+    try:
+        base = {"name": "toy", "seed": 1, "output_dir": str(tmp_path), "env": "toy_first_v0",
+                "opponents": {"latest": 0.0, "past": 0.0, "heuristic": 0.5, "random": 0.5},
+                "training": {"generations": 1, "steps_per_team": 32, "n_envs": 2, "progress_bar": False},
+                "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
+                "evaluation": {"games_per_generation": 0}}
+        with pytest.raises(ConfigError, match=r"warm_start.sides names \['evil'\], not a side of toy_first_v0"):
+            config_from_dict({**base, "warm_start": {"sides": {"evil": 10}}})
+        with pytest.raises(ConfigError, match="warm_start.bot='nobody' is not a bot of toy_first_v0"):
+            config_from_dict({**base, "warm_start": {"sides": {"others": 10}, "bot": "nobody"}})
+        config = config_from_dict({**base, "warm_start": {"sides": {"others": 400}, "bot": "first", "epochs": 30}})
+        # the data: the bot's own actions, legal, with a return within [-1, 1] per decision
+        venv = build_vec_env(config)
+        game = config.game
+        configure_team(venv, config, "others", [], 0)
+        data = collect(venv, game, "first", 50, 0.9, 0)
+        assert len(data["actions"]) >= 50 and data["masks"][np.arange(len(data["actions"])), data["actions"]].all()
+        assert all(a == np.flatnonzero(m)[0] for a, m in zip(data["actions"], data["masks"]))
+        assert np.abs(data["returns"]).max() <= 1
+        run = train(config)
+        stats = run.read_state()["warm_start"]
+        assert set(stats) == {"others"} and stats["others"]["decisions"] >= 400
+        assert stats["others"]["accuracy"] > 0.95  # the clone plays the bot's action (a random policy: far less)
+    finally:
+        unregister_game("toy_first")

@@ -9,7 +9,7 @@
 | Agents count | 5–10 (default 5) |
 | Action shape | Discrete(45) |
 | Action values | 0–44 |
-| Observation shape | `{"observation": (2314,) float32, "action_mask": (45,) int8}` |
+| Observation shape | `{"observation": (2398,) float32, "action_mask": (45,) int8}` |
 | Observation values | see the layout table (`traitors_env.games.avalon.observation.layout_table()`) |
 
 *The Resistance: Avalon* for 5–10 players (rulings A01–A18, ``docs/rules/avalon-RULINGS.md``): Good against a
@@ -17,7 +17,7 @@ hidden Evil minority; five quests, each a proposal by the leader, a vote, and th
 three failures or five rejections in a row win for Evil, three successes for Good unless the Assassin then names
 Merlin. The default is DeepRole's 5-player variant: Merlin, two Servants, the Assassin, a Minion, no talk.
 
-**Observation.** ``"observation"``: a ``float32`` vector of fixed length 2314 for every table size (seats relative
+**Observation.** ``"observation"``: a ``float32`` vector of fixed length 2398 for every table size (seats relative
 to the observer, padded to 10): the whole public record plus the observer's own role and A03 knowledge;
 ``"action_mask"``: ``int8`` over the 45 actions (all zeros for an agent not asked to act). Votes appear once every
 vote is cast (A07); of a quest's cards only the number of Fails (A11).

@@ -26,6 +26,7 @@ __all__ = ["LAYOUT", "OBS_SIZE", "OFFSETS", "encode", "layout_table", "phase_of_
 R = MAX_PLAYERS
 OPTIONS = ("Merlin and the Assassin", *(name.capitalize() for name in OPTIONAL_ROLES), "claims")
 PROPOSAL_FEATURES = 2 + 4 * R  # made, approved, leader[R], team[R], approve[R], reject[R]
+EVIDENCE_FEATURES = 8  # see the "evidence" piece
 
 LAYOUT: tuple[Piece, ...] = (
     Piece("role", (NUM_ROLES,), 0, 1, "own role, one-hot: Servant, Merlin, Percival, Minion, Assassin, Morgana, "
@@ -55,6 +56,14 @@ LAYOUT: tuple[Piece, ...] = (
           "[quest, relative claimant]: claims 'I am Merlin', 'I am Percival' made on that quest (A16)"),
     Piece("assassinated", (R,), 0, 1, "the seat the Assassin named, relative (A14)"),
     Piece("winner", (2,), 0, 1, "the game is over and Good won; Evil won (A13–A15)"),
+    Piece("evidence", (R, EVIDENCE_FEATURES), -1, 1,
+          "[relative seat], derived from the public record and my A03 knowledge (K: the seats I see as Evil, and "
+          "I when Evil): vote agreement with 'the team holds K' (+1 per reject of a team with K or approve of one "
+          "without, −1 otherwise, over the revealed votes); share of approvals of teams with K; of teams without; "
+          "proposals led with K, without (/5); quests succeeded, failed that it went on (/5); Fails on them (/5)"),
+    Piece("now", (4,), 0, 1, "the proposal being made (once complete) against K: it holds K; K members on it "
+          "(/5); I am on it; I am among the first K members on it, counting from the leader's left, that the "
+          "quest needs Fails of (A11)"),
 )
 
 _LAYOUT = Layout(LAYOUT)
@@ -128,6 +137,56 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
         mv[base + 2] = result.fails
         for member in result.team:
             mv[_O["quest_teams"] + q * R + rel[member]] = 1.0
+    # K: what A03 tells me is Evil, and myself when I am Evil (derived pieces "evidence" and "now")
+    known = set(state.known_evil(seat))
+    if side_of_role(state.roles[seat]):
+        known.add(seat)
+    agree = [0.0] * n
+    votes_k, approve_k, votes_clean, approve_clean = [0] * n, [0] * n, [0] * n, [0] * n
+    led_k, led_clean = [0] * n, [0] * n
+    revealed = 0
+    for proposal in state.proposals:
+        has_k = any(member in known for member in proposal.team)
+        if has_k:
+            led_k[proposal.leader] += 1
+        else:
+            led_clean[proposal.leader] += 1
+        if proposal.votes is not None:
+            revealed += 1
+            for voter, approve in enumerate(proposal.votes):
+                agree[voter] += 1.0 if approve != has_k else -1.0
+                if has_k:
+                    votes_k[voter] += 1
+                    approve_k[voter] += approve
+                else:
+                    votes_clean[voter] += 1
+                    approve_clean[voter] += approve
+    on_success, on_failure, fails_on = [0] * n, [0] * n, [0] * n
+    for result in state.quests:
+        for member in result.team:
+            if result.success:
+                on_success[member] += 1
+            else:
+                on_failure[member] += 1
+            fails_on[member] += result.fails
+    ev = _O["evidence"]
+    for other in range(n):
+        row = ev + rel[other] * EVIDENCE_FEATURES
+        mv[row] = agree[other] / max(revealed, 1)
+        mv[row + 1] = approve_k[other] / max(votes_k[other], 1)
+        mv[row + 2] = approve_clean[other] / max(votes_clean[other], 1)
+        mv[row + 3] = min(led_k[other], NUM_QUESTS) / NUM_QUESTS
+        mv[row + 4] = min(led_clean[other], NUM_QUESTS) / NUM_QUESTS
+        mv[row + 5] = on_success[other] / NUM_QUESTS
+        mv[row + 6] = on_failure[other] / NUM_QUESTS
+        mv[row + 7] = min(fails_on[other], NUM_QUESTS) / NUM_QUESTS
+    if state.phase in (Phase.CLAIM, Phase.VOTE, Phase.QUEST) and state.proposals and not state.is_terminal:
+        team = state.proposals[-1].team
+        k_members = sorted((m for m in team if m in known), key=lambda m: (m - state.leader) % n)
+        mv[_O["now"]] = float(bool(k_members))
+        mv[_O["now"] + 1] = len(k_members) / NUM_QUESTS
+        mv[_O["now"] + 2] = float(seat in team)
+        mv[_O["now"] + 3] = float(seat in k_members[:state.fails_needed(state.quest)])
     for proposal in state.proposals:
         q = proposal.quest - 1
         base = _O["proposals"] + q * _PROPOSAL_QUEST + (proposal.number - 1) * PROPOSAL_FEATURES
