@@ -194,6 +194,7 @@ def test_a_tiny_league_writes_its_matrix_and_gives_the_same_checkpoints_for_the_
     assert data["members"]["mutineers"][2]["checkpoint"] == "checkpoints/gen_001/mutineers.msgpack"
     assert np.array(data["matrix"]["games"]).shape == (4, 4) and (np.array(data["matrix"]["games"]) == 16).all()
     assert [it["iteration"] for it in data["iterations"]] == [0, 1, 2]
+    assert (runs[0].path / "league.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the Nash weights' plot
     for it in data["iterations"]:
         for side in ("pirates", "mutineers"):
             assert sum(it["nash"][side].values()) == pytest.approx(1.0, abs=1e-5)

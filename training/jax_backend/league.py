@@ -17,7 +17,8 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
 3. The new members join the populations; only the new cells of the cross-play matrix are played (members are
    frozen), in JAX (:func:`cross_play`: whole games of one member against another in one compiled loop, table
    sizes mixed in one batch, ``league.games`` per cell); the meta-game is solved again with the kit's LP
-   (:func:`traitors_env.evaluation.metagame.solve_zero_sum`) and ``league.json`` is rewritten.
+   (:func:`traitors_env.evaluation.metagame.solve_zero_sum`) and ``league.json`` is rewritten, with ``league.png``
+   beside it (the Nash weights over iterations, :func:`traitors_env.evaluation.plots.plot_league`).
 
 ``league.json`` (in the run folder, rewritten after every iteration; floats rounded to 6 decimals)::
 
@@ -67,6 +68,7 @@ import numpy as np
 from traitors_env.core import load_game
 from traitors_env.core.stats import wilson_interval
 from traitors_env.evaluation.metagame import solve_zero_sum
+from traitors_env.evaluation.plots import plot_league
 from traitors_env.files import atomic_write_text
 
 from ..config import RunConfig
@@ -364,7 +366,10 @@ class _League:
         }
 
     def write(self, run: RunFolder) -> None:
-        atomic_write_text(run.path / LEAGUE_FILE, json.dumps(self.to_json(), indent=1) + "\n")
+        """``league.json`` and ``league.png`` (the Nash weights over iterations, the kit's :func:`plot_league`)."""
+        data = self.to_json()
+        atomic_write_text(run.path / LEAGUE_FILE, json.dumps(data, indent=1) + "\n")
+        plot_league(data, run.path / "league.png")
 
     def restore(self, data: dict, completed: int) -> None:
         """The members, cells and meta-games of the first ``completed`` iterations of a saved ``league.json``."""
@@ -395,7 +400,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
     from .rollout import PAST_POOL, Opponents
-    from .train import Trainer, _load, _Logs, _row, resolve_engine
+    from .train import Trainer, _load, _Logs, _row, generation_check, resolve_engine, team_record
 
     engine = resolve_engine(engine, config.env.claims, config.game.name)
     game = config.game
@@ -507,15 +512,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     Member(name, "policy", iteration, path.relative_to(run.path).as_posix()))
                 league.params[(team, name)] = params
                 entry.update(params=params, opt_state=opt_state, newest=params)
-                seconds = summary["seconds"]
-                record["teams"][team] = {
-                    "learner_steps": summary["learner_steps"],
-                    "seconds": round(seconds, 2),
-                    "steps_per_second": round(summary["learner_steps"] / seconds, 1),
-                    "game_decisions_per_second": round(summary["game_decisions"] / seconds, 1),
-                    "train_win_rate": summary["wins"] / summary["games"] if summary["games"] else None,
-                    "total_timesteps": entry["timesteps"],
-                }
+                record["teams"][team] = team_record(summary, entry["timesteps"])
             trained = time.perf_counter() - began
             seconds = league.play_missing(any_params)
             solved = league.solve(iteration, {"training": mixes, "seconds": {"train": round(trained, 2),
@@ -525,11 +522,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
             bar.write(f"league {iteration}: Nash weight of the newest policies: "
                       + ", ".join(f"{s} {solved['nash'][s].get(f'league_{iteration}', 0.0):.2f}" for s in sides)
                       + f"; value {solved['value']:.3f}")
-            if config.evaluation.games_per_generation:
-                paths = {team: str(run.generation_dir(generation) / f"{team}.msgpack") for team in sides}
-                check = vs_heuristic(config, paths, baselines=False)
-                for team in check:
-                    check[team].update(state["baselines_vs_heuristic"][team])
+            check = generation_check(config, run, generation, sides, state)
+            if check is not None:
                 record["vs_heuristic"] = check
             record["seconds"] = round(time.perf_counter() - began, 2)
             complete_generation(run, state, record, game)

@@ -363,6 +363,32 @@ def _row(metrics: dict, total: int, team_seconds: float, team_steps: int, learni
 
 
 # ---------------------------------------------------------------- the run
+def team_record(summary: dict, total_timesteps: int) -> dict:
+    """One side's entry in a generation's ``record["teams"]`` (``state.json``) from :meth:`Trainer.train_team`'s
+    summary: steps, seconds, throughput, the training games' win rate."""
+    seconds = summary["seconds"]
+    return {
+        "learner_steps": summary["learner_steps"],
+        "seconds": round(seconds, 2),
+        "steps_per_second": round(summary["learner_steps"] / seconds, 1),
+        "game_decisions_per_second": round(summary["game_decisions"] / seconds, 1),
+        "train_win_rate": summary["wins"] / summary["games"] if summary["games"] else None,
+        "total_timesteps": total_timesteps,
+    }
+
+
+def generation_check(config: RunConfig, run: RunFolder, generation: int, sides, state: dict) -> dict | None:
+    """The generation's check against the heuristic (``vs_heuristic`` on its checkpoints, with the run's baselines),
+    or None where ``evaluation.games_per_generation`` is 0."""
+    if not config.evaluation.games_per_generation:
+        return None
+    paths = {team: str(run.generation_dir(generation) / f"{team}.msgpack") for team in sides}
+    check = vs_heuristic(config, paths, baselines=False)
+    for team in check:
+        check[team].update(state["baselines_vs_heuristic"][team])
+    return check
+
+
 def resolve_engine(engine: Engine | None, claims: bool = True, game: str | None = None) -> Engine:
     """``engine``, else the one ``$TRAITORS_JAX_ENGINE`` names, else the JAX twin of ``game`` (the registry's
     default game if ``None``)."""
@@ -503,20 +529,9 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                     num_timesteps=entry["timesteps"],
                 )
                 entry["snapshots"].append(params)
-                seconds = summary["seconds"]
-                record["teams"][team] = {
-                    "learner_steps": summary["learner_steps"],
-                    "seconds": round(seconds, 2),
-                    "steps_per_second": round(summary["learner_steps"] / seconds, 1),
-                    "game_decisions_per_second": round(summary["game_decisions"] / seconds, 1),
-                    "train_win_rate": summary["wins"] / summary["games"] if summary["games"] else None,
-                    "total_timesteps": entry["timesteps"],
-                }
-            if config.evaluation.games_per_generation:
-                paths = {team: str(run.generation_dir(generation) / f"{team}.msgpack") for team in sides}
-                check = vs_heuristic(config, paths, baselines=False)
-                for team in check:
-                    check[team].update(state["baselines_vs_heuristic"][team])
+                record["teams"][team] = team_record(summary, entry["timesteps"])
+            check = generation_check(config, run, generation, sides, state)
+            if check is not None:
                 record["vs_heuristic"] = check
                 bar.write(
                     f"gen {generation + 1}: vs heuristic, "
