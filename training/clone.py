@@ -6,8 +6,14 @@ meets in generation 1) for ``warm_start.sides[side]`` decisions. The side's new 
 to those decisions: the policy network to the bot's actions (cross-entropy over the legal actions: the mask applied
 as in PPO), the value network to the discounted return (``ppo.gamma``) of each decision, for ``warm_start.epochs``
 passes in minibatches of ``warm_start.batch_size`` (Adam, ``warm_start.learning_rate``, an optimizer of its own:
-PPO's is left as it was). PPO then starts from the clone. Nothing here names a game: the bot is built by
-:meth:`traitors_env.core.Game.make_bot` and acts on the unscaled observation and the action mask alone.
+PPO's is left as it was). PPO then starts from the clone.
+
+Hindsight fitting (config section ``hindsight``, SB3, default off) uses the same fit: :func:`fit_hindsight` fits a
+side's policy, after each generation's PPO, to the action right in hindsight (``Game.hindsight_action``) at the
+decisions of that generation's rollouts that have one, without the value network.
+
+Nothing here names a game: the bot is built by :meth:`traitors_env.core.Game.make_bot` and acts on the unscaled
+observation and the action mask alone.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from traitors_env.core import Game
 
 from .agents import observation_scale
 
-__all__ = ["clone_into", "collect"]
+__all__ = ["HELD_OUT", "accuracy", "clone_into", "collect", "fit_hindsight"]
 
 
 def collect(venv, game: Game, bot: str, steps: int, gamma: float, seed: int) -> dict[str, np.ndarray]:
@@ -62,14 +68,15 @@ def clone_into(model, data: dict[str, np.ndarray], epochs: int, batch_size: int,
                seed: int) -> dict[str, float]:
     """Fit ``model.policy`` (a ``MaskablePPO`` policy) to ``data`` from :func:`collect`; returns
     ``{"decisions", "accuracy", "log_likelihood", "value_mse"}`` measured on ``data`` after the last epoch
-    (accuracy: the policy's most probable legal action is the bot's)."""
+    (accuracy: the policy's most probable legal action is the bot's). Without ``data["returns"]`` the value network
+    is not fitted and ``value_mse`` is left out."""
     import torch
 
     policy = model.policy
     obs = torch.as_tensor(data["obs"])
     masks = torch.as_tensor(data["masks"])
     actions = torch.as_tensor(data["actions"])
-    returns = torch.as_tensor(data["returns"])
+    returns = torch.as_tensor(data["returns"]) if "returns" in data else None
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     n = len(actions)
@@ -79,7 +86,9 @@ def clone_into(model, data: dict[str, np.ndarray], epochs: int, batch_size: int,
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
             values, log_prob, _entropy = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
-            loss = -log_prob.mean() + 0.5 * torch.mean((values.flatten() - returns[idx]) ** 2)
+            loss = -log_prob.mean()
+            if returns is not None:
+                loss = loss + 0.5 * torch.mean((values.flatten() - returns[idx]) ** 2)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
@@ -87,7 +96,46 @@ def clone_into(model, data: dict[str, np.ndarray], epochs: int, batch_size: int,
     policy.set_training_mode(False)
     with torch.no_grad():
         values, log_prob, _entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
-        logits = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.logits
-        accuracy = float((logits.argmax(dim=1) == actions).float().mean())
-    return {"decisions": int(n), "accuracy": round(accuracy, 4), "log_likelihood": round(float(log_prob.mean()), 4),
-            "value_mse": round(float(torch.mean((values.flatten() - returns) ** 2)), 4)}
+    stats = {"decisions": int(n), "accuracy": accuracy(model, data),
+             "log_likelihood": round(float(log_prob.mean()), 4)}
+    if returns is not None:
+        stats["value_mse"] = round(float(torch.mean((values.flatten() - returns) ** 2)), 4)
+    return stats
+
+
+def accuracy(model, data: dict[str, np.ndarray]) -> float:
+    """The share of ``data``'s decisions (``obs``, ``masks``, ``actions``) at which the most probable legal action
+    of ``model.policy`` is ``actions``; NaN for no decision."""
+    import torch
+
+    if len(data["actions"]) == 0:
+        return float("nan")
+    with torch.no_grad():
+        logits = model.policy.get_distribution(torch.as_tensor(data["obs"]),
+                                               action_masks=data["masks"]).distribution.logits
+    return round(float((logits.argmax(dim=1).numpy() == data["actions"]).mean()), 4)
+
+
+#: the share of a generation's hindsight decisions held out to measure the fit
+HELD_OUT = 0.1
+
+
+def fit_hindsight(model, samples: list[tuple[np.ndarray, np.ndarray, int]], epochs: int, batch_size: int,
+                  learning_rate: float, seed: int) -> dict[str, float]:
+    """Fit ``model.policy`` to the hindsight answers (``Game.hindsight_action``) of one generation's rollouts:
+    ``samples`` of ``(observation float32 as the learner saw it, action mask bool, answer)``. A random
+    :data:`HELD_OUT` share (from ``seed``) is not fitted; returns ``{"decisions", "held_out", "accuracy_before",
+    "accuracy_after"}``, the accuracies on the held-out decisions (``None`` when none is held out), with nothing
+    fitted when ``samples`` is empty."""
+    if not samples:
+        return {"decisions": 0, "held_out": 0, "accuracy_before": None, "accuracy_after": None}
+    data = {"obs": np.stack([o for o, _m, _a in samples]).astype(np.float32),
+            "masks": np.stack([m for _o, m, _a in samples]).astype(bool),
+            "actions": np.array([a for _o, _m, a in samples], dtype=np.int64)}
+    order = np.random.default_rng(seed).permutation(len(samples))
+    cut = int(len(samples) * HELD_OUT)
+    held, fitted = ({k: v[order[:cut]] for k, v in data.items()}, {k: v[order[cut:]] for k, v in data.items()})
+    before = accuracy(model, held) if cut else None
+    stats = clone_into(model, fitted, epochs, batch_size, learning_rate, seed)
+    return {"decisions": stats["decisions"], "held_out": cut, "accuracy_before": before,
+            "accuracy_after": accuracy(model, held) if cut else None}

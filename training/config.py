@@ -274,6 +274,22 @@ class WarmStartSection(_Section):
     learning_rate: float = Field(default=1.0e-3, gt=0, allow_inf_nan=False)
 
 
+class HindsightSection(_Section):
+    """Hindsight fitting (SB3 backend; default off; :mod:`training.clone`): after a side's training in each
+    generation, its policy is fitted (masked cross-entropy, an Adam optimizer of its own, the value network left
+    alone) to the action that was right in hindsight (``Game.hindsight_action``: Avalon's assassination names
+    Merlin, A14) at every decision of that generation's rollouts that has one. The label is read from the hidden
+    roles by the game master and used in this loss only, never in an observation; it teaches a one-shot guess (the
+    posterior over the hidden roles) that PPO's end-of-game reward teaches slowly. 10 % of the decisions are held
+    out and their accuracy, before and after the fit, is kept in ``state.json``."""
+
+    #: side keys whose policy is fitted (``[evil]``); empty = off
+    sides: list[str] = Field(default_factory=list)
+    epochs: int = Field(default=8, ge=1)
+    batch_size: int = Field(default=256, ge=2)
+    learning_rate: float = Field(default=1.0e-3, gt=0, allow_inf_nan=False)
+
+
 class RLlibSection(_Section):
     """The Ray RLlib backend (``backend: rllib``, see ``training/rllib/``); PPO's other settings come from ``ppo``
     (``batch_size`` = minibatch, ``n_epochs`` = epochs per iteration) and one generation is one RLlib iteration.
@@ -351,6 +367,7 @@ class RunConfig(_Section):
     #: population training (``backend: jax`` only); ``None``: the plain generation loop
     league: LeagueSection | None = None
     warm_start: WarmStartSection = Field(default_factory=WarmStartSection)
+    hindsight: HindsightSection = Field(default_factory=HindsightSection)
 
     @field_validator("name")
     @classmethod
@@ -405,6 +422,22 @@ class RunConfig(_Section):
                 f"warm_start.bot={self.warm_start.bot!r} is not a bot of {self.env.name}; expected one of "
                 f"{', '.join(game.bot_names)}"
             )
+        hindsight = self.hindsight.sides
+        if hindsight:
+            if len(set(hindsight)) < len(hindsight):
+                raise ValueError(f"hindsight.sides={hindsight} names a side more than once; give each side once")
+            if not set(hindsight) <= set(sides):
+                raise ValueError(
+                    f"hindsight.sides names {sorted(set(hindsight) - set(sides))}, not a side of {self.env.name}; "
+                    f"expected some of {list(sides)}"
+                )
+            if self.backend != "sb3":
+                raise ValueError(f"hindsight is for backend sb3; this config has backend {self.backend!r}")
+            if game.hindsight_action is None:
+                raise ValueError(
+                    f"hindsight.sides={hindsight} needs a game that declares Game.hindsight_action; {self.env.name} "
+                    "declares none; expected hindsight.sides: []"
+                )
         per_team = self.evaluation.deterministic
         if isinstance(per_team, dict) and not set(per_team) <= set(sides):
             unknown = sorted(set(per_team) - set(sides))

@@ -120,9 +120,11 @@ def _progress_csv(path: Path, generation: int, team: str):
     return ProgressCSV()
 
 
-def _make_callback(bar, label: str):
+def _make_callback(bar, label: str, hindsight: list | None = None):
     """The SB3 callback of one side's training: counts learner steps for the progress bar ``bar`` (``None``: none)
-    and logs the learner's win rate (games whose final info says ``won``) and game decisions per second."""
+    and logs the learner's win rate (games whose final info says ``won``) and game decisions per second. With a list
+    ``hindsight``, appends to it ``(observation, action mask, answer)`` for every learner decision whose step info
+    holds a ``hindsight_action`` (:class:`training.team_env.TeamEnv`)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class TeamCallback(BaseCallback):
@@ -142,6 +144,13 @@ def _make_callback(bar, label: str):
                 if done and "won" in info:
                     self.wins.append(bool(info["won"]))
                     self.decisions += int(info.get("game_decisions", 0))
+            if hindsight is not None:
+                # obs_tensor and action_masks are what the policy acted on (MaskablePPO.collect_rollouts' locals)
+                for i, info in enumerate(self.locals["infos"]):
+                    if "hindsight_action" in info:
+                        hindsight.append((self.locals["obs_tensor"][i].numpy().copy(),
+                                          np.asarray(self.locals["action_masks"][i], dtype=bool).copy(),
+                                          int(info["hindsight_action"])))
             if bar is not None:
                 bar.update(self.training_env.num_envs)
             return True
@@ -266,12 +275,21 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                     )
                 )
                 label = f"gen {generation + 1}/{total_generations} {team}"
-                callback = _make_callback(bar if config.training.progress_bar else None, label)
+                samples = [] if team in config.hindsight.sides else None
+                callback = _make_callback(bar if config.training.progress_bar else None, label, samples)
                 t0, before = time.perf_counter(), model.num_timesteps
                 model.learn(total_timesteps=config.training.steps_for(team), callback=callback,
                             reset_num_timesteps=False)
                 model.logger.close()  # the generation's event file complete before the generation counts
                 seconds = time.perf_counter() - t0
+                hindsight = None
+                if samples is not None:  # the hindsight fit (training.clone; off by default)
+                    from .clone import fit_hindsight
+
+                    h, t1 = config.hindsight, time.perf_counter()
+                    hindsight = fit_hindsight(model, samples, h.epochs, h.batch_size, h.learning_rate, seed)
+                    hindsight["seconds"] = round(time.perf_counter() - t1, 2)
+                    bar.write(f"gen {generation + 1} {team}: hindsight fit {hindsight}")
                 save_model_atomic(model, run.checkpoint(generation, team))
                 learner_steps = model.num_timesteps - before
                 record["teams"][team] = {
@@ -281,6 +299,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                     "game_decisions_per_second": round(callback.decisions / seconds, 1),
                     "train_win_rate": float(np.mean(callback.wins)) if callback.wins else None,
                     "total_timesteps": model.num_timesteps,
+                    **({"hindsight": hindsight} if hindsight is not None else {}),
                 }
             if config.evaluation.games_per_generation:
                 snapshots = {team: str(run.checkpoint(generation, team)) for team in order}

@@ -82,7 +82,10 @@ class TeamEnv(gymnasium.Env):
     ``info`` of the last step of a game holds the environment's end-of-game info of the last learner seat
     (the game's own scalars, e.g. ``winner``, ``end_condition``) plus ``won`` (bool: the learner seat won),
     ``num_players``, ``learner_decisions``, ``game_decisions`` and ``opponent`` (the pool kind); the running or
-    finished engine state is :attr:`game` until the next :meth:`reset`.
+    finished engine state is :attr:`game` until the next :meth:`reset`. Where the game declares
+    ``Game.hindsight_action``, the ``info`` of a step whose learner decision has a hindsight answer holds it as
+    ``hindsight_action`` (int): a training label read from the hidden state (``hindsight`` config section), which
+    the observation never shows.
 
     Raises:
         ValueError: for an unknown side or table sizes the game does not have; from :meth:`step`, the game's
@@ -122,6 +125,7 @@ class TeamEnv(gymnasium.Env):
         self._env = None
         self._scale = observation_scale(self.registered_game)
         self._skip_forced = bool(self.registered_game.skip_forced_moves)
+        self._hindsight = self.registered_game.hindsight_action
         self._learner_seats: frozenset[int] = frozenset()
         self._last_learner_seat = 0
         self._opponent = None
@@ -208,15 +212,19 @@ class TeamEnv(gymnasium.Env):
             raise RuntimeError("step() called before reset() or after the game ended; call reset()")
         state = env.game
         seat = state.current_player
+        # read before the action is applied: the label belongs to the decision (hidden state; never observed)
+        label = self._hindsight(state, seat) if self._hindsight is not None else None
         env.step(int(action))  # raises the game's illegal-action error (naming the legal set) for a masked action
         self._decisions += 1
         self._game_decisions += 1
         self._last_learner_seat = seat
         self._advance()
+        hindsight = {} if label is None else {"hindsight_action": int(label)}
         if not state.is_terminal:
-            return self._observe(state.current_player), 0.0, False, False, {}
+            return self._observe(state.current_player), 0.0, False, False, hindsight
         info = dict(env.infos[env.possible_agents[seat]])
         info.update(
+            hindsight,
             won=bool(self.registered_game.seat_won(state, seat)),
             num_players=state.num_players,
             learner_decisions=self._decisions,

@@ -17,7 +17,7 @@ from traitors_env.evaluation.cli import main as eval_main
 from traitors_env.evaluation.cli import run_benchmark
 from traitors_env.evaluation.deduction import Deduction, summarize_deduction
 from traitors_env.evaluation.metrics import summarize, summary_metrics
-from traitors_env.evaluation.plots import plot_calibration, plot_league, read_league, reliability_points
+from traitors_env.evaluation.plots import league_weights, plot_calibration, plot_league, reliability_points
 from traitors_env.evaluation.population import parse_population
 from traitors_env.evaluation.report import markdown
 from traitors_env.evaluation.summary import exploitability_entry, summarize_agents
@@ -245,25 +245,33 @@ def test_calibration_png_is_written_for_agents_with_beliefs(small_report):
 
 
 # ------------------------------------------------------------------ the league's Nash weights
-LEAGUE = {"game": "traitors_aboard", "iterations": [
-    {"iteration": 1, "nash": {"pirates": {"heuristic": 1.0}, "mutineers": {"heuristic": 0.7, "random": 0.3}}},
-    {"iteration": 2, "nash": {"pirates": {"heuristic": 0.4, "league/1": 0.6},
-                              "mutineers": {"mixture": {"heuristic": 0.5, "random": 0.0, "league/1": 0.5}}}},
-    {"iteration": 3, "members": {"pirates": ["heuristic", "league/1", "league/2"]},
-     "nash": {"pirates": [0.0, 0.25, 0.75], "mutineers": [["league/2", 1.0]], "value": 0.41}},
+LEAGUE = {"sides": ["pirates", "mutineers"], "members": {}, "matrix": {}, "iterations": [
+    {"iteration": 0, "nash": {"pirates": {"heuristic": 1.0}, "mutineers": {"heuristic": 0.7, "random": 0.3}}},
+    {"iteration": 1, "nash": {"pirates": {"heuristic": 0.4, "league_1": 0.6},
+                              "mutineers": {"heuristic": 0.5, "random": 0.0, "league_1": 0.5}}, "unused": {}},
+    {"iteration": 2, "nash": {"pirates": {"heuristic": 0.0, "league_1": 0.25, "league_2": 0.75},
+                              "mutineers": {"league_2": 1.0}}},
 ]}
 
 
 def test_league_weights_are_read_per_side_and_iteration():
-    league = read_league(LEAGUE)
-    assert league["sides"] == ["pirates", "mutineers"] and league["iterations"] == [1, 2, 3]
-    assert league["weights"]["pirates"] == {"heuristic": [1.0, 0.4, 0.0], "league/1": [0.0, 0.6, 0.25],
-                                            "league/2": [0.0, 0.0, 0.75]}
+    league = league_weights(LEAGUE)
+    assert league["sides"] == ["pirates", "mutineers"] and league["iterations"] == [0, 1, 2]
+    # a member has weight 0 in the iterations before it joined
+    assert league["weights"]["pirates"] == {"heuristic": [1.0, 0.4, 0.0], "league_1": [0.0, 0.6, 0.25],
+                                            "league_2": [0.0, 0.0, 0.75]}
     assert league["weights"]["mutineers"] == {"heuristic": [0.7, 0.5, 0.0], "random": [0.3, 0.0, 0.0],
-                                              "league/1": [0.0, 0.5, 0.0], "league/2": [0.0, 0.0, 1.0]}
-    assert read_league(LEAGUE["iterations"])["iterations"] == [1, 2, 3]  # a bare list
-    with pytest.raises(ValueError, match="no iteration with Nash weights"):
-        read_league({"iterations": [{"iteration": 1, "loss": 0.2}]})
+                                              "league_1": [0.0, 0.5, 0.0], "league_2": [0.0, 0.0, 1.0]}
+    # anything but the league's own schema is refused, naming the entry
+    with pytest.raises(ValueError, match=r"iterations\[0\] is .*loss"):
+        league_weights({"sides": ["pirates", "mutineers"], "iterations": [{"iteration": 1, "loss": 0.2}]})
+    with pytest.raises(ValueError, match=r"iterations\[0\].*expected \{'sides'"):
+        league_weights({"sides": ["pirates", "mutineers"],
+                        "iterations": [{"iteration": 1, "nash": {"pirates": [0.5, 0.5], "mutineers": {}}}]})
+    with pytest.raises(ValueError, match="'sides' is None"):
+        league_weights({"iterations": LEAGUE["iterations"]})
+    with pytest.raises(ValueError, match="no 'iterations' list"):
+        league_weights(LEAGUE["iterations"])
 
 
 def test_league_plot_command_writes_the_png_beside_league_json(tmp_path, capsys):

@@ -140,6 +140,15 @@ class FirstLegal:
         return int(np.flatnonzero(action_mask)[0])
 
 
+def _toy_run(tmp_path, env: str, generations: int, steps: int, n_steps: int, batch_size: int) -> dict:
+    """A small SB3 run config of a toy game, as a dict: half heuristic, half random opponents, no evaluation."""
+    return {"name": "toy", "seed": 1, "output_dir": str(tmp_path), "env": env,
+            "opponents": {"latest": 0.0, "past": 0.0, "heuristic": 0.5, "random": 0.5},
+            "training": {"generations": generations, "steps_per_team": steps, "n_envs": 2, "progress_bar": False},
+            "ppo": {"n_steps": n_steps, "batch_size": batch_size, "n_epochs": 1, "net_arch": [16]},
+            "evaluation": {"games_per_generation": 0}}
+
+
 def test_warm_start_clones_a_bot_into_a_new_policy_before_generation_one(tmp_path):
     from training.clone import collect
     from training.sb3 import build_vec_env, configure_team
@@ -149,11 +158,7 @@ def test_warm_start_clones_a_bot_into_a_new_policy_before_generation_one(tmp_pat
         toy_game.GAME, type=dataclasses.replace(toy_game.TYPE, short_name="toy_first", env_id="toy_first_v0"),
         bots={**toy_game.GAME.bots, "first": FirstLegal}), override=True)
     try:
-        base = {"name": "toy", "seed": 1, "output_dir": str(tmp_path), "env": "toy_first_v0",
-                "opponents": {"latest": 0.0, "past": 0.0, "heuristic": 0.5, "random": 0.5},
-                "training": {"generations": 1, "steps_per_team": 32, "n_envs": 2, "progress_bar": False},
-                "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
-                "evaluation": {"games_per_generation": 0}}
+        base = _toy_run(tmp_path, "toy_first_v0", generations=1, steps=32, n_steps=16, batch_size=32)
         with pytest.raises(ConfigError, match=r"warm_start.sides names \['evil'\], not a side of toy_first_v0"):
             config_from_dict({**base, "warm_start": {"sides": {"evil": 10}}})
         with pytest.raises(ConfigError, match="warm_start.bot='nobody' is not a bot of toy_first_v0"):
@@ -173,3 +178,62 @@ def test_warm_start_clones_a_bot_into_a_new_policy_before_generation_one(tmp_pat
         assert stats["others"]["accuracy"] > 0.95  # the clone plays the bot's action (a random policy: far less)
     finally:
         unregister_game("toy_first")
+
+
+def _accuse_the_spy(state, seat):
+    """The toy game's answer in hindsight: an Other should accuse the Spy (read from the hidden deal)."""
+    return None if seat == state.spy else (state.spy - seat) % state.num_players
+
+
+def test_the_game_master_gives_the_hindsight_answer_in_the_step_info_never_in_the_observation():
+    game = dataclasses.replace(toy_game.GAME, hindsight_action=_accuse_the_spy)
+    env = TeamEnv("others", FixedPool(RandomAgent(0)), player_counts=[4], game=game)
+    labels = 0
+    for seed in range(5):
+        observation, _info = env.reset(seed=seed)
+        done = False
+        while not done:
+            state, seat = env.game, env.game.current_player
+            expected = (state.spy - seat) % 4
+            observation, _reward, done, _truncated, info = env.step(0)
+            assert info["hindsight_action"] == expected  # every Other's decision has one: the Spy's offset
+            labels += 1
+    assert labels >= 5 * 3
+    # the answer is a training label only: the same table without it gives the same observations
+    plain = TeamEnv("others", FixedPool(RandomAgent(0)), player_counts=[4], game=toy_game.GAME)
+    with_label = TeamEnv("others", FixedPool(RandomAgent(0)), player_counts=[4], game=game)
+    a, _ = plain.reset(seed=3)
+    b, _ = with_label.reset(seed=3)
+    assert np.array_equal(a, b)
+    a, _r, _d, _t, info_a = plain.step(1)
+    b, _r, _d, _t, info_b = with_label.step(1)
+    assert np.array_equal(a, b) and "hindsight_action" not in info_a and "hindsight_action" in info_b
+
+
+def test_hindsight_fits_a_side_to_the_games_answer_after_each_generation(tmp_path, toy):
+    from training.train import train
+
+    # a learnable answer: always "accuse the seat on the left" (1); a fresh policy picks it about 1/4 of the time
+    register_game("toy_hindsight", dataclasses.replace(
+        toy_game.GAME, type=dataclasses.replace(toy_game.TYPE, short_name="toy_hindsight", env_id="toy_hindsight_v0"),
+        hindsight_action=lambda state, seat: None if seat == state.spy else 1), override=True)
+    try:
+        base = _toy_run(tmp_path, "toy_hindsight_v0", generations=2, steps=256, n_steps=64, batch_size=64)
+        with pytest.raises(ConfigError, match=r"hindsight.sides names \['evil'\], not a side of toy_hindsight_v0"):
+            config_from_dict({**base, "hindsight": {"sides": ["evil"]}})
+        with pytest.raises(ConfigError, match="names a side more than once"):
+            config_from_dict({**base, "hindsight": {"sides": ["others", "others"]}})
+        with pytest.raises(ConfigError, match="toy_v0 declares none"):
+            config_from_dict({**base, "env": "toy_v0", "hindsight": {"sides": ["others"]}})
+        config = config_from_dict({**base, "hindsight": {"sides": ["others"], "epochs": 20, "batch_size": 32}})
+        state = train(config).read_state()
+        for record in state["history"]:
+            assert "hindsight" not in record["teams"]["spy"]  # only the sides named
+            fit = record["teams"]["others"]["hindsight"]
+            # every learner step of the Others has an answer: all of them are fitted or held out
+            assert fit["decisions"] + fit["held_out"] == record["teams"]["others"]["learner_steps"]
+            assert fit["held_out"] == int(record["teams"]["others"]["learner_steps"] * 0.1)
+            assert fit["accuracy_after"] == 1.0
+        assert state["history"][0]["teams"]["others"]["hindsight"]["accuracy_before"] < 0.6
+    finally:
+        unregister_game("toy_hindsight")

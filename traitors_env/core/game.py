@@ -185,6 +185,11 @@ class Game:
         progress: ``(state) -> float`` in [0, 1]: how far a game in progress is, in the game's own measure
             (Traitors Aboard: the share of the starting draw pile drawn; The Traitors: the rounds played), for
             the deduction metrics' early / mid / late phases. ``None``: one phase, ``"all"``.
+        hindsight_action: ``(state, seat) -> int | None``: for the decision ``seat`` is asked to make in ``state``,
+            the action that is right in hindsight, read from the hidden state (Avalon: at the assassination, the
+            action naming Merlin, A14); ``None`` where the decision has no such answer. A training label only (the
+            SB3 ``hindsight`` section fits the policy to it after each generation), never part of an observation.
+            ``None``: the game declares none.
     Variants (optional): ``variants``: name → :class:`Variant`, the ``raw_env`` options (role sets, rule options)
     that the conformance test also runs; empty where the game declares none.
     """
@@ -217,6 +222,7 @@ class Game:
     hidden_side: int | None = None
     progress: Callable[[Any], float] | None = None
     variants: Mapping[str, Variant] = field(default_factory=dict)
+    hindsight_action: Callable[[Any, int], int | None] | None = None
 
     def __post_init__(self) -> None:
         """``ValueError`` naming ``hidden_side`` when it is not ``None``, 0 or 1."""

@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
     parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
     parser.add_argument("--league-plot", default=None, metavar="LEAGUE_JSON",
-                        help="draw the league's Nash weights over iterations from a league.json (plots.read_league) "
+                        help="draw the league's Nash weights over iterations from a league.json (plots.league_weights) "
                         "into --out (default: league.png beside it) and exit; no games are played")
     parser.add_argument("--players", type=int, nargs="+", default=None,
                         help="table sizes (default: every size the game allows)")

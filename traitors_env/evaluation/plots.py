@@ -10,7 +10,7 @@ import numpy as np
 from .metrics import plotted_metrics
 from .report import possessive, report_game
 
-__all__ = ["plot_beliefs", "plot_calibration", "plot_crossplay", "plot_league", "plot_metrics", "plot_ratings", "read_league",
+__all__ = ["league_weights", "plot_beliefs", "plot_calibration", "plot_crossplay", "plot_league", "plot_metrics", "plot_ratings",
            "reliability_points"]
 
 
@@ -228,48 +228,21 @@ def plot_calibration(report: dict, path: Path) -> None:
 
 
 # ------------------------------------------------------------------ the league's Nash weights
-def _side_weights(value, members) -> dict[str, float] | None:
-    """One side's weights in one iteration from any of the shapes :func:`read_league` accepts."""
-    if isinstance(value, dict) and isinstance(value.get("mixture"), dict):
-        value = value["mixture"]
-    if isinstance(value, dict) and isinstance(value.get("members"), list) and isinstance(value.get("weights"), list):
-        members, value = value["members"], value["weights"]
-    if isinstance(value, dict):
-        if all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in value.values()):
-            return {str(m): float(w) for m, w in value.items()}
-        return None
-    if isinstance(value, list):
-        if all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
-            return {str(m): float(w) for m, w in value}
-        if members is not None and len(members) == len(value):
-            return {str(m): float(w) for m, w in zip(members, value)}
-    return None
+def league_weights(source) -> dict:
+    """The league's Nash weights over iterations, from ``league.json`` (a path) or its parsed content: the schema
+    the league's training loop writes (``training/jax_backend/league.py``, module doc), of which this reads::
 
+        {"sides": ["pirates", "mutineers"],
+         "iterations": [{"iteration": 0, "nash": {"pirates": {"heuristic": 1.0, ...}, "mutineers": {...}}}, ...]}
 
-def read_league(source) -> dict:
-    """The league's Nash weights over iterations, from ``league.json`` (a path) or its parsed content.
-
-    The schema expected (written by the league's training loop)::
-
-        {"sides": ["pirates", "mutineers"],            # optional: the side keys in panel order
-         "iterations": [
-           {"iteration": 1,                              # optional: default the position, from 1
-            "nash": {"pirates": {"heuristic": 0.6, "league/1": 0.4},
-                     "mutineers": {"random": 0.0, "heuristic": 1.0}}},
-           ...]}
-
-    Read tolerantly: a bare list of iterations; the iteration number under ``iteration``, ``iter`` or ``index``;
-    the weights under ``nash``, ``weights`` or ``mixtures``; per side a ``{member: weight}`` dict, the
-    meta-game's own ``{"mixture": {member: weight}, …}``, ``{"members": [...], "weights": [...]}``, a list of
-    ``[member, weight]`` pairs, or a list of weights in the order of the iteration's ``members[side]``. Other keys
-    (``value``, losses, paths …) are ignored. A member absent in an iteration has weight 0 there.
+    A member absent from an iteration's equilibrium (it joined later) has weight 0 there.
 
     Returns:
         ``{"sides": [side keys], "iterations": [numbers], "members": {side: [members, first seen first]},
         "weights": {side: {member: [weight per iteration]}}}``.
 
     Raises:
-        ValueError: naming the file and what is missing when no iteration has readable weights.
+        ValueError: naming the file (or "league data") and the first key or value that does not fit the schema.
     """
     import json
 
@@ -280,47 +253,36 @@ def read_league(source) -> dict:
             source = json.loads(Path(source).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
             raise ValueError(f"{where}: cannot read the league file ({error})") from None
-    iterations = source.get("iterations") if isinstance(source, dict) else source
-    if not isinstance(iterations, list):
-        raise ValueError(f"{where}: expected {{'iterations': [...]}} or a list of iterations, got {type(source).__name__}")
-    sides = list(source.get("sides", [])) if isinstance(source, dict) else []
-    numbers: list = []
-    per_iteration: list[dict[str, dict[str, float]]] = []
-    for position, it in enumerate(iterations, start=1):
-        if not isinstance(it, dict):
-            continue
-        raw = next((it[k] for k in ("nash", "weights", "mixtures") if isinstance(it.get(k), dict)), None)
-        if raw is None:
-            continue
-        members = it.get("members") if isinstance(it.get("members"), dict) else {}
-        found = {}
-        for side, value in raw.items():
-            weights = _side_weights(value, members.get(side))
-            if weights is not None:
-                found[str(side)] = weights
-                if str(side) not in sides:
-                    sides.append(str(side))
-        if found:
-            numbers.append(next((it[k] for k in ("iteration", "iter", "index") if isinstance(it.get(k), (int, float))),
-                                position))
-            per_iteration.append(found)
-    if not per_iteration:
-        raise ValueError(f"{where}: no iteration with Nash weights per side (expected "
-                         "{'iterations': [{'iteration': 1, 'nash': {side: {member: weight}}}]})")
-    members = {side: list(dict.fromkeys(m for it in per_iteration for m in it.get(side, {}))) for side in sides}
-    weights = {side: {m: [it.get(side, {}).get(m, 0.0) for it in per_iteration] for m in members[side]} for side in sides}
-    return {"sides": sides, "iterations": numbers, "members": members, "weights": weights}
+    expected = "expected {'sides': [row, column], 'iterations': [{'iteration': k, 'nash': {side: {member: weight}}}]}"
+    if not isinstance(source, dict) or not isinstance(source.get("iterations"), list) or not source["iterations"]:
+        raise ValueError(f"{where}: no 'iterations' list; {expected}")
+    sides = source.get("sides")
+    if not (isinstance(sides, list) and len(sides) == 2 and all(isinstance(s, str) for s in sides)):
+        raise ValueError(f"{where}: 'sides' is {sides!r}; {expected}")
+    numbers, nash = [], []
+    for position, it in enumerate(source["iterations"]):
+        weights = it.get("nash") if isinstance(it, dict) else None
+        if not (isinstance(weights, dict) and isinstance(it.get("iteration"), int)
+                and all(isinstance(weights.get(side), dict) for side in sides)
+                and all(isinstance(w, (int, float)) and not isinstance(w, bool)
+                        for side in sides for w in weights[side].values())):
+            raise ValueError(f"{where}: iterations[{position}] is {str(it)[:120]}; {expected}")
+        numbers.append(it["iteration"])
+        nash.append(weights)
+    members = {side: list(dict.fromkeys(m for it in nash for m in it[side])) for side in sides}
+    table = {side: {m: [float(it[side].get(m, 0.0)) for it in nash] for m in members[side]} for side in sides}
+    return {"sides": list(sides), "iterations": numbers, "members": members, "weights": table}
 
 
 def plot_league(source, path: Path) -> Path:
     """``league.png``: the league's Nash weights per side over iterations (stacked bars, a colour per member), from
-    ``league.json`` or its content (:func:`read_league`). Returns ``path``.
+    ``league.json`` or its content (:func:`league_weights`). Returns ``path``.
 
     Raises:
-        ValueError: from :func:`read_league`.
+        ValueError: from :func:`league_weights`.
     """
     plt = _pyplot()
-    league = read_league(source)
+    league = league_weights(source)
     sides = league["sides"]
     x = np.arange(len(league["iterations"]))
     fig, axes = plt.subplots(len(sides), 1, figsize=(max(7.0, 0.45 * len(x) + 5.0), 3.2 * len(sides)), squeeze=False)

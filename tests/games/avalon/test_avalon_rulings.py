@@ -273,6 +273,19 @@ def test_A14_assassination_hit_and_miss_and_no_merlin():
     assert plain.is_terminal and plain.outcome == "three_successes" and plain.winning_side == GOOD
 
 
+def test_A14_hindsight_answer_is_the_action_naming_merlin_at_the_assassination_only():
+    from traitors_env.games.avalon.game import GAME
+
+    state = _three_successes()
+    assert GAME.hindsight_action(state, 3) == A.assassinate_action((0 - 3) % 5)  # Merlin sits at 0
+    moved = _three_successes(roles=(S, M, S, AS, MI))  # Merlin at 1: the answer follows the hidden role
+    assert GAME.hindsight_action(moved, 3) == A.assassinate_action((1 - 3) % 5)
+    early = new(5)  # a proposal, not the assassination: no answer
+    assert early.phase is Phase.PROPOSE and GAME.hindsight_action(early, early.current_player) is None
+    plain = _three_successes(merlin=False, roles=(S, S, S, MI, MI))  # no Merlin: the game ended, no answer
+    assert GAME.hindsight_action(plain, 3) is None
+
+
 def test_A15_rewards_plus_minus_one_by_side_in_random_games_at_every_size():
     for n in range(5, 11):
         for seed in range(6):

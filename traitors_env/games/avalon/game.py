@@ -13,7 +13,7 @@ from . import metrics as _metrics
 from . import records
 from .actions import describe_action
 from .bots import AvalonLogicBot
-from .engine import AvalonConfig, GameState
+from .engine import AvalonConfig, GameState, Phase
 from .env import env, raw_env
 from .hidden import hidden_variant
 from .observation import _LAYOUT, OBS_SIZE, encode
@@ -78,6 +78,14 @@ def progress(state: GameState) -> float:
     return float(min(1.0, (played + pending / (MAX_PROPOSALS + 1)) / NUM_QUESTS))
 
 
+def hindsight_action(state: GameState, seat: int) -> int | None:
+    """At the assassination (A14), the action of the Assassin ``seat`` that names Merlin; ``None`` at any other
+    decision. Reads the hidden roles: a training label only (``Game.hindsight_action``), never an observation."""
+    if state.phase is not Phase.ASSASSINATE or state.merlin is None:
+        return None
+    return A.assassinate_action((state.merlin - seat) % state.num_players)
+
+
 GAME = Game(
     type=TYPE,
     raw_env=raw_env,
@@ -103,6 +111,7 @@ GAME = Game(
     metrics=_metrics,  # team selection, votes, fail timing, the assassination
     hidden_side=EVIL,  # A03: Good does not know who is Evil; the heuristic's beliefs are P(Evil) per seat
     progress=progress,
+    hindsight_action=hindsight_action,
     action_table=A.action_table,
     variants={
         # A02's optional roles, where the table can hold them (Evil: 2 at 5–6, 3 at 7–9, 4 at 10).

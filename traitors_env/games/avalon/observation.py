@@ -130,14 +130,8 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
     elif state.proposals:
         for member in state.proposals[-1].team:
             mv[_O["team"] + rel[member]] = 1.0
-    for result in state.quests:
-        q = result.quest - 1
-        base = _O["quest_results"] + 3 * q
-        mv[base + (0 if result.success else 1)] = 1.0
-        mv[base + 2] = result.fails
-        for member in result.team:
-            mv[_O["quest_teams"] + q * R + rel[member]] = 1.0
-    # K: what A03 tells me is Evil, and myself when I am Evil (derived pieces "evidence" and "now")
+    # K: what A03 tells me is Evil, and myself when I am Evil; the derived pieces "evidence" and "now" are tallied
+    # in the same passes over the quests and proposals that write the record
     known = set(state.known_evil(seat))
     if side_of_role(state.roles[seat]):
         known.add(seat)
@@ -145,15 +139,36 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
     votes_k, approve_k, votes_clean, approve_clean = [0] * n, [0] * n, [0] * n, [0] * n
     led_k, led_clean = [0] * n, [0] * n
     revealed = 0
+    on_success, on_failure, fails_on = [0] * n, [0] * n, [0] * n
+    for result in state.quests:
+        q = result.quest - 1
+        base = _O["quest_results"] + 3 * q
+        mv[base + (0 if result.success else 1)] = 1.0
+        mv[base + 2] = result.fails
+        for member in result.team:
+            mv[_O["quest_teams"] + q * R + rel[member]] = 1.0
+            if result.success:
+                on_success[member] += 1
+            else:
+                on_failure[member] += 1
+            fails_on[member] += result.fails
     for proposal in state.proposals:
+        q = proposal.quest - 1
+        base = _O["proposals"] + q * _PROPOSAL_QUEST + (proposal.number - 1) * PROPOSAL_FEATURES
+        mv[base] = 1.0
+        mv[base + 2 + rel[proposal.leader]] = 1.0
+        for member in proposal.team:
+            mv[base + 2 + R + rel[member]] = 1.0
         has_k = any(member in known for member in proposal.team)
         if has_k:
             led_k[proposal.leader] += 1
         else:
             led_clean[proposal.leader] += 1
-        if proposal.votes is not None:
+        if proposal.votes is not None:  # A07: only once every vote is cast
+            mv[base + 1] = float(proposal.approved)
             revealed += 1
             for voter, approve in enumerate(proposal.votes):
+                mv[base + 2 + (2 if approve else 3) * R + rel[voter]] = 1.0
                 agree[voter] += 1.0 if approve != has_k else -1.0
                 if has_k:
                     votes_k[voter] += 1
@@ -161,14 +176,17 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
                 else:
                     votes_clean[voter] += 1
                     approve_clean[voter] += approve
-    on_success, on_failure, fails_on = [0] * n, [0] * n, [0] * n
-    for result in state.quests:
-        for member in result.team:
-            if result.success:
-                on_success[member] += 1
+        for claimant, action in enumerate(proposal.claims):
+            if action < 0 or action == A.CLAIM_NONE:
+                continue
+            if action in (A.CLAIM_MERLIN, A.CLAIM_PERCIVAL):
+                i = _O["role_claims"] + q * R * 2 + rel[claimant] * 2 + (0 if action == A.CLAIM_MERLIN else 1)
             else:
-                on_failure[member] += 1
-            fails_on[member] += result.fails
+                group, offset = A.group_of(action)
+                subject = (claimant + offset) % n
+                i = (_O["claims"] + q * _CLAIMS_QUEST + rel[claimant] * R * 2 + rel[subject] * 2
+                     + (0 if group.name == "CLAIM_EVIL" else 1))
+            mv[i] += 1.0
     ev = _O["evidence"]
     for other in range(n):
         row = ev + rel[other] * EVIDENCE_FEATURES
@@ -187,28 +205,6 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
         mv[_O["now"] + 1] = len(k_members) / NUM_QUESTS
         mv[_O["now"] + 2] = float(seat in team)
         mv[_O["now"] + 3] = float(seat in k_members[:state.fails_needed(state.quest)])
-    for proposal in state.proposals:
-        q = proposal.quest - 1
-        base = _O["proposals"] + q * _PROPOSAL_QUEST + (proposal.number - 1) * PROPOSAL_FEATURES
-        mv[base] = 1.0
-        mv[base + 2 + rel[proposal.leader]] = 1.0
-        for member in proposal.team:
-            mv[base + 2 + R + rel[member]] = 1.0
-        if proposal.votes is not None:  # A07: only once every vote is cast
-            mv[base + 1] = float(proposal.approved)
-            for voter, approve in enumerate(proposal.votes):
-                mv[base + 2 + (2 if approve else 3) * R + rel[voter]] = 1.0
-        for claimant, action in enumerate(proposal.claims):
-            if action < 0 or action == A.CLAIM_NONE:
-                continue
-            if action in (A.CLAIM_MERLIN, A.CLAIM_PERCIVAL):
-                i = _O["role_claims"] + q * R * 2 + rel[claimant] * 2 + (0 if action == A.CLAIM_MERLIN else 1)
-            else:
-                group, offset = A.group_of(action)
-                subject = (claimant + offset) % n
-                i = (_O["claims"] + q * _CLAIMS_QUEST + rel[claimant] * R * 2 + rel[subject] * 2
-                     + (0 if group.name == "CLAIM_EVIL" else 1))
-            mv[i] += 1.0
     if state.assassin_target is not None:
         mv[_O["assassinated"] + rel[state.assassin_target]] = 1.0
     if state.is_terminal:
