@@ -24,7 +24,7 @@ from traitors_env.core import Game
 
 from .agents import observation_scale
 
-__all__ = ["HELD_OUT", "accuracy", "clone_into", "collect", "fit_hindsight"]
+__all__ = ["HELD_OUT", "accuracy", "clone_into", "collect", "fit_hindsight", "sampled_accuracy"]
 
 
 def collect(venv, game: Game, bot: str, steps: int, gamma: float, seed: int) -> dict[str, np.ndarray]:
@@ -65,11 +65,13 @@ def collect(venv, game: Game, bot: str, steps: int, gamma: float, seed: int) -> 
 
 
 def clone_into(model, data: dict[str, np.ndarray], epochs: int, batch_size: int, learning_rate: float,
-               seed: int) -> dict[str, float]:
+               seed: int, sharpen: float = 1.0) -> dict[str, float]:
     """Fit ``model.policy`` (a ``MaskablePPO`` policy) to ``data`` from :func:`collect`; returns
     ``{"decisions", "accuracy", "log_likelihood", "value_mse"}`` measured on ``data`` after the last epoch
     (accuracy: the policy's most probable legal action is the bot's). Without ``data["returns"]`` the value network
-    is not fitted and ``value_mse`` is left out."""
+    is not fitted and ``value_mse`` is left out. ``sharpen`` > 1 fits ``softmax(logits / sharpen)`` to the actions,
+    so that the policy itself plays the fitted distribution raised to the power ``sharpen`` (renormalised): closer
+    to its most probable action when it samples."""
     import torch
 
     policy = model.policy
@@ -86,6 +88,9 @@ def clone_into(model, data: dict[str, np.ndarray], epochs: int, batch_size: int,
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
             values, log_prob, _entropy = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+            if sharpen != 1.0:
+                logits = policy.get_distribution(obs[idx], action_masks=masks[idx].numpy()).distribution.logits
+                log_prob = torch.log_softmax(logits / sharpen, dim=1).gather(1, actions[idx][:, None]).squeeze(1)
             loss = -log_prob.mean()
             if returns is not None:
                 loss = loss + 0.5 * torch.mean((values.flatten() - returns[idx]) ** 2)
@@ -120,15 +125,30 @@ def accuracy(model, data: dict[str, np.ndarray]) -> float:
 HELD_OUT = 0.1
 
 
+def sampled_accuracy(model, data: dict[str, np.ndarray]) -> float:
+    """The mean probability ``model.policy`` gives ``data``'s ``actions`` (masked): how often it plays them when it
+    samples; NaN for no decision."""
+    import torch
+
+    if len(data["actions"]) == 0:
+        return float("nan")
+    with torch.no_grad():
+        probs = model.policy.get_distribution(torch.as_tensor(data["obs"]),
+                                              action_masks=data["masks"]).distribution.probs
+    return round(float(probs[np.arange(len(data["actions"])), data["actions"]].mean()), 4)
+
+
 def fit_hindsight(model, samples: list[tuple[np.ndarray, np.ndarray, int]], epochs: int, batch_size: int,
-                  learning_rate: float, seed: int) -> dict[str, float]:
+                  learning_rate: float, seed: int, sharpen: float = 1.0) -> dict[str, float]:
     """Fit ``model.policy`` to the hindsight answers (``Game.hindsight_action``) of one generation's rollouts:
     ``samples`` of ``(observation float32 as the learner saw it, action mask bool, answer)``. A random
-    :data:`HELD_OUT` share (from ``seed``) is not fitted; returns ``{"decisions", "held_out", "accuracy_before",
-    "accuracy_after"}``, the accuracies on the held-out decisions (``None`` when none is held out), with nothing
-    fitted when ``samples`` is empty."""
+    :data:`HELD_OUT` share (from ``seed``) is not fitted; ``sharpen`` as in :func:`clone_into`. Returns
+    ``{"decisions", "held_out", "accuracy_before", "accuracy_after", "sampled_accuracy_after"}`` on the held-out
+    decisions (:func:`accuracy`: the most probable action; :func:`sampled_accuracy`: what sampling plays; ``None``
+    when none is held out), with nothing fitted when ``samples`` is empty."""
     if not samples:
-        return {"decisions": 0, "held_out": 0, "accuracy_before": None, "accuracy_after": None}
+        return {"decisions": 0, "held_out": 0, "accuracy_before": None, "accuracy_after": None,
+                "sampled_accuracy_after": None}
     data = {"obs": np.stack([o for o, _m, _a in samples]).astype(np.float32),
             "masks": np.stack([m for _o, m, _a in samples]).astype(bool),
             "actions": np.array([a for _o, _m, a in samples], dtype=np.int64)}
@@ -136,6 +156,7 @@ def fit_hindsight(model, samples: list[tuple[np.ndarray, np.ndarray, int]], epoc
     cut = int(len(samples) * HELD_OUT)
     held, fitted = ({k: v[order[:cut]] for k, v in data.items()}, {k: v[order[cut:]] for k, v in data.items()})
     before = accuracy(model, held) if cut else None
-    stats = clone_into(model, fitted, epochs, batch_size, learning_rate, seed)
+    stats = clone_into(model, fitted, epochs, batch_size, learning_rate, seed, sharpen)
     return {"decisions": stats["decisions"], "held_out": cut, "accuracy_before": before,
-            "accuracy_after": accuracy(model, held) if cut else None}
+            "accuracy_after": accuracy(model, held) if cut else None,
+            "sampled_accuracy_after": sampled_accuracy(model, held) if cut else None}

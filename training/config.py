@@ -285,6 +285,10 @@ class HindsightSection(_Section):
 
     #: side keys whose policy is fitted (``[evil]``); empty = off
     sides: list[str] = Field(default_factory=list)
+    #: the fit matches softmax(logits / sharpen) to the answers, so the policy plays the fitted posterior raised to
+    #: this power: 1 plays the posterior itself; larger plays closer to its most likely answer when it samples (a
+    #: one-shot guess is best made at the mode)
+    sharpen: float = Field(default=1.0, ge=1.0, allow_inf_nan=False)
     epochs: int = Field(default=8, ge=1)
     batch_size: int = Field(default=256, ge=2)
     learning_rate: float = Field(default=1.0e-3, gt=0, allow_inf_nan=False)

@@ -287,7 +287,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                     from .clone import fit_hindsight
 
                     h, t1 = config.hindsight, time.perf_counter()
-                    hindsight = fit_hindsight(model, samples, h.epochs, h.batch_size, h.learning_rate, seed)
+                    hindsight = fit_hindsight(model, samples, h.epochs, h.batch_size, h.learning_rate, seed, h.sharpen)
                     hindsight["seconds"] = round(time.perf_counter() - t1, 2)
                     bar.write(f"gen {generation + 1} {team}: hindsight fit {hindsight}")
                 save_model_atomic(model, run.checkpoint(generation, team))

@@ -143,3 +143,18 @@ def test_traitors_bench_leaves_out_a_broken_plugin_unless_it_is_named(clean, cap
     assert "left out: game 'broken'" in capsys.readouterr().err
     with pytest.raises(GameLoadError):
         select_games(["broken"])
+
+
+def test_a_registered_game_pickles_by_name_so_worker_processes_load_their_own(clean):
+    import pickle
+
+    for name in registry.BUILTIN_GAMES:
+        game = load_game(name)
+        blob = pickle.dumps(game)
+        assert pickle.loads(blob) is game
+        assert len(blob) < 200  # the name, not the modules and functions a Game holds (those do not pickle)
+    # a copy not registered under its name cannot be loaded by a worker: refused in words, not half-pickled
+    copy = dataclasses.replace(load_game("avalon"), hindsight_action=None)
+    with pytest.raises(pickle.PicklingError, match="'avalon' is pickled by its registry name, but that name gives "
+                                                   "another Game here"):
+        pickle.dumps(copy)

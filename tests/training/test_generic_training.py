@@ -237,3 +237,21 @@ def test_hindsight_fits_a_side_to_the_games_answer_after_each_generation(tmp_pat
         assert state["history"][0]["teams"]["others"]["hindsight"]["accuracy_before"] < 0.6
     finally:
         unregister_game("toy_hindsight")
+
+
+def test_sharpen_fits_the_posterior_raised_to_its_power(toy):
+    from training.clone import clone_into, sampled_accuracy
+    from training.config import config_from_dict as from_dict
+    from training.sb3 import build_vec_env, new_model
+
+    # one observation, answered 1 three times in four and 2 once: the posterior is (3/4, 1/4)
+    obs = np.zeros((400, *toy.type.observation_shape), dtype=np.float32)
+    masks = np.ones((400, toy.type.num_actions), dtype=bool)
+    actions = np.array([1, 1, 1, 2] * 100, dtype=np.int64)
+    data = {"obs": obs, "masks": masks, "actions": actions}
+    config = from_dict({"name": "toy", "env": "toy_v0", "training": {"n_envs": 1}, "ppo": {"net_arch": [8]}})
+    for sharpen, expected in ((1.0, 0.75), (3.0, 27 / 28)):  # (3/4)^3 / ((3/4)^3 + (1/4)^3)
+        model = new_model(config, build_vec_env(config), seed=0)
+        clone_into(model, data, epochs=150, batch_size=400, learning_rate=0.05, seed=0, sharpen=sharpen)
+        probability_of_1 = sampled_accuracy(model, {**data, "actions": np.ones(400, dtype=np.int64)})
+        assert probability_of_1 == pytest.approx(expected, abs=0.02)

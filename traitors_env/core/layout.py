@@ -8,6 +8,7 @@ compiled twin, JAX twin) reads its offsets from here, never from numbers of its 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ class Piece:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)  # math, not numpy: read on every piece() call of a bot's decision
 
 
 def starts(sizes: Iterable[tuple[str, int]]) -> tuple[dict[str, int], int]:
@@ -57,6 +58,7 @@ class Layout:
         self.pieces = tuple(pieces)
         self.offsets, self.size = starts((p.name, p.size) for p in self.pieces)
         self._by_name = {p.name: p for p in self.pieces}
+        self._sizes = {p.name: p.size for p in self.pieces}
         self.low = np.concatenate([np.full(p.size, p.low, dtype=np.float32) for p in self.pieces])
         self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.pieces])
 
@@ -79,4 +81,4 @@ class Layout:
         except KeyError:
             raise KeyError(f"no observation block {name!r}; declared: {sorted(self._by_name)}") from None
         start = self.offsets[name]
-        return observation[..., start : start + p.size].reshape(observation.shape[:-1] + p.shape)
+        return observation[..., start : start + self._sizes[name]].reshape(observation.shape[:-1] + p.shape)

@@ -12,6 +12,7 @@ The built-in games are the lines of :data:`BUILTIN_GAMES`; this is the only plac
 
 from __future__ import annotations
 
+import copyreg
 import importlib
 import re
 import warnings
@@ -188,3 +189,29 @@ def load_game(name: str | Game) -> Game:
     game = _loaded.get(key) or _resolve(key)
     _loaded[key] = _loaded[name] = game
     return game
+
+
+def _reduce_game(game: Game):
+    """Pickle a registered :class:`Game` by its name: a Game holds modules and functions that do not pickle, and a
+    worker process (SB3's ``SubprocVecEnv``, the kit's workers) loads the same game from its own registry.
+
+    Raises:
+        pickle.PicklingError: for a game not registered under its name in this process (a ``dataclasses.replace``
+            copy, say), naming it.
+    """
+    import pickle
+
+    try:
+        registered = load_game(game.name)
+    except (UnknownGameError, GameLoadError):
+        registered = None
+    if registered is not game:
+        raise pickle.PicklingError(
+            f"game {game.name!r} is pickled by its registry name, but that name gives "
+            f"{'no game' if registered is None else 'another Game'} here; register_game() it (a worker process "
+            "must be able to load it by name) or keep it in one process (vec_env: dummy)"
+        )
+    return load_game, (game.name,)
+
+
+copyreg.pickle(Game, _reduce_game)
