@@ -395,12 +395,19 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     """
     import jax
     import jax.numpy as jnp
-    from tqdm.auto import tqdm
-
-    from traitors_env.agents.jax_checkpoint import save_checkpoint
 
     from .rollout import PAST_POOL, Opponents
-    from .train import Trainer, _load, _Logs, _row, generation_check, resolve_engine, team_record
+    from .train import (
+        Trainer,
+        _load,
+        _Logs,
+        generation_check,
+        iteration_logger,
+        progress_bar,
+        resolve_engine,
+        save_team,
+        team_record,
+    )
 
     engine = resolve_engine(engine, config.env.claims, config.game.name)
     game = config.game
@@ -440,13 +447,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
         state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
 
-    bar = tqdm(
-        total=(league_config.iterations - start) * sum(config.training.steps_for(t) for t in sides),
-        unit="step",
-        disable=not config.training.progress_bar,
-        dynamic_ncols=True,
-        mininterval=30.0,
-    )
+    bar = progress_bar(config, (league_config.iterations - start) * sum(config.training.steps_for(t) for t in sides))
     logs = _Logs(run)
     try:
         for generation in range(start, league_config.iterations):
@@ -485,28 +486,13 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     jnp.asarray(past_weights),
                 )
                 bar.set_description(f"league {iteration}/{league_config.iterations} {team}")
-                counted = {"steps": 0}
-                team_start = time.perf_counter()
                 steps = config.training.steps_for(team)
-
-                def on_iteration(metrics, entry=entry, team=team, team_start=team_start, counted=counted,
-                                 generation=generation, steps=steps):
-                    entry["timesteps"] += metrics["learner_decisions"]
-                    counted["steps"] += metrics["learner_decisions"]
-                    metrics["game_decisions_total"] = metrics["decisions"]
-                    elapsed = time.perf_counter() - team_start
-                    row = _row(metrics, entry["timesteps"], elapsed, counted["steps"], config.ppo.learning_rate)
-                    logs.write(generation, team, row, entry["timesteps"])
-                    before = counted["steps"] - metrics["learner_decisions"]
-                    bar.update(max(0, min(metrics["learner_decisions"], steps - before)))
-
+                on_iteration = iteration_logger(config, logs, bar, entry, team, generation, steps)
                 params, opt_state, summary = trainer.train_team(
                     side, entry["params"], entry["opt_state"], [], derive_seed(config.seed, generation, index),
                     steps, on_iteration, opponents=opponents,
                 )
-                path = run.generation_dir(generation) / f"{team}.msgpack"
-                save_checkpoint(path, params, opt_state, team=team, net_arch=config.ppo.net_arch,
-                                activation=config.ppo.activation, num_timesteps=entry["timesteps"], game=game.name)
+                path = save_team(config, run, generation, team, params, opt_state, entry["timesteps"])
                 name = f"league_{iteration}"
                 league.members[team].append(
                     Member(name, "policy", iteration, path.relative_to(run.path).as_posix()))

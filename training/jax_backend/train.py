@@ -377,6 +377,47 @@ def team_record(summary: dict, total_timesteps: int) -> dict:
     }
 
 
+def progress_bar(config: RunConfig, total: int):
+    """The run's tqdm bar over learner decisions (a line every 30 s where stderr is a file, not a terminal)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="step", disable=not config.training.progress_bar, dynamic_ncols=True,
+                mininterval=0.5 if sys.stderr.isatty() else 30.0)
+
+
+def iteration_logger(config: RunConfig, logs: _Logs, bar, entry: dict, team: str, generation: int, steps: int):
+    """The ``on_iteration`` callback of one side's training (:meth:`Trainer.train_team`) from now on: adds each PPO
+    iteration's learner decisions to ``entry["timesteps"]``, writes its ``progress.csv`` row and TensorBoard
+    scalars, and advances ``bar`` by at most ``steps`` in all."""
+    team_start, counted = time.perf_counter(), 0
+
+    def on_iteration(metrics: dict) -> None:
+        nonlocal counted
+        entry["timesteps"] += metrics["learner_decisions"]
+        counted += metrics["learner_decisions"]
+        metrics["game_decisions_total"] = metrics["decisions"]
+        row = _row(metrics, entry["timesteps"], time.perf_counter() - team_start, counted, config.ppo.learning_rate)
+        logs.write(generation, team, row, entry["timesteps"])
+        before = counted - metrics["learner_decisions"]
+        bar.update(max(0, min(metrics["learner_decisions"], steps - before)))  # the bar's total is steps
+        if row["rollout/win_rate"] is not None:
+            bar.set_postfix(learner_sps=f"{row['time/fps']:.0f}", train_win=f"{row['rollout/win_rate']:.2f}",
+                            refresh=False)
+
+    return on_iteration
+
+
+def save_team(config: RunConfig, run: RunFolder, generation: int, team: str, params, opt_state,
+              timesteps: int) -> Path:
+    """Write one side's checkpoint of ``generation`` (``checkpoints/gen_NNN/<team>.msgpack``); returns its path."""
+    from traitors_env.agents.jax_checkpoint import save_checkpoint
+
+    path = run.generation_dir(generation) / f"{team}.msgpack"
+    save_checkpoint(path, params, opt_state, team=team, net_arch=config.ppo.net_arch,
+                    activation=config.ppo.activation, num_timesteps=timesteps, game=config.game.name)
+    return path
+
+
 def generation_check(config: RunConfig, run: RunFolder, generation: int, sides, state: dict) -> dict | None:
     """The generation's check against the heuristic (``vs_heuristic`` on its checkpoints, with the run's baselines),
     or None where ``evaluation.games_per_generation`` is 0."""
@@ -415,10 +456,6 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
         training.jax_backend.engine.EngineUnavailableError: without the JAX engine.
         traitors_env.agents.checkpoint.PolicyLoadError: a checkpoint to resume from is missing or broken.
     """
-    from tqdm.auto import tqdm
-
-    from traitors_env.agents.jax_checkpoint import save_checkpoint
-
     engine = resolve_engine(engine, config.env.claims, config.game.name)
     if config.league is not None:  # population training has its own loop; training.train.train picks it
         raise ValueError("this config has a league: section; train it with training.jax_backend.league.train_league")
@@ -460,13 +497,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
             stop.set()
             raise
 
-    bar = tqdm(
-        total=(total_generations - start) * sum(config.training.steps_for(t) for t in sides),
-        unit="step",
-        disable=not config.training.progress_bar,
-        dynamic_ncols=True,
-        mininterval=0.5 if sys.stderr.isatty() else 30.0,
-    )
+    bar = progress_bar(config, (total_generations - start) * sum(config.training.steps_for(t) for t in sides))
     logs = _Logs(run, beliefs=config.ppo.belief_coef > 0)
     try:
         for generation in range(start, total_generations):
@@ -479,36 +510,10 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                 # snapshot of the first.
                 snapshots = list(teams[other]["snapshots"])
                 bar.set_description(f"gen {generation + 1}/{total_generations} {team}")
-                team_start = time.perf_counter()
-                counted = {"steps": 0}
                 steps = config.training.steps_for(team)
+                on_iteration = iteration_logger(config, logs, bar, entry, team, generation, steps)
                 if index == 1:
                     warm.result()  # its compilation done (or its error raised here)
-
-                def on_iteration(
-                    metrics,
-                    entry=entry,
-                    team=team,
-                    team_start=team_start,
-                    counted=counted,
-                    generation=generation,
-                    steps=steps,
-                ):
-                    entry["timesteps"] += metrics["learner_decisions"]
-                    counted["steps"] += metrics["learner_decisions"]
-                    metrics["game_decisions_total"] = metrics["decisions"]
-                    elapsed = time.perf_counter() - team_start
-                    row = _row(metrics, entry["timesteps"], elapsed, counted["steps"], config.ppo.learning_rate)
-                    logs.write(generation, team, row, entry["timesteps"])
-                    before = counted["steps"] - metrics["learner_decisions"]
-                    bar.update(max(0, min(metrics["learner_decisions"], steps - before)))  # the bar's total is steps
-                    if row["rollout/win_rate"] is not None:
-                        bar.set_postfix(
-                            learner_sps=f"{row['time/fps']:.0f}",
-                            train_win=f"{row['rollout/win_rate']:.2f}",
-                            refresh=False,
-                        )
-
                 params, opt_state, summary = trainer.train_team(
                     side,
                     entry["params"],
@@ -519,15 +524,7 @@ def train(config: RunConfig, resume: bool = False, force: bool = False, engine: 
                     on_iteration,
                 )
                 entry.update(params=params, opt_state=opt_state)
-                save_checkpoint(
-                    run.generation_dir(generation) / f"{team}.msgpack",
-                    params,
-                    opt_state,
-                    team=team,
-                    net_arch=config.ppo.net_arch,
-                    activation=config.ppo.activation,
-                    num_timesteps=entry["timesteps"],
-                )
+                save_team(config, run, generation, team, params, opt_state, entry["timesteps"])
                 entry["snapshots"].append(params)
                 record["teams"][team] = team_record(summary, entry["timesteps"])
             check = generation_check(config, run, generation, sides, state)
