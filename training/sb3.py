@@ -60,12 +60,25 @@ def _make_env(config: RunConfig, rank: int):
 
 
 def build_vec_env(config: RunConfig):
-    """The learner's vectorized environments (``training.vec_env``: dummy or subproc), with ``VecMonitor``."""
+    """The learner's vectorized environments (``training.vec_env``: dummy or subproc), with ``VecMonitor``.
+
+    Raises:
+        RuntimeError: with ``subproc``, a worker process that cannot build its environment (a game registered in this
+            process only, say), naming the game.
+    """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     builders = [_make_env(config, rank) for rank in range(config.training.n_envs)]
     if config.training.vec_env == "subproc":
-        venv = SubprocVecEnv(builders, start_method="forkserver")
+        try:
+            venv = SubprocVecEnv(builders, start_method="forkserver")
+        except (EOFError, ConnectionError) as error:  # a worker died building its environment: SB3 says no more
+            raise RuntimeError(
+                f"training.vec_env: subproc: a worker process could not build an environment of game "
+                f"{config.env.name!r} (its traceback is above, on stderr). Worker processes load the game by name "
+                "from a fresh registry, so a game registered with register_game() in this process only is unknown "
+                "there; register it through the entry-point group 'traitors_env.games', or use training.vec_env: dummy"
+            ) from error
     else:
         venv = DummyVecEnv(builders)
     return VecMonitor(venv, info_keywords=("won",))

@@ -283,3 +283,19 @@ def test_league_plot_command_writes_the_png_beside_league_json(tmp_path, capsys)
     (tmp_path / "bad.json").write_text("{not json")
     assert eval_main(["--league-plot", str(tmp_path / "bad.json")]) == 2
     assert "cannot read the league file" in capsys.readouterr().err
+
+
+def test_league_weights_refuse_a_binary_file_and_non_finite_weights_naming_file_and_entry(tmp_path):
+    binary = tmp_path / "league.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(ValueError, match=rf"{binary}: cannot read the league file"):
+        league_weights(binary)
+    for bad in (float("nan"), float("inf")):  # json.dumps writes NaN / Infinity, and json.loads reads them back
+        path = tmp_path / "bad.json"
+        iterations = [LEAGUE["iterations"][0], {"iteration": 1, "nash": {"pirates": {"heuristic": bad},
+                                                                          "mutineers": {"heuristic": 1.0}}}]
+        path.write_text(json.dumps({"sides": LEAGUE["sides"], "iterations": iterations}))
+        with pytest.raises(ValueError, match=rf"{path}: iterations\[1\] is"):
+            league_weights(path)
+    with pytest.raises(ValueError, match=r"iterations\[0\] is"):  # a bool is no iteration number
+        league_weights({"sides": LEAGUE["sides"], "iterations": [{**LEAGUE["iterations"][0], "iteration": True}]})

@@ -255,3 +255,13 @@ def test_sharpen_fits_the_posterior_raised_to_its_power(toy):
         clone_into(model, data, epochs=150, batch_size=400, learning_rate=0.05, seed=0, sharpen=sharpen)
         probability_of_1 = sampled_accuracy(model, {**data, "actions": np.ones(400, dtype=np.int64)})
         assert probability_of_1 == pytest.approx(expected, abs=0.02)
+
+
+def test_subproc_workers_that_cannot_load_a_game_registered_here_only_say_so(toy):
+    from training.sb3 import build_vec_env
+
+    # the forkserver workers start from the registry of a fresh process: a game registered at run time is unknown
+    config = config_from_dict({"name": "toy", "env": "toy_v0", "training": {"n_envs": 2, "vec_env": "subproc"},
+                               "ppo": {"net_arch": [8]}})
+    with pytest.raises(RuntimeError, match=r"vec_env: subproc.*'toy_v0'.*register_game.*vec_env: dummy"):
+        build_vec_env(config)

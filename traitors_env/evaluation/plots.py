@@ -3,6 +3,7 @@ beliefs' reliability diagrams (pooled and per agent), the league's Nash weights 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -251,7 +252,7 @@ def league_weights(source) -> dict:
         where = str(source)
         try:
             source = json.loads(Path(source).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
+        except (OSError, ValueError) as error:  # ValueError: JSONDecodeError, UnicodeDecodeError
             raise ValueError(f"{where}: cannot read the league file ({error})") from None
     expected = "expected {'sides': [row, column], 'iterations': [{'iteration': k, 'nash': {side: {member: weight}}}]}"
     if not isinstance(source, dict) or not isinstance(source.get("iterations"), list) or not source["iterations"]:
@@ -263,8 +264,9 @@ def league_weights(source) -> dict:
     for position, it in enumerate(source["iterations"]):
         weights = it.get("nash") if isinstance(it, dict) else None
         if not (isinstance(weights, dict) and isinstance(it.get("iteration"), int)
+                and not isinstance(it["iteration"], bool)
                 and all(isinstance(weights.get(side), dict) for side in sides)
-                and all(isinstance(w, (int, float)) and not isinstance(w, bool)
+                and all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)
                         for side in sides for w in weights[side].values())):
             raise ValueError(f"{where}: iterations[{position}] is {str(it)[:120]}; {expected}")
         numbers.append(it["iteration"])
