@@ -158,3 +158,15 @@ def test_a_registered_game_pickles_by_name_so_worker_processes_load_their_own(cl
     with pytest.raises(pickle.PicklingError, match="'avalon' is pickled by its registry name, but that name gives "
                                                    "another Game here"):
         pickle.dumps(copy)
+
+
+def test_a_game_registered_by_a_factory_still_pickles_after_another_registration(clean):
+    import pickle
+
+    register_game("toy", lambda: dataclasses.replace(toy_game.GAME))  # a zero-argument callable, as documented
+    game = load_game("toy")
+    # another registration empties the cache of loaded games: the factory then builds an equal, not the same, Game
+    register_game("toy2", dataclasses.replace(
+        toy_game.GAME, type=dataclasses.replace(toy_game.TYPE, short_name="toy2", env_id="toy2_v0")))
+    assert load_game("toy") is not game and load_game("toy") == game
+    assert pickle.loads(pickle.dumps(game)) == game

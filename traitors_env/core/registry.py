@@ -196,8 +196,8 @@ def _reduce_game(game: Game):
     worker process (SB3's ``SubprocVecEnv``, the kit's workers) loads the same game from its own registry.
 
     Raises:
-        pickle.PicklingError: for a game not registered under its name in this process (a ``dataclasses.replace``
-            copy, say), naming it.
+        pickle.PicklingError: for a game that its registry name does not load in this process (an unregistered
+            ``dataclasses.replace`` copy, say: neither the registered Game nor equal to it), naming it.
     """
     import pickle
 
@@ -205,7 +205,7 @@ def _reduce_game(game: Game):
         registered = load_game(game.name)
     except (UnknownGameError, GameLoadError):
         registered = None
-    if registered is not game:
+    if registered is not game and registered != game:  # equal: a factory entry point builds a new one per load
         raise pickle.PicklingError(
             f"game {game.name!r} is pickled by its registry name, but that name gives "
             f"{'no game' if registered is None else 'another Game'} here; register_game() it (a worker process "
