@@ -80,3 +80,14 @@ def test_an_unregistered_game_is_not_offered(capsys):
     with pytest.raises(SystemExit):
         eval_main(["--game", "toy", "--agents", "random"])
     assert "invalid choice: 'toy'" in capsys.readouterr().err
+
+
+def test_worker_processes_that_do_not_know_a_game_registered_here_only_say_why(toy_registered):
+    from traitors_env.core.registry import UnknownGameError
+    from traitors_env.evaluation.crossplay import play_cells
+
+    cells = [(4, "random", "random", "random", "random")]
+    assert len(play_cells(cells, games=4, workers=1, game="toy").cells[(4, "random", "random")].outcomes) == 4
+    # forkserver workers start from a fresh registry: the game is refused by name, with the way out
+    with pytest.raises(UnknownGameError, match=r"worker process.*'toy'.*register_game.*workers=1"):
+        play_cells(cells, games=60, workers=2, game="toy")

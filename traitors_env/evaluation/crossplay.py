@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.game import Game
-from ..core.registry import DEFAULT_GAME, load_game
+from ..core.registry import DEFAULT_GAME, UnknownGameError, load_game
 from .deduction import Deduction
 from .games import AgentError, play_game, seat_seed
 
@@ -306,6 +306,10 @@ def play_cells(
     Returns:
         a :class:`CrossPlay`. A chunk whose agent failed keeps its finished games and adds one entry to
         ``failures``; Ctrl-C stops the games and returns the finished ones with ``interrupted=True``.
+
+    Raises:
+        UnknownGameError: with ``workers`` > 1, for a game that the worker processes cannot load by name (one
+            registered with ``register_game`` in this process only), naming it.
     """
     from tqdm.auto import tqdm
 
@@ -360,6 +364,12 @@ def play_cells(
                         done, pending = wait(pending, return_when=FIRST_COMPLETED)
                         for future in done:
                             collect(future.result())
+                except UnknownGameError as error:  # a worker's fresh registry lacks a game registered here only
+                    raise UnknownGameError(
+                        f"a worker process cannot load game {game.name!r} ({error}): workers load games by name from "
+                        "a fresh registry, so a game registered with register_game() in this process only is unknown "
+                        "there; register it through the entry-point group 'traitors_env.games', or play with workers=1"
+                    ) from error
                 except KeyboardInterrupt:
                     for future in pending:
                         future.cancel()
