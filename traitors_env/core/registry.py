@@ -209,7 +209,7 @@ def _reduce_game(game: Game):
         raise pickle.PicklingError(
             f"game {game.name!r} is pickled by its registry name, but that name gives "
             f"{'no game' if registered is None else 'another Game'} here; register_game() it (a worker process "
-            "must be able to load it by name) or keep it in one process (vec_env: dummy)"
+            "must be able to load it by name) or keep it in one process (training: vec_env: dummy; the kit: workers=1)"
         )
     return load_game, (game.name,)
 
