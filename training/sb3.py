@@ -54,6 +54,7 @@ def _make_env(config: RunConfig, rank: int):
             player_count_weights=config.env.player_count_weights,
             claims=config.env.claims,
             game=game,
+            hindsight=bool(config.hindsight.sides),
         )
 
     return build

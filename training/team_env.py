@@ -82,8 +82,8 @@ class TeamEnv(gymnasium.Env):
     ``info`` of the last step of a game holds the environment's end-of-game info of the last learner seat
     (the game's own scalars, e.g. ``winner``, ``end_condition``) plus ``won`` (bool: the learner seat won),
     ``num_players``, ``learner_decisions``, ``game_decisions`` and ``opponent`` (the pool kind); the running or
-    finished engine state is :attr:`game` until the next :meth:`reset`. Where the game declares
-    ``Game.hindsight_action``, the ``info`` of a step whose learner decision has a hindsight answer holds it as
+    finished engine state is :attr:`game` until the next :meth:`reset`. With ``hindsight=True``, where the game
+    declares ``Game.hindsight_action``, the ``info`` of a step whose learner decision has a hindsight answer holds it as
     ``hindsight_action`` (int): a training label read from the hidden state (``hindsight`` config section), which
     the observation never shows.
 
@@ -103,6 +103,7 @@ class TeamEnv(gymnasium.Env):
         player_count_weights: Sequence[float] | None = None,
         claims: bool = True,
         game: Game | str = DEFAULT_GAME,
+        hindsight: bool = False,
     ) -> None:
         super().__init__()
         self.registered_game: Game = load_game(game)
@@ -125,7 +126,8 @@ class TeamEnv(gymnasium.Env):
         self._env = None
         self._scale = observation_scale(self.registered_game)
         self._skip_forced = bool(self.registered_game.skip_forced_moves)
-        self._hindsight = self.registered_game.hindsight_action
+        # off unless asked for (the hindsight section): no hidden-state read on step()'s hot path otherwise
+        self._hindsight = self.registered_game.hindsight_action if hindsight else None
         self._learner_seats: frozenset[int] = frozenset()
         self._last_learner_seat = 0
         self._opponent = None

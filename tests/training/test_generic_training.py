@@ -187,7 +187,7 @@ def _accuse_the_spy(state, seat):
 
 def test_the_game_master_gives_the_hindsight_answer_in_the_step_info_never_in_the_observation():
     game = dataclasses.replace(toy_game.GAME, hindsight_action=_accuse_the_spy)
-    env = TeamEnv("others", FixedPool(RandomAgent(0)), player_counts=[4], game=game)
+    env = TeamEnv("others", FixedPool(RandomAgent(0)), player_counts=[4], game=game, hindsight=True)
     labels = 0
     for seed in range(5):
         observation, _info = env.reset(seed=seed)
@@ -201,7 +201,7 @@ def test_the_game_master_gives_the_hindsight_answer_in_the_step_info_never_in_th
     assert labels >= 5 * 3
     # the answer is a training label only: the same table without it gives the same observations
     plain = TeamEnv("others", FixedPool(RandomAgent(0)), player_counts=[4], game=toy_game.GAME)
-    with_label = TeamEnv("others", FixedPool(RandomAgent(0)), player_counts=[4], game=game)
+    with_label = TeamEnv("others", FixedPool(RandomAgent(0)), player_counts=[4], game=game, hindsight=True)
     a, _ = plain.reset(seed=3)
     b, _ = with_label.reset(seed=3)
     assert np.array_equal(a, b)
