@@ -343,11 +343,27 @@ class LeagueSection(_Section):
     #: each iteration's policy starts from the side's previous one (parameters and optimizer state); ``false``: from
     #: fresh parameters
     warm_start: bool = True
+    #: shares of each side's training games kept for fixed members of the other side whatever their Nash weight
+    #: (name → share, e.g. ``{plank: 0.2, heuristic: 0.1}``): the Nash mixture drops a member the newest policies
+    #: beat, and a policy that never meets it again can forget how (a member a side lacks, such as the Pirates-only
+    #: ``plank`` for the Pirates' training, reserves nothing there); ``{}``: the Nash mixture alone
+    fixed_share: dict[str, float] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> LeagueSection:
         _each_once(self.fixed, "league.fixed")
         _each_once(self.player_counts or [], "league.player_counts")
+        unknown = sorted(set(self.fixed_share) - set(self.fixed))
+        if unknown:
+            raise ValueError(f"league.fixed_share names {', '.join(unknown)}, not in league.fixed "
+                             f"({', '.join(self.fixed)}): a share is kept for a fixed member only")
+        bad = {name: share for name, share in self.fixed_share.items() if not 0 < share < 1}
+        if bad:
+            raise ValueError(f"league.fixed_share has {bad}; each share must be in (0, 1)")
+        total = self.latest + sum(self.fixed_share.values())
+        if total >= 1:
+            raise ValueError(f"league.latest + the league.fixed_share values = {total:g}; they must leave a share "
+                             f"(below 1) for the Nash mixture")
         return self
 
 

@@ -94,6 +94,39 @@ def test_opponent_mix_draws_members_by_their_nash_weights_and_the_newest_by_its_
     assert pooled == ["league_3"] and list(weights) == [1.0]
 
 
+def test_fixed_share_keeps_games_for_fixed_members_the_nash_mixture_drops():
+    """``league.fixed_share``: a fixed member keeps its share of the training games even at Nash weight 0 (the
+    league's Mutineers met the plank probe only through the Nash mixture, which dropped it, and lost to it); a name
+    the other side lacks keeps nothing; the Nash mixture shares the rest."""
+    from training.jax_backend.league import Member, opponent_mix
+
+    members = [Member("random", "random"), Member("heuristic", "heuristic"), Member("plank", "probe"),
+               Member("league_1", "policy", 1)]
+    nash = {"random": 0.0, "heuristic": 0.0, "plank": 0.0, "league_1": 1.0}
+    probabilities, pooled, _ = opponent_mix(nash, members, ["plank"], latest=0.2, newest=True, pool=2,
+                                            fixed_share={"plank": 0.2, "heuristic": 0.1})
+    # (latest, past, heuristic, random, plank): 20 % newest, 10 % heuristic, 20 % plank, the rest (50 %) by Nash
+    np.testing.assert_allclose(probabilities, [0.2, 0.5, 0.1, 0.0, 0.2], atol=1e-6)
+    assert pooled == ["league_1"]
+    # a member with Nash weight of its own gets its share on top of its part of the rest
+    nash = {"random": 0.0, "heuristic": 0.5, "league_1": 0.5}
+    probabilities, _, _ = opponent_mix(nash, members[:2] + members[3:], ["plank"], latest=0.2, newest=True,
+                                       pool=2, fixed_share={"plank": 0.2, "heuristic": 0.1})
+    # no plank among these members (the Mutineers' population): nothing kept for it
+    np.testing.assert_allclose(probabilities, [0.2, 0.35, 0.45, 0.0, 0.0], atol=1e-6)
+
+
+def test_fixed_share_names_fixed_members_and_leaves_room_for_the_nash_mixture(tmp_path):
+    config = league_config(tmp_path, league={"fixed_share": {"heuristic": 0.3}})
+    assert config.league.fixed_share == {"heuristic": 0.3}
+    with pytest.raises(ConfigError, match="league.fixed_share names plank, not in league.fixed"):
+        league_config(tmp_path, league={"fixed_share": {"plank": 0.2}})
+    with pytest.raises(ConfigError, match="league.fixed_share has {'heuristic': 0.0}; each share must be in"):
+        league_config(tmp_path, league={"fixed_share": {"heuristic": 0.0}})
+    with pytest.raises(ConfigError, match="league.latest \\+ the league.fixed_share values = 1"):
+        league_config(tmp_path, league={"fixed_share": {"heuristic": 0.5, "random": 0.3}})
+
+
 # ---------------------------------------------------------------- the plank probe, twin of the example
 def test_the_jax_plank_probe_plays_as_examples_plank_pirate_on_every_pirate_decision():
     """Plank decisions are the same action (the lowest announced total, lowest offset on ties); every other decision

@@ -233,9 +233,12 @@ def cross_play(engine: Engine, model: tuple, row: tuple, column: tuple, games: i
 
 # ---------------------------------------------------------------- the opponent mix of a side's training
 def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str], latest: float,
-                 newest: bool, pool: int) -> tuple[np.ndarray, list[str], np.ndarray]:
+                 newest: bool, pool: int, fixed_share: dict[str, float] | None = None
+                 ) -> tuple[np.ndarray, list[str], np.ndarray]:
     """The rollout's opponent probabilities for a side trained against the other side's ``members`` with Nash
-    weights ``nash`` (name → weight), ``latest`` of the games against its newest policy (if ``newest``).
+    weights ``nash`` (name → weight), ``latest`` of the games against its newest policy (if ``newest``), and
+    ``fixed_share[name]`` of them kept for each named fixed member among ``members`` (``league.fixed_share``;
+    names absent from ``members`` keep nothing): the Nash mixture shares what is left.
 
     Returns:
         ``(probabilities, pooled, weights)``: float32 ``(4 + len(probes),)`` over (latest, past, heuristic, random,
@@ -246,21 +249,25 @@ def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str
     weight = {m.name: max(0.0, float(nash.get(m.name, 0.0))) for m in members}
     policies = sorted((m for m in members if m.kind == "policy" and weight[m.name] > 0),
                       key=lambda m: (-weight[m.name], m.iteration))[:pool]
+
+    def slot(m: Member) -> int:  # a fixed member's entry in the rollout's opponent kinds
+        return 2 if m.kind == "heuristic" else 3 if m.kind == "random" else 4 + probes.index(m.name)
+
     share = latest if newest else 0.0
     raw = np.zeros(4 + len(probes))
     raw[0] = share
     raw[1] = sum(weight[m.name] for m in policies)
     for m in members:
-        if m.kind == "heuristic":
-            raw[2] += weight[m.name]
-        elif m.kind == "random":
-            raw[3] += weight[m.name]
-        elif m.kind == "probe":
-            raw[4 + probes.index(m.name)] += weight[m.name]
+        if m.kind != "policy":
+            raw[slot(m)] += weight[m.name]
     rest = raw[1:].sum()
     if rest <= 0:  # cannot happen for a solved mixture; named if it does
         raise ValueError(f"the Nash mixture {nash} gives no weight to any member")
-    raw[1:] *= (1 - share) / rest
+    kept = {m.name: float((fixed_share or {}).get(m.name, 0.0)) for m in members if m.kind != "policy"}
+    raw[1:] *= (1 - share - sum(kept.values())) / rest
+    for m in members:
+        if kept.get(m.name):
+            raw[slot(m)] += kept[m.name]
     past = np.zeros(pool)
     if policies:
         past[: len(policies)] = [weight[m.name] for m in policies]
@@ -464,7 +471,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     entry.update(params=params, opt_state=opt_state)
                 newest = teams[other]["newest"]
                 probabilities, pooled, past_weights = opponent_mix(
-                    nash[other], league.members[other], probes, league_config.latest, newest is not None, pool
+                    nash[other], league.members[other], probes, league_config.latest, newest is not None, pool,
+                    league_config.fixed_share,
                 )
                 mixes[team] = {
                     "latest": round(float(probabilities[0]), 6),
