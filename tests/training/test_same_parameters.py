@@ -2,7 +2,9 @@
 
 The three tiny configs in ``pinned/`` were trained once on the code before the move to
 ``traitors_env/games/`` (commit ca1c6d9); the digests below are of every checkpoint's parameters.
-Training them again must give the same parameters, bit for bit.
+Training them again must give the same parameters, bit for bit. The two SB3 configs were pinned again when
+loading a snapshot stopped reseeding the global generators (a resumed run now trains the pinned weights too);
+the JAX config's digests are those of ca1c6d9.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ PINNED = Path(__file__).parent / "pinned"
 
 DIGESTS = {
     "sb3_tiny": {
-        "gen_001/mutineers.zip": "4def49d4d559d685", "gen_001/pirates.zip": "1cfa0ecdd41a6495",
-        "gen_002/mutineers.zip": "b35bc93f55af250d", "gen_002/pirates.zip": "0468bf0d5fe50ab9",
+        "gen_001/mutineers.zip": "3b1074c9631c0332", "gen_001/pirates.zip": "1cfa0ecdd41a6495",
+        "gen_002/mutineers.zip": "b30b7181608e21e8", "gen_002/pirates.zip": "96fec575f5c0c32f",
     },
     "tt_tiny": {
-        "gen_001/faithful.zip": "c909c7f8a50de756", "gen_001/traitor.zip": "3533135cad974fd9",
-        "gen_002/faithful.zip": "7393b3fae78b4752", "gen_002/traitor.zip": "2a923d377fe542d6",
+        "gen_001/faithful.zip": "c909c7f8a50de756", "gen_001/traitor.zip": "0507543fc3c25153",
+        "gen_002/faithful.zip": "c86903e50ca4fe79", "gen_002/traitor.zip": "636ad4d415259000",
     },
     "jax_tiny": {
         "gen_001/mutineers.msgpack": "49de65a068560488", "gen_001/pirates.msgpack": "2f28595ca7a5603b",
@@ -64,6 +66,24 @@ def test_tiny_configs_train_the_same_parameters_as_before_the_refactor(name, tmp
     from training.train import main
 
     assert main(["--config", str(PINNED / f"{name}.yaml"), "--output-dir", str(tmp_path), "--no-eval"]) in (0, None)
-    checkpoints = tmp_path / name / "checkpoints"
-    found = {p.relative_to(checkpoints).as_posix(): parameter_digest(p) for p in checkpoints.glob("gen_*/*")}
-    assert found == DIGESTS[name]
+    assert digests(tmp_path / name) == DIGESTS[name]
+
+
+def digests(run: Path) -> dict[str, str]:
+    checkpoints = run / "checkpoints"
+    return {p.relative_to(checkpoints).as_posix(): parameter_digest(p) for p in checkpoints.glob("gen_*/*")}
+
+
+@pytest.mark.parametrize("name", ["sb3_tiny", "tt_tiny"])
+def test_a_resumed_run_trains_the_same_parameters_as_an_uninterrupted_one(name, tmp_path):
+    """Stopped after generation 1 and resumed in a new process state, a run gives the pinned weights: loading an
+    opponent's snapshot (at other moments in a resumed run) leaves torch's global generator alone."""
+    pytest.importorskip("sb3_contrib")
+    from traitors_env.agents.checkpoint import _load_sb3
+    from training.train import main
+
+    config = ["--config", str(PINNED / f"{name}.yaml"), "--output-dir", str(tmp_path), "--no-eval"]
+    assert main([*config, "--generations", "1"]) in (0, None)
+    _load_sb3.cache_clear()  # as a new process: the resumed run loads generation 1's snapshots afresh
+    assert main([*config, "--resume"]) in (0, None)
+    assert digests(tmp_path / name) == DIGESTS[name]

@@ -14,6 +14,8 @@ and number of actions are checked, and its declared observation bounds give the 
 
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
 
 import numpy as np
@@ -87,7 +89,8 @@ class FrozenPolicy:
         from sb3_contrib import MaskablePPO  # torch is imported only where a snapshot is loaded
 
         try:
-            model = MaskablePPO.load(path, device="cpu")
+            with _global_generators_kept():
+                model = MaskablePPO.load(path, device="cpu")
         except Exception as error:  # corrupt zip, wrong algorithm, …
             raise PolicyLoadError(f"checkpoint {str(path)!r} is not a MaskablePPO snapshot: {error}") from error
         shape, actions = getattr(model.observation_space, "shape", None), getattr(model.action_space, "n", None)
@@ -109,6 +112,25 @@ class FrozenPolicy:
             latent = policy.mlp_extractor.forward_actor(policy.extract_features(x, policy.pi_features_extractor))
             logits = policy.action_net(latent)[0].numpy()
         return masked_probabilities(logits, action_mask)
+
+
+@contextlib.contextmanager
+def _global_generators_kept():
+    """Restore Python's, numpy's and torch's global generators on exit. ``MaskablePPO.load`` reseeds all three
+    with the snapshot's saved seed and draws initial weights from torch's: a training run that loads an opponent's
+    snapshot (once per process: cached) must not move its own streams, or a resumed run, which loads at other
+    moments, trains other weights than an uninterrupted one (tests/training/test_same_parameters.py)."""
+    import random
+
+    import torch
+
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            yield
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
 
 
 def load_frozen_policy(path: str | Path, game: str | Game = DEFAULT_GAME):
