@@ -77,10 +77,10 @@ def digests(run: Path) -> dict[str, str]:
 @pytest.mark.parametrize("name", ["sb3_tiny", "tt_tiny"])
 def test_a_resumed_run_trains_the_same_parameters_as_an_uninterrupted_one(name, tmp_path):
     """Stopped after generation 1 and resumed in a new process state, a run gives the pinned weights: loading an
-    opponent's snapshot (at other moments in a resumed run) leaves torch's global generator alone."""
+    opponent's snapshot (at other moments in a resumed run) leaves the global generators alone."""
     pytest.importorskip("sb3_contrib")
-    from traitors_env.agents.checkpoint import _load_sb3
     from training.train import main
+    from traitors_env.agents.checkpoint import _load_sb3
 
     config = ["--config", str(PINNED / f"{name}.yaml"), "--output-dir", str(tmp_path), "--no-eval"]
     assert main([*config, "--generations", "1"]) in (0, None)

@@ -15,7 +15,6 @@ and number of actions are checked, and its declared observation bounds give the 
 from __future__ import annotations
 
 import contextlib
-
 from pathlib import Path
 
 import numpy as np
