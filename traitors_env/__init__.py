@@ -9,7 +9,10 @@ PettingZoo has one (1.27 on): ``pettingzoo.make("aec", "traitors_aboard_v0", num
 # The package's version, written here only: pyproject.toml reads it ([tool.setuptools.dynamic]), CHANGELOG.md names it.
 __version__ = "0.1.0"
 
-from . import registration  # noqa: F401  (registers the environments with PettingZoo)
+from . import (
+    public_modules,  # noqa: F401  (traitors_env.<env_id>: each registered game's public module)
+    registration,  # noqa: F401  (registers the environments with PettingZoo)
+)
 from .core import Game, GameType, load_game, register_game, registered_games
 from .games.traitors_aboard.cards import CardKind, EndCondition, Role
 from .games.traitors_aboard.engine import GameConfig, GameState, IllegalActionError, Phase, PositionError

@@ -170,3 +170,25 @@ def test_a_game_registered_by_a_factory_still_pickles_after_another_registration
         toy_game.GAME, type=dataclasses.replace(toy_game.TYPE, short_name="toy2", env_id="toy2_v0")))
     assert load_game("toy") is not game and load_game("toy") == game
     assert pickle.loads(pickle.dumps(game)) == game
+
+
+def test_every_registered_game_has_its_public_module_under_its_env_id(clean):
+    """PettingZoo's versioned names: ``traitors_env.<env_id>`` for each game, built-in or registered at run time,
+    with no file outside the game's folder."""
+    import importlib
+    import sys
+
+    from traitors_env import avalon_v0, the_traitors_v0, traitors_aboard_v0
+
+    for module, name in ((traitors_aboard_v0, "traitors_aboard"), (the_traitors_v0, "the_traitors"),
+                         (avalon_v0, "avalon")):
+        game = load_game(name)
+        assert module.env is game.env and module.raw_env is game.raw_env
+        assert module.REGISTRY_ID == game.type.env_id and module.RENDER_MODES == ("ansi", "human")
+    register_game("toy", toy_game.GAME)
+    sys.modules.pop("traitors_env.toy_v0", None)
+    toy = importlib.import_module("traitors_env.toy_v0")
+    assert toy.raw_env is toy_game.GAME.raw_env and toy.REGISTRY_ID == "toy_v0"
+    sys.modules.pop("traitors_env.toy_v0")
+    with pytest.raises(ModuleNotFoundError, match="traitors_env.nothing_v0"):
+        importlib.import_module("traitors_env.nothing_v0")
