@@ -1,19 +1,20 @@
 """Traitors Aboard: what one side's agent does on its turns, as shares of its main-phase actions.
 
-Each loot placement is shown as the card placed and the value announced (R04), e.g. ``+1 as -2``: a +1 card
-announced as −2. The other main actions are shown by kind. The ``--pirates`` agent plays every Pirate seat and the
+Each action is shown in the game's own words (``Game.action_text``): a loot placement as the card placed and the
+value announced (R04), e.g. ``place loot +1 announced as -2``; Plank and Empty Your Pockets without their target. The ``--pirates`` agent plays every Pirate seat and the
 ``--mutineers`` agent every Mutineer seat; the actions of ``--side`` are counted over ``--games`` seeded games per
 table size::
 
     PYTHONPATH=. python scripts/action_profile.py --pirates runs/jax_league \\
         --mutineers reports/exploit-league-pirates/best_response.msgpack --players 5 --games 40
 
-Prints one line per action kind: its share of the side's main-phase actions, and the count.
+Prints one line per action kind: its share of the side's main-phase actions, the count, the kind.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections import Counter
 
 import numpy as np
@@ -23,21 +24,15 @@ from traitors_env.core import load_game
 from traitors_env.evaluation.games import play_game
 from traitors_env.games.traitors_aboard import actions as A
 
-LOOT = ("+1", "0", "-2")  # loot kinds and announcements in action order (actions.py)
+GAME = load_game("traitors_aboard")
 
 
 def action_kind(action: int) -> str | None:
-    """The kind of a main-phase action (``None`` for the Spyglass order, the returns of a catch and claims)."""
-    if action == A.OPEN_CHEST:
-        return "open the chest"
-    if A.LOOT_BASE <= action <= A.PLANK_BASE:
-        card, announced = divmod(action - A.LOOT_BASE, 3)
-        return f"loot {LOOT[card]} as {LOOT[announced]}"
-    if action <= A.EYP_BASE:
-        return "plank"
-    if action < A.GOOD_RIDDANCE:
-        return "empty your pockets"
-    return {A.GOOD_RIDDANCE: "good riddance", A.SPYGLASS: "spyglass", A.MIRACULOUS_CATCH: "miraculous catch"}.get(action)
+    """The game's own text of a main-phase action, Plank and Empty Your Pockets without their target seat (``None``
+    for the Spyglass order, the returns of a catch and claims)."""
+    if action >= A.NUM_MAIN_ACTIONS:
+        return None
+    return re.sub(r" on seat \+\d+$", "", GAME.action_text(action))
 
 
 class Counting:
@@ -63,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=40, help="seeded games per table size")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    game = load_game("traitors_aboard")
+    game = GAME
     makers = [agent_maker(args.pirates, game=game)[1], agent_maker(args.mutineers, game=game)[1]]
     counted = game.type.sides.index(args.side)
     counts: Counter = Counter()
@@ -81,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     total = sum(counts.values())
     print(f"{args.side}' main-phase actions: {total} in {args.games * len(args.players)} games")
     for kind, count in counts.most_common():
-        print(f"{kind:20s} {100 * count / total:5.1f} %  ({count})")
+        print(f"{100 * count / total:5.1f} %  ({count})  {kind}")
 
 
 if __name__ == "__main__":

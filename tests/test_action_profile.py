@@ -21,13 +21,13 @@ def test_action_kinds_follow_the_action_table():
     """R04: a loot action is the card placed and the value announced (index 1 + 3·card + announced)."""
     kind = load_script().action_kind
     assert kind(A.OPEN_CHEST) == "open the chest"
-    assert kind(A.LOOT_BASE) == "loot +1 as +1"
-    assert kind(A.LOOT_BASE + 2) == "loot +1 as -2"  # a +1 card announced as −2
-    assert kind(A.LOOT_BASE + 3 * 2) == "loot -2 as +1"  # the heuristic Mutineer's lie
-    assert kind(A.PLANK_BASE + 1) == kind(A.PLANK_BASE + 7) == "plank"
-    assert kind(A.EYP_BASE + 1) == "empty your pockets"
-    assert kind(A.GOOD_RIDDANCE) == "good riddance" and kind(A.SPYGLASS) == "spyglass"
-    assert kind(A.MIRACULOUS_CATCH) == "miraculous catch"
+    assert kind(A.LOOT_BASE) == "place loot +1 announced as +1"
+    assert kind(A.LOOT_BASE + 2) == "place loot +1 announced as -2"  # a +1 card announced as −2
+    assert kind(A.LOOT_BASE + 3 * 2) == "place loot -2 announced as +1"  # the heuristic Mutineer's lie
+    assert kind(A.PLANK_BASE + 1) == kind(A.PLANK_BASE + 7) == "Plank"
+    assert kind(A.EYP_BASE + 1) == "Empty Your Pockets"
+    assert kind(A.GOOD_RIDDANCE) == "Good Riddance" and kind(A.SPYGLASS) == "Spyglass"
+    assert kind(A.MIRACULOUS_CATCH) == "Miraculous Catch"
     assert kind(A.SPYGLASS_ORDER_BASE) is None and kind(A.CLAIM_NONE) is None
 
 
@@ -36,5 +36,5 @@ def test_the_heuristic_mutineers_announce_plus_one_on_every_loot_card(capsys):
     load_script().main(["--pirates", "heuristic", "--mutineers", "heuristic", "--players", "3", "--games", "3"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("mutineers' main-phase actions:") and "in 3 games" in lines[0]
-    loot = [line for line in lines[1:] if line.startswith("loot")]
-    assert loot and all(line.split()[3] == "+1" for line in loot)
+    loot = [line for line in lines[1:] if "place loot" in line]
+    assert loot and all(line.endswith("announced as +1") for line in loot)
