@@ -134,8 +134,8 @@ def test_the_jax_plank_probe_plays_as_examples_plank_pirate_on_every_pirate_deci
     jax = pytest.importorskip("jax")
     import importlib.util
 
+    from traitors_env.games.traitors_aboard.env import raw_env
     from traitors_env.games.traitors_aboard.jax.probes import plank_pirate_act
-    from traitors_env.traitors_aboard_v0 import raw_env
 
     spec = importlib.util.spec_from_file_location("plank_pirate", ROOT / "examples" / "plank_pirate.py")
     example = importlib.util.module_from_spec(spec)
