@@ -348,6 +348,11 @@ class LeagueSection(_Section):
     #: beat, and a policy that never meets it again can forget how (a member a side lacks, such as the Pirates-only
     #: ``plank`` for the Pirates' training, reserves nothing there); ``{}``: the Nash mixture alone
     fixed_share: dict[str, float] = Field(default_factory=dict)
+    #: exploiters (AlphaStar's main exploiters): side → learner decisions of a policy trained each iteration from
+    #: fresh parameters against the other side's newest policy alone, then added to its side's population
+    #: (``exploiter_k``), so the next iteration's policies meet whatever beats the newest ones as the Nash mixture
+    #: weighs it; ``{}``: none
+    exploiters: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> LeagueSection:
@@ -482,6 +487,12 @@ class RunConfig(_Section):
                     f"training.generations={self.training.generations} differs from league.iterations="
                     f"{self.league.iterations}; with a league the run has one generation per iteration: leave "
                     "training.generations out"
+                )
+            unknown = sorted(set(self.league.exploiters) - set(sides))
+            if unknown:
+                raise ValueError(
+                    f"league.exploiters names {unknown}, not a side of {self.env.name}; expected keys among "
+                    f"{list(sides)}"
                 )
             bad = [n for n in self.league.player_counts or () if not kind.min_players <= n <= kind.max_players]
             if bad:

@@ -127,6 +127,15 @@ def test_fixed_share_names_fixed_members_and_leaves_room_for_the_nash_mixture(tm
         league_config(tmp_path, league={"fixed_share": {"heuristic": 0.5, "random": 0.3}})
 
 
+def test_exploiters_name_sides_of_the_game(tmp_path):
+    config = league_config(tmp_path, league={"exploiters": {"mutineers": 300}})
+    assert config.league.exploiters == {"mutineers": 300}
+    with pytest.raises(ConfigError, match="league.exploiters names \\['traitors'\\], not a side of traitors_aboard"):
+        league_config(tmp_path, league={"exploiters": {"traitors": 300}})
+    with pytest.raises(ConfigError, match="greater than or equal to 1"):
+        league_config(tmp_path, league={"exploiters": {"pirates": 0}})
+
+
 # ---------------------------------------------------------------- the plank probe, twin of the example
 def test_the_jax_plank_probe_plays_as_examples_plank_pirate_on_every_pirate_decision():
     """Plank decisions are the same action (the lowest announced total, lowest offset on ties); every other decision
@@ -238,22 +247,65 @@ def test_a_tiny_league_writes_its_matrix_and_gives_the_same_checkpoints_for_the_
     assert state["completed_generations"] == 2
 
 
-@pytest.mark.slow
-def test_a_resumed_league_gives_the_same_checkpoints_and_meta_games(tmp_path):
-    """One iteration, then ``--resume`` to two: the same checkpoints and matrix as two in one go."""
+def test_exploiters_join_their_sides_population_and_never_become_its_newest_policy(tmp_path):
+    """``league.exploiters``: each iteration, a fresh policy per named side trained against the other side's newest
+    policy alone joins the population as ``exploiter_k``; the side's own line (``league_k``) goes on from its
+    previous policy, and the other side meets the exploiter only through the Nash mixture. Seeded as the rest."""
     pytest.importorskip("jax")
     pytest.importorskip("flax")
     from training.jax_backend.engine import standin_engine
     from training.jax_backend.league import read_league, train_league
 
     engine = standin_engine()
-    whole = train_league(league_config(tmp_path / "a"), engine=engine)
+    changes = {"league": {"exploiters": {"pirates": 96, "mutineers": 128}}}
+    runs = [train_league(league_config(tmp_path / name, **changes), engine=engine) for name in ("a", "b")]
+    files = [{p.relative_to(r.path / "checkpoints").as_posix(): p.read_bytes()
+              for p in sorted((r.path / "checkpoints").glob("gen_*/*"))} for r in runs]
+    assert sorted(files[0]) == [f"gen_00{k}/{f}.msgpack" for k in (1, 2) for f in
+                                ("exploiter_mutineers", "exploiter_pirates", "mutineers", "pirates")]
+    assert files[0] == files[1]
+    data = read_league(runs[0].path)
+    for side in ("pirates", "mutineers"):
+        members = data["members"][side]
+        assert [m["name"] for m in members] == ["random", "heuristic", "league_1", "exploiter_1", "league_2",
+                                                "exploiter_2"]
+        assert [m["exploiter"] for m in members] == [False] * 3 + [True, False, True]
+        assert members[3]["checkpoint"] == f"checkpoints/gen_001/exploiter_{side}.msgpack"
+    assert np.array(data["matrix"]["games"]).shape == (6, 6)
+    # an exploiter trains for its own budget from fresh parameters; the side's line goes on from its last policy
+    from flax import serialization
+
+    def timesteps(name):
+        return serialization.msgpack_restore((runs[0].path / "checkpoints" / name).read_bytes())["num_timesteps"]
+
+    assert timesteps("gen_002/pirates.msgpack") >= 2 * 200  # two iterations of steps_per_team
+    for k in (1, 2):  # one budget each (whole PPO iterations: at most one rollout of 16 x 16 decisions over it)
+        for side, budget in (("pirates", 96), ("mutineers", 128)):
+            assert budget <= timesteps(f"gen_00{k}/exploiter_{side}.msgpack") < budget + 256
+    assert data["iterations"][2]["training"]["exploiters"] == {"pirates": {"latest": 1.0},
+                                                               "mutineers": {"latest": 1.0}}
+    assert set(data["iterations"][2]["seconds"]) == {"train", "exploiters", "cross_play"}
+
+
+@pytest.mark.slow
+def test_a_resumed_league_gives_the_same_checkpoints_and_meta_games(tmp_path):
+    """One iteration, then ``--resume`` to two: the same checkpoints and matrix as two in one go (with an exploiter
+    on one side, which a resumed run must not take for the side's newest policy)."""
+    pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    from training.jax_backend.engine import standin_engine
+    from training.jax_backend.league import read_league, train_league
+
+    engine = standin_engine()
+    exploiters = {"exploiters": {"mutineers": 96}}
+    whole = train_league(league_config(tmp_path / "a", league=exploiters), engine=engine)
     files = [{p.relative_to(whole.path / "checkpoints").as_posix(): p.read_bytes()
               for p in sorted((whole.path / "checkpoints").glob("gen_*/*"))}]
     data = read_league(whole.path)
-    first = train_league(league_config(tmp_path / "c", league={"iterations": 1}), engine=engine)
+    first = train_league(league_config(tmp_path / "c", league={"iterations": 1, **exploiters}), engine=engine)
     assert read_league(first.path)["iterations"][-1]["iteration"] == 1
-    resumed = train_league(league_config(tmp_path / "c"), resume=True, engine=engine)
+    resumed = train_league(league_config(tmp_path / "c", league=exploiters), resume=True, engine=engine)
+    assert "gen_002/exploiter_mutineers.msgpack" in files[0]
     assert {p.relative_to(resumed.path / "checkpoints").as_posix(): p.read_bytes()
             for p in sorted((resumed.path / "checkpoints").glob("gen_*/*"))} == files[0]
     assert read_league(resumed.path)["matrix"] == data["matrix"]

@@ -14,6 +14,10 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
    heaviest; the rest of their weight goes to those kept), the heuristic and random bots and the probes as the
    rollout's own opponent kinds. The new policies are saved as generation ``k``
    (``checkpoints/gen_00k/<side>.msgpack``), so agents by spec load a league's run folder like any other.
+   With ``league.exploiters``, each named side then also trains an *exploiter* from fresh parameters against
+   the other side's newest policy alone (``checkpoints/gen_00k/exploiter_<side>.msgpack``, member
+   ``exploiter_k``): AlphaStar's main exploiters, which find what beats the newest policies so that the next
+   iteration's policies meet it through the Nash mixture. Exploiters never become a side's newest policy.
 3. The new members join the populations; only the new cells of the cross-play matrix are played (members are
    frozen), in JAX (:func:`cross_play`: whole games of one member against another in one compiled loop, table
    sizes mixed in one batch, ``league.games`` per cell); the meta-game is solved again with the kit's LP
@@ -92,12 +96,15 @@ MAX_DECISIONS = 4000
 @dataclass(frozen=True)
 class Member:
     """A member of one side's population: ``kind`` ``"policy"`` (``checkpoint``: its file, relative to the run
-    folder), ``"heuristic"``, ``"random"`` or ``"probe"``; ``iteration`` the one that added it (0 = fixed)."""
+    folder), ``"heuristic"``, ``"random"`` or ``"probe"``; ``iteration`` the one that added it (0 = fixed);
+    ``exploiter``: a policy of ``league.exploiters`` (trained from fresh parameters against the other side's
+    newest policy), not the side's own line of policies."""
 
     name: str
     kind: str
     iteration: int = 0
     checkpoint: str | None = None
+    exploiter: bool = False
 
 
 def fixed_members(names, engine: Engine, sides) -> dict[str, list[Member]]:
@@ -277,13 +284,6 @@ def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str
     return (raw / raw.sum()).astype(np.float32), [m.name for m in policies], past.astype(np.float32)
 
 
-def _sizing(probabilities: np.ndarray) -> np.ndarray:
-    """Probabilities rounded up to powers of two (at least 1/16) for sizing the rollout's players: the compiled
-    rollout depends on the sizes, so nearby mixes share one compilation."""
-    out = np.where(probabilities > 0, 2.0 ** np.ceil(np.log2(np.maximum(probabilities, 1 / 16))), 0.0)
-    return np.minimum(out, 1.0)
-
-
 # ---------------------------------------------------------------- the run
 class _League:
     """The populations, their cross-play cells and the solved meta-games; ``league.json``'s content."""
@@ -403,7 +403,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     import jax
     import jax.numpy as jnp
 
-    from .rollout import PAST_POOL, Opponents
+    from .rollout import PAST_POOL, Opponents, mix_sizing
     from .train import (
         Trainer,
         _load,
@@ -427,7 +427,9 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     if all_trained(config, start):
         return run
     probes = [name for name, _, _ in engine.probes]
-    pool = min(PAST_POOL, league_config.iterations)
+    exploiters = {sides[side]: league_config.exploiters[sides[side]] for side in order
+                  if sides[side] in league_config.exploiters}
+    pool = min(PAST_POOL, league_config.iterations * (2 if exploiters else 1))
 
     league = _League(config, engine, sides)
     base = Trainer(config, engine, past_pool=pool)
@@ -445,7 +447,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     params, opt_state, steps = _load(run.path / member.checkpoint, entry["params"],
                                                      entry["opt_state"])
                     league.params[(team, member.name)] = params
-                    entry.update(params=params, opt_state=opt_state, timesteps=steps, newest=params)
+                    if not member.exploiter:
+                        entry.update(params=params, opt_state=opt_state, timesteps=steps, newest=params)
     else:
         seconds = league.play_missing(any_params)
         league.solve(0, {"seconds": {"cross_play": round(seconds, 2)}})
@@ -454,7 +457,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
         state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
 
-    bar = progress_bar(config, (league_config.iterations - start) * sum(config.training.steps_for(t) for t in sides))
+    bar = progress_bar(config, (league_config.iterations - start)
+                       * (sum(config.training.steps_for(t) for t in sides) + sum(exploiters.values())))
     logs = _Logs(run)
     try:
         for generation in range(start, league_config.iterations):
@@ -481,7 +485,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                        if p > 0},
                 }
                 # the players sized for this mix only (so a resumed run compiles the same rollout)
-                sizing = tuple(_sizing(probabilities).tolist())
+                sizing = tuple(mix_sizing(probabilities).tolist())
                 trainer = Trainer(config, engine, mix=sizing, past_pool=pool)
                 stacked = [league.params[(other, name)] for name in pooled] or [
                     newest if newest is not None else entry["params"]]  # past is not drawn: any network fills it
@@ -508,9 +512,29 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                 entry.update(params=params, opt_state=opt_state, newest=params)
                 record["teams"][team] = team_record(summary, entry["timesteps"])
             trained = time.perf_counter() - began
+            if exploiters:
+                record["exploiters"] = {}
+                for index, side in enumerate(order):
+                    team, other = sides[side], sides[1 - side]
+                    if team not in exploiters:
+                        continue
+                    params, opt_state, summary = _train_exploiter(
+                        config, engine, run, generation, side, team, teams[other]["newest"], pool, bar, logs,
+                        derive_seed(config.seed, 3, index, iteration), exploiters[team])
+                    name = f"exploiter_{iteration}"
+                    league.members[team].append(Member(
+                        name, "policy", iteration,
+                        (run.generation_dir(generation) / f"exploiter_{team}.msgpack").relative_to(run.path).as_posix(),
+                        exploiter=True))
+                    league.params[(team, name)] = params
+                    record["exploiters"][team] = team_record(summary, exploiters[team])
+                mixes["exploiters"] = {team: {"latest": 1.0} for team in exploiters}
+            exploited = time.perf_counter() - began - trained
             seconds = league.play_missing(any_params)
-            solved = league.solve(iteration, {"training": mixes, "seconds": {"train": round(trained, 2),
-                                                                              "cross_play": round(seconds, 2)}})
+            spent = {"train": round(trained, 2), "cross_play": round(seconds, 2)}
+            if exploiters:
+                spent["exploiters"] = round(exploited, 2)
+            solved = league.solve(iteration, {"training": mixes, "seconds": spent})
             league.write(run)
             record["league"] = {"value": solved["value"], "nash": solved["nash"]}
             bar.write(f"league {iteration}: Nash weight of the newest policies: "
@@ -525,6 +549,34 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
         bar.close()
         logs.close()
     return run
+
+
+def _train_exploiter(config: RunConfig, engine: Engine, run: RunFolder, generation: int, side: int, team: str,
+                     target, pool: int, bar, logs, seed: int, steps: int):
+    """Train side ``team``'s exploiter of iteration ``generation + 1`` from fresh parameters (``seed``) for ``steps``
+    learner decisions against ``target`` (the other side's newest policy's parameters) in every game, and save it
+    as ``checkpoints/gen_NNN/exploiter_<team>.msgpack``; returns ``(params, opt_state, summary)``."""
+    import jax
+    import jax.numpy as jnp
+
+    from .rollout import Opponents, mix_sizing
+    from .train import Trainer, iteration_logger, save_team
+
+    probabilities = np.zeros(4 + len(engine.probes), np.float32)
+    probabilities[0] = 1.0  # the newest policy alone
+    trainer = Trainer(config, engine, mix=tuple(mix_sizing(probabilities).tolist()), past_pool=pool)
+    params, opt_state = trainer.init_params(seed)
+    opponents = Opponents(jnp.asarray(probabilities), target,
+                          jax.tree_util.tree_map(lambda leaf: jnp.stack([leaf] * pool), target),
+                          jnp.int32(1), jnp.asarray(np.eye(1, pool, dtype=np.float32)[0]))
+    entry = {"timesteps": 0}
+    label = f"exploiter_{team}"
+    bar.set_description(f"league {generation + 1}/{config.league.iterations} {label}")
+    on_iteration = iteration_logger(config, logs, bar, entry, label, generation, steps)
+    params, opt_state, summary = trainer.train_team(side, params, opt_state, [], seed, steps, on_iteration,
+                                                    opponents=opponents)
+    save_team(config, run, generation, team, params, opt_state, entry["timesteps"], file=label)
+    return params, opt_state, summary
 
 
 def read_league(path: str | Path) -> dict:

@@ -489,3 +489,10 @@ def opponent_probabilities(weights: dict[str, float], snapshots: int) -> np.ndar
     if raw.sum() <= 0:
         raise ValueError(f"no opponent kind can be drawn from weights={dict(weights)} with {snapshots} snapshots")
     return (raw / raw.sum()).astype(np.float32)
+
+
+def mix_sizing(probabilities: np.ndarray) -> np.ndarray:
+    """Probabilities rounded up to powers of two (at least 1/16) for sizing the rollout's players: the compiled
+    rollout depends on the sizes, so nearby mixes share one compilation."""
+    out = np.where(probabilities > 0, 2.0 ** np.ceil(np.log2(np.maximum(probabilities, 1 / 16))), 0.0)
+    return np.minimum(out, 1.0)

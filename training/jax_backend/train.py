@@ -408,11 +408,12 @@ def iteration_logger(config: RunConfig, logs: _Logs, bar, entry: dict, team: str
 
 
 def save_team(config: RunConfig, run: RunFolder, generation: int, team: str, params, opt_state,
-              timesteps: int) -> Path:
-    """Write one side's checkpoint of ``generation`` (``checkpoints/gen_NNN/<team>.msgpack``); returns its path."""
+              timesteps: int, file: str | None = None) -> Path:
+    """Write one side's checkpoint of ``generation`` (``checkpoints/gen_NNN/<file or team>.msgpack``); returns its
+    path."""
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
-    path = run.generation_dir(generation) / f"{team}.msgpack"
+    path = run.generation_dir(generation) / f"{file or team}.msgpack"
     save_checkpoint(path, params, opt_state, team=team, net_arch=config.ppo.net_arch,
                     activation=config.ppo.activation, num_timesteps=timesteps, game=config.game.name)
     return path
