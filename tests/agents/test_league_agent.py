@@ -36,6 +36,7 @@ def test_each_game_draws_one_member_per_side_by_the_last_nash_weights(tmp_path):
     assert 0.68 < heuristic < 0.82  # 0.75 by weight (±3.5 standard errors); the rest the probe
     assert all(type(agent.agents[1]) is RandomAgent for agent in drawn)  # weight 1; weight-0 members never
     assert [type(make(7).agents[0]) for _ in range(3)] == [type(drawn[7].agents[0])] * 3  # seeded by the game
+    assert {type(agent.agents[0]).__name__ for agent in drawn} == {"HeuristicAgent", "ProbeAgent"}
 
 
 def test_the_probe_member_plays_legal_moves_in_a_real_game(tmp_path):
@@ -61,6 +62,36 @@ def test_the_probe_member_plays_legal_moves_in_a_real_game(tmp_path):
     assert moves > 10
 
 
+def test_policy_members_load_from_the_league_files_folder_and_play_as_the_league_did(tmp_path, monkeypatch):
+    """A policy member's checkpoint is relative to the league file (not to the working directory); a league whose
+    cross-play was deterministic gives deterministic policies."""
+    pytest.importorskip("flax")
+    import jax
+
+    from training.jax_backend import ppo
+    from traitors_env.agents.jax_checkpoint import save_checkpoint
+    from traitors_env.core import load_game
+
+    game = load_game("traitors_aboard")
+    model = ppo.ActorCritic((8,), game.type.num_actions, "relu")
+    params = model.init(jax.random.key(0), jax.numpy.zeros((1, *game.type.observation_shape)))
+    save_checkpoint(tmp_path / "run" / "checkpoints" / "gen_001" / "pirates.msgpack", params,
+                    ppo.make_optimizer(1e-3, 0.5).init(params), team="pirates", net_arch=(8,), activation="relu",
+                    num_timesteps=0)
+    (tmp_path / "run").mkdir(exist_ok=True)
+    path = league_file(tmp_path / "run", {"league_1": 1.0}, {"heuristic": 1.0})
+    data = json.loads(path.read_text())
+    data["members"]["pirates"].append({"name": "league_1", "kind": "policy", "iteration": 1,
+                                       "checkpoint": "checkpoints/gen_001/pirates.msgpack"})
+    path.write_text(json.dumps(data))
+    monkeypatch.chdir(tmp_path)  # elsewhere than the run folder
+    _, make = agent_maker("run/league.json")
+    assert type(make(0).agents[0]).__name__ in ("PolicyAgent", "BeliefPolicyAgent")
+    assert make(0).agents[0].deterministic is False
+    path.write_text(json.dumps({**data, "deterministic": True}))
+    assert agent_maker("run/league.json")[1](0).agents[0].deterministic is True
+
+
 def test_a_league_of_another_game_or_without_weights_is_refused(tmp_path):
     with pytest.raises(AgentSpecError, match="a league of 'the_traitors', not of 'traitors_aboard'; use --game"):
         agent_maker(str(league_file(tmp_path, {"random": 1.0}, {"random": 1.0}, game="the_traitors")))
@@ -69,3 +100,82 @@ def test_a_league_of_another_game_or_without_weights_is_refused(tmp_path):
     (tmp_path / "league.json").write_text("{")
     with pytest.raises(AgentSpecError, match="cannot read the league file"):
         agent_maker(str(tmp_path / "league.json"))
+
+
+def _broken(data, change):
+    if change == "list":
+        return [1, 2]
+    if change == "no game":
+        return {k: v for k, v in data.items() if k != "game"}
+    nash, pirates = data["iterations"][-1]["nash"], data["members"]["pirates"]
+    if change == "typo":
+        nash["pirates"] = {"heuristc": 0.9, "random": 0.1}
+    elif change == "nan":
+        nash["pirates"]["heuristic"] = float("nan")
+    elif change == "negative":
+        nash["pirates"]["heuristic"] = -0.5
+    elif change == "text weight":
+        nash["pirates"]["heuristic"] = "abc"
+    elif change == "nash list":
+        nash["pirates"] = [0.5, 0.5]
+    elif change == "no name":
+        del pirates[0]["name"]
+    elif change == "not a dict":
+        pirates[0] = 5
+    elif change == "twice":
+        pirates.append(dict(pirates[0]))
+    elif change == "no kind":
+        del pirates[1]["kind"]
+    elif change == "no checkpoint":
+        pirates.append({"name": "league_1", "kind": "policy", "iteration": 1, "checkpoint": None})
+    elif change == "probe on the wrong side":
+        data["members"]["mutineers"].append({"name": "plank", "kind": "probe", "iteration": 0})
+        data["iterations"][-1]["nash"]["mutineers"] = {"plank": 1.0}
+    return data
+
+
+@pytest.mark.parametrize("change, message", [
+    ("list", "the league file holds a list; expected the JSON object a league writes"),
+    ("no game", "a league of None, not of 'traitors_aboard'$"),
+    ("typo", "the Nash weights of side 'pirates' name 'heuristc', not a member"),
+    ("nan", "the Nash weight of pirates member 'heuristic' is nan; expected a finite number >= 0"),
+    ("negative", "the Nash weight of pirates member 'heuristic' is -0.5"),
+    ("text weight", "the Nash weight of pirates member 'heuristic' is 'abc'"),
+    ("nash list", "no members or Nash weights for side 'pirates'"),
+    ("no name", "side 'pirates' has a member .* without a name"),
+    ("not a dict", "side 'pirates' has a member 5 without a name"),
+    ("twice", "side 'pirates' names member 'random' twice"),
+    ("no kind", "member 'heuristic' has kind None; expected one of policy, heuristic, random, probe"),
+    ("no checkpoint", "policy member 'league_1' has no checkpoint"),
+    ("probe on the wrong side", "probe 'plank' plays the pirates, not the mutineers"),
+])
+def test_a_malformed_league_file_is_refused_naming_what_is_wrong(tmp_path, change, message):
+    pytest.importorskip("jax")  # the probe's side is the JAX twin's declaration
+    path = league_file(tmp_path, {"heuristic": 0.5, "plank": 0.5}, {"random": 1.0})
+    path.write_text(json.dumps(_broken(json.loads(path.read_text()), change)))
+    with pytest.raises(AgentSpecError, match=f"agent '{path}': {message}"):
+        agent_maker(str(path))
+
+
+def test_an_agent_that_drew_a_probe_pickles():
+    pytest.importorskip("jax")
+    import pickle
+
+    from traitors_env.agents.league import ProbeAgent
+
+    agent = pickle.loads(pickle.dumps(ProbeAgent("traitors_aboard", "plank", 3)))
+    mask = np.zeros(agent_mask_size(), bool)
+    mask[:2] = True
+    assert agent.act(np.zeros(observation_size(), np.float32), mask) in (0, 1)
+
+
+def agent_mask_size():
+    from traitors_env.core import load_game
+
+    return load_game("traitors_aboard").type.num_actions
+
+
+def observation_size():
+    from traitors_env.core import load_game
+
+    return load_game("traitors_aboard").type.observation_shape[0]

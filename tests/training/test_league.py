@@ -247,15 +247,26 @@ def test_a_tiny_league_writes_its_matrix_and_gives_the_same_checkpoints_for_the_
     assert state["completed_generations"] == 2
 
 
-def test_exploiters_join_their_sides_population_and_never_become_its_newest_policy(tmp_path):
+def test_exploiters_join_their_sides_population_and_never_become_its_newest_policy(tmp_path, monkeypatch):
     """``league.exploiters``: each iteration, a fresh policy per named side trained against the other side's newest
     policy alone joins the population as ``exploiter_k``; the side's own line (``league_k``) goes on from its
     previous policy, and the other side meets the exploiter only through the Nash mixture. Seeded as the rest."""
     pytest.importorskip("jax")
     pytest.importorskip("flax")
+    import jax
+
+    from training.jax_backend import league as league_module
     from training.jax_backend.engine import standin_engine
     from training.jax_backend.league import read_league, train_league
 
+    met = []  # (generation, team, the parameters the exploiter trained against)
+    real = league_module._train_exploiter
+
+    def spy(config, engine, run, generation, side, team, target, *rest):
+        met.append((generation, team, jax.tree_util.tree_map(np.asarray, target)))
+        return real(config, engine, run, generation, side, team, target, *rest)
+
+    monkeypatch.setattr(league_module, "_train_exploiter", spy)
     engine = standin_engine()
     changes = {"league": {"exploiters": {"pirates": 96, "mutineers": 128}}}
     runs = [train_league(league_config(tmp_path / name, **changes), engine=engine) for name in ("a", "b")]
@@ -282,6 +293,13 @@ def test_exploiters_join_their_sides_population_and_never_become_its_newest_poli
     for k in (1, 2):  # one budget each (whole PPO iterations: at most one rollout of 16 x 16 decisions over it)
         for side, budget in (("pirates", 96), ("mutineers", 128)):
             assert budget <= timesteps(f"gen_00{k}/exploiter_{side}.msgpack") < budget + 256
+    # each exploiter met the other side's newest policy of its iteration (its saved checkpoint), nothing else
+    assert [(g, t) for g, t, _ in met[:4]] == [(0, "pirates"), (0, "mutineers"), (1, "pirates"), (1, "mutineers")]
+    for generation, team, target in met[:4]:
+        other = "mutineers" if team == "pirates" else "pirates"
+        saved = serialization.msgpack_restore(
+            (runs[0].path / "checkpoints" / f"gen_00{generation + 1}" / f"{other}.msgpack").read_bytes())["params"]
+        jax.tree_util.tree_map(np.testing.assert_array_equal, target, saved)
     assert data["iterations"][2]["training"]["exploiters"] == {"pirates": {"latest": 1.0},
                                                                "mutineers": {"latest": 1.0}}
     assert set(data["iterations"][2]["seconds"]) == {"train", "exploiters", "cross_play"}

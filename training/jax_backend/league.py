@@ -36,7 +36,8 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
         "pirates": [{"name": "random", "kind": "random", "iteration": 0, "checkpoint": null},
                     {"name": "plank", "kind": "probe", "iteration": 0, "checkpoint": null},
                     {"name": "league_1", "kind": "policy", "iteration": 1,
-                     "checkpoint": "checkpoints/gen_001/pirates.msgpack"}, ...],
+                     "checkpoint": "checkpoints/gen_001/pirates.msgpack", "exploiter": false},
+                    {"name": "exploiter_1", ..., "exploiter": true}, ...],   # with league.exploiters
         "mutineers": [...]},
       "matrix": {                             # the full current matrix: rows = row side's members, columns = column's
         "win_rate": [[...]],                  # the row side's win rate in the cell (games it won / games)
@@ -48,9 +49,10 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
          "nash": {"pirates": {"random": 0.0, "heuristic": 1.0, ...}, "mutineers": {...}},   # members of that
                                               # iteration's population only (a prefix of "members")
          "unused": {"pirates": [...], "mutineers": [...]},   # members no equilibrium uses
-         "training": {"pirates": {"latest": 0.1, "past": 0.5, ...}, ...},  # the opponent mix each side's new
-                                              # policy trained against in this iteration (absent for iteration 0)
-         "seconds": {"train": 812.3, "cross_play": 41.0}},
+         "training": {"pirates": {"latest": 0.1, "past": 0.5, ...}, ...,  # the opponent mix each side's new
+                      "exploiters": {"mutineers": {"latest": 1.0}}},   # policy trained against in this iteration
+                                              # (absent for iteration 0; "exploiters" with league.exploiters only)
+         "seconds": {"train": 812.3, "exploiters": 120.5, "cross_play": 41.0}},
         ...]
     }
 
