@@ -98,6 +98,13 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None) -> d
             kind = member.get("kind")
             if kind not in KINDS:
                 fail(f"member {name!r} has kind {kind!r}; expected one of {', '.join(KINDS)}")
+            if kind == "probe":
+                twin = probes(game)
+                if name not in twin:
+                    fail(f"member {name!r} is not a probe of {game.type.env_id}'s JAX twin "
+                         f"({', '.join(twin) or 'it has none'})")
+                if game.type.sides[twin[name][0]] != side:
+                    fail(f"probe {name!r} plays the {game.type.sides[twin[name][0]]}, not the {side}")
             if kind == "policy":
                 if not isinstance(member.get("checkpoint"), str) or not member["checkpoint"]:
                     fail(f"policy member {name!r} has no checkpoint (a path relative to the league file)")
@@ -178,15 +185,14 @@ def league_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable[[int 
     action where the league's cross-play did (``deterministic``).
 
     Raises:
-        AgentSpecError: see :func:`read_league_file`; also for a missing or broken member checkpoint, or a probe the
-            game's JAX twin lacks or that plays the other side.
+        AgentSpecError: see :func:`read_league_file`; also for a missing or broken member checkpoint.
     """
     from .checkpoint import load_frozen_policy
 
     league = read_league_file(path, game, spec)
     deterministic = league["deterministic"]
 
-    def member_maker(member: dict, side: int) -> Callable:
+    def member_maker(member: dict) -> Callable:
         kind, name = member["kind"], member["name"]
         if kind == "policy":
             try:
@@ -195,21 +201,11 @@ def league_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable[[int 
                 raise AgentSpecError(f"agent {spec!r}: member {name!r}: {error}") from None
             return lambda rng: policy_agent(frozen, seed=rng, deterministic=deterministic)
         if kind == "probe":
-            try:
-                probe_side, _ = probes(game)[name]
-            except KeyError:
-                raise AgentSpecError(f"agent {spec!r}: member {name!r} is not a probe of {game.type.env_id}'s JAX twin "
-                                     f"({', '.join(probes(game)) or 'it has none'})") from None
-            if probe_side != side:
-                raise AgentSpecError(f"agent {spec!r}: probe {name!r} plays the {game.type.sides[probe_side]}, not "
-                                     f"the {game.type.sides[side]}")
             return lambda rng: ProbeAgent(game.name, name, rng)
         return lambda rng: game.make_bot(kind, rng)
 
-    sides = []
-    for index, side in enumerate(game.type.sides):
-        mixture = league["mixtures"][side]
-        sides.append(([member_maker(m, index) for m, _ in mixture], np.array([w for _, w in mixture])))
+    sides = [([member_maker(m) for m, _ in league["mixtures"][side]],
+              np.array([w for _, w in league["mixtures"][side]])) for side in game.type.sides]
 
     def make(seed) -> Agent:
         rng = generator(seed)
