@@ -346,8 +346,11 @@ class LeagueSection(_Section):
     #: shares of each side's training games kept for fixed members of the other side whatever their Nash weight
     #: (name → share, e.g. ``{plank: 0.2, heuristic: 0.1}``): the Nash mixture drops a member the newest policies
     #: beat, and a policy that never meets it again can forget how (a member a side lacks, such as the Pirates-only
-    #: ``plank`` for the Pirates' training, reserves nothing there); ``{}``: the Nash mixture alone
-    fixed_share: dict[str, float] = Field(default_factory=dict)
+    #: ``plank`` for the Pirates' training, reserves nothing there); ``{}``: the Nash mixture alone. A key naming a
+    #: side of the game holds that side's training's own shares, which replace the flat ones for that side (e.g.
+    #: ``{heuristic: 0.15, mutineers: {plank: 0.2, heuristic: 0.3}}``): :meth:`shares_for`
+    fixed_share: dict[str, Annotated[float, Field(allow_inf_nan=False)] | dict[str, float]] = Field(
+        default_factory=dict)
     #: exploiters (AlphaStar's main exploiters): side → learner decisions of a policy trained each iteration from
     #: fresh parameters against the other side's newest policy alone, then added to its side's population
     #: (``exploiter_k``), so the next iteration's policies meet whatever beats the newest ones as the Nash mixture
@@ -358,18 +361,32 @@ class LeagueSection(_Section):
     def _check(self) -> LeagueSection:
         _each_once(self.fixed, "league.fixed")
         _each_once(self.player_counts or [], "league.player_counts")
-        unknown = sorted(set(self.fixed_share) - set(self.fixed))
-        if unknown:
-            raise ValueError(f"league.fixed_share names {', '.join(unknown)}, not in league.fixed "
-                             f"({', '.join(self.fixed)}): a share is kept for a fixed member only")
-        bad = {name: share for name, share in self.fixed_share.items() if not 0 < share < 1}
-        if bad:
-            raise ValueError(f"league.fixed_share has {bad}; each share must be in (0, 1)")
-        total = self.latest + sum(self.fixed_share.values())
-        if total >= 1:
-            raise ValueError(f"league.latest + the league.fixed_share values = {total:g}; they must leave a share "
-                             f"(below 1) for the Nash mixture")
+        flat = {name: share for name, share in self.fixed_share.items() if not isinstance(share, dict)}
+        groups = [("league.fixed_share", flat)] + [
+            (f"league.fixed_share.{side}", shares) for side, shares in self.fixed_share.items()
+            if isinstance(shares, dict)]
+        for key, shares in groups:
+            unknown = sorted(set(shares) - set(self.fixed))
+            if unknown:
+                raise ValueError(f"{key} names {', '.join(unknown)}, not in league.fixed ({', '.join(self.fixed)}): "
+                                 f"a share is kept for a fixed member only (a key naming a side holds that side's "
+                                 f"shares)")
+            bad = {name: share for name, share in shares.items() if not 0 < share < 1}
+            if bad:
+                raise ValueError(f"{key} has {bad}; each share must be in (0, 1)")
+            total = self.latest + sum(shares.values())
+            if total >= 1:
+                raise ValueError(f"league.latest + the {key} values = {total:g}; they must leave a share "
+                                 f"(below 1) for the Nash mixture")
         return self
+
+    def shares_for(self, side: str) -> dict[str, float]:
+        """The fixed members' kept shares of ``side``'s training games (``fixed_share``): the side's own entry if
+        it has one, else the flat entries."""
+        own = self.fixed_share.get(side)
+        if isinstance(own, dict):
+            return dict(own)
+        return {name: share for name, share in self.fixed_share.items() if not isinstance(share, dict)}
 
 
 class RunConfig(_Section):
@@ -487,6 +504,12 @@ class RunConfig(_Section):
                     f"training.generations={self.training.generations} differs from league.iterations="
                     f"{self.league.iterations}; with a league the run has one generation per iteration: leave "
                     "training.generations out"
+                )
+            nested = sorted(k for k, v in self.league.fixed_share.items() if isinstance(v, dict) and k not in sides)
+            if nested:
+                raise ValueError(
+                    f"league.fixed_share holds shares under {nested}, not a side of {self.env.name}; a nested entry "
+                    f"is keyed by the side whose training keeps them, among {list(sides)}"
                 )
             unknown = sorted(set(self.league.exploiters) - set(sides))
             if unknown:

@@ -127,6 +127,45 @@ def test_fixed_share_names_fixed_members_and_leaves_room_for_the_nash_mixture(tm
         league_config(tmp_path, league={"fixed_share": {"heuristic": 0.5, "random": 0.3}})
 
 
+def test_fixed_share_per_side_replaces_the_flat_shares_for_that_side(tmp_path):
+    """A ``fixed_share`` key naming a side holds that side's training's shares (the league's Mutineers fell short
+    of the heuristic at small tables while the Pirates needed no more heuristic games)."""
+    config = league_config(tmp_path, league={"fixed_share": {"heuristic": 0.15, "mutineers": {"heuristic": 0.3,
+                                                                                             "random": 0.05}}})
+    assert config.league.shares_for("mutineers") == {"heuristic": 0.3, "random": 0.05}
+    assert config.league.shares_for("pirates") == {"heuristic": 0.15}
+    assert league_config(tmp_path).league.shares_for("pirates") == {}
+    with pytest.raises(ConfigError, match="league.fixed_share holds shares under \\['crew'\\], not a side of "
+                                          "traitors_aboard_v0"):
+        league_config(tmp_path, league={"fixed_share": {"crew": {"heuristic": 0.3}}})
+    with pytest.raises(ConfigError, match="league.fixed_share.mutineers names plank, not in league.fixed"):
+        league_config(tmp_path, league={"fixed_share": {"mutineers": {"plank": 0.3}}})
+    with pytest.raises(ConfigError, match="league.latest \\+ the league.fixed_share.pirates values = 1"):
+        league_config(tmp_path, league={"fixed_share": {"pirates": {"heuristic": 0.8}}})
+    with pytest.raises(ConfigError, match="league.fixed_share.pirates has {'random': 1.5}; each share must be in"):
+        league_config(tmp_path, league={"fixed_share": {"pirates": {"random": 1.5}}})
+
+
+def test_the_loop_trains_each_side_with_its_own_fixed_shares(tmp_path, monkeypatch):
+    """The league loop hands each side's training the shares :meth:`LeagueSection.shares_for` gives it."""
+    from training.jax_backend import league as league_module
+
+    seen = []
+    real = league_module.opponent_mix
+
+    def spy(*args, **kwargs):
+        seen.append(args[6] if len(args) > 6 else kwargs.get("fixed_share"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(league_module, "opponent_mix", spy)
+    config = league_config(tmp_path, league={"iterations": 1, "fixed_share": {"heuristic": 0.1,
+                                                                              "mutineers": {"random": 0.2}}})
+    from training.train import train
+
+    train(config)
+    assert seen == [{"heuristic": 0.1}, {"random": 0.2}]
+
+
 def test_exploiters_name_sides_of_the_game(tmp_path):
     config = league_config(tmp_path, league={"exploiters": {"mutineers": 300}})
     assert config.league.exploiters == {"mutineers": 300}

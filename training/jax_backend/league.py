@@ -478,7 +478,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                 newest = teams[other]["newest"]
                 probabilities, pooled, past_weights = opponent_mix(
                     nash[other], league.members[other], probes, league_config.latest, newest is not None, pool,
-                    league_config.fixed_share,
+                    league_config.shares_for(team),
                 )
                 mixes[team] = {
                     "latest": round(float(probabilities[0]), 6),
@@ -520,14 +520,12 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     team, other = sides[side], sides[1 - side]
                     if team not in exploiters:
                         continue
-                    params, opt_state, summary = _train_exploiter(
+                    params, summary, path = _train_exploiter(
                         config, engine, run, generation, side, team, teams[other]["newest"], pool, bar, logs,
                         derive_seed(config.seed, 3, index, iteration), exploiters[team])
                     name = f"exploiter_{iteration}"
-                    league.members[team].append(Member(
-                        name, "policy", iteration,
-                        (run.generation_dir(generation) / f"exploiter_{team}.msgpack").relative_to(run.path).as_posix(),
-                        exploiter=True))
+                    league.members[team].append(Member(name, "policy", iteration,
+                                                       path.relative_to(run.path).as_posix(), exploiter=True))
                     league.params[(team, name)] = params
                     record["exploiters"][team] = team_record(summary, exploiters[team])
                 mixes["exploiters"] = {team: {"latest": 1.0} for team in exploiters}
@@ -557,7 +555,7 @@ def _train_exploiter(config: RunConfig, engine: Engine, run: RunFolder, generati
                      target, pool: int, bar, logs, seed: int, steps: int):
     """Train side ``team``'s exploiter of iteration ``generation + 1`` from fresh parameters (``seed``) for ``steps``
     learner decisions against ``target`` (the other side's newest policy's parameters) in every game, and save it
-    as ``checkpoints/gen_NNN/exploiter_<team>.msgpack``; returns ``(params, opt_state, summary)``."""
+    as ``checkpoints/gen_NNN/exploiter_<team>.msgpack``; returns ``(params, summary, checkpoint path)``."""
     import jax
     import jax.numpy as jnp
 
@@ -577,8 +575,8 @@ def _train_exploiter(config: RunConfig, engine: Engine, run: RunFolder, generati
     on_iteration = iteration_logger(config, logs, bar, entry, label, generation, steps)
     params, opt_state, summary = trainer.train_team(side, params, opt_state, [], seed, steps, on_iteration,
                                                     opponents=opponents)
-    save_team(config, run, generation, team, params, opt_state, entry["timesteps"], file=label)
-    return params, opt_state, summary
+    path = save_team(config, run, generation, team, params, opt_state, entry["timesteps"], file=label)
+    return params, summary, path
 
 
 def read_league(path: str | Path) -> dict:
