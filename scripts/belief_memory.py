@@ -36,12 +36,14 @@ from tqdm import tqdm
 
 from traitors_env.agents.spec import agent_maker
 from traitors_env.core import load_game
+from traitors_env.core.agent import agent_beliefs
 from traitors_env.evaluation.deduction import PHASES, base_rate, phase_of
 from traitors_env.evaluation.games import play_game
 
 
 class _Recorder:
-    """Plays as ``agent`` and exposes empty beliefs, so :func:`play_game` hands each decision's state to the hook."""
+    """Plays as ``agent`` and passes on its beliefs (NaN where it has none), so :func:`play_game` hands every
+    decision's state to the hook."""
 
     def __init__(self, agent, size: int) -> None:
         self.agent, self.size = agent, size
@@ -50,12 +52,13 @@ class _Recorder:
         return self.agent.act(observation, action_mask)
 
     def beliefs(self, observation):
-        return np.zeros(self.size, np.float32)
+        values = agent_beliefs(self.agent, observation, self.size)
+        return np.full(self.size, np.nan, np.float32) if values is None else values
 
 
 def collect(game, observer: str, against: str, sizes: list[int], games: int, seed: int):
-    """Sequences ``(observations float32 (T, obs), labels float32 (8,), num_players, phases (T,), game index)``, one
-    per observer seat and game."""
+    """Sequences ``(observations float32 (T, obs), labels float32 (8,), num_players, phases (T,), game index,
+    the observer's own beliefs float32 (T, 8), NaN where it has none)``, one per observer seat and game."""
     hidden = game.require("hidden_side")
     observer_side = 1 - hidden
     _, make_observer = agent_maker(observer, game=game)
@@ -77,7 +80,7 @@ def collect(game, observer: str, against: str, sizes: list[int], games: int, see
                 if game.side_of_seat(state, seat) != observer_side or (
                         game.skip_forced_moves and np.count_nonzero(mask) <= 1):
                     return
-                entry = per_seat.setdefault(seat, {"obs": [], "phase": []})
+                entry = per_seat.setdefault(seat, {"obs": [], "phase": [], "beliefs": []})
                 if "label" not in entry:
                     label = np.full(game.belief_size, np.nan, np.float32)
                     for r in range(1, n):
@@ -85,10 +88,12 @@ def collect(game, observer: str, against: str, sizes: list[int], games: int, see
                     entry["label"] = label
                 entry["obs"].append(np.asarray(observation, np.float32).copy())
                 entry["phase"].append(PHASES.index(phase_of(game.progress(state))))
+                entry["beliefs"].append(np.asarray(values, np.float32))
 
             play_game(env, seated, game_seed, game=game, beliefs=hook)
             for entry in per_seat.values():
-                sequences.append((np.stack(entry["obs"]), entry["label"], n, np.array(entry["phase"]), index))
+                sequences.append((np.stack(entry["obs"]), entry["label"], n, np.array(entry["phase"]), index,
+                                  np.stack(entry["beliefs"])))
             index += 1
     return sequences
 
@@ -138,20 +143,28 @@ def fit(train, scale, recurrent: bool, epochs: int, width: int, seed: int) -> _P
     return probe
 
 
-def score(probe: _Probe, test, scale) -> dict:
-    """Sums of squared errors and counts per (num_players, phase)."""
-    totals: dict = {}
+def predict(probe: _Probe, test, scale) -> list[np.ndarray]:
+    """The probe's P(hidden side) per step and relative seat of each held-out sequence, float32 (T, 8)."""
+    out = []
     with torch.no_grad():
         for start in range(0, len(test), 256):
             chunk = test[start: start + 256]
-            x, valid, y = _batch(chunk, scale)
-            p = torch.sigmoid(probe(x)).numpy()
-            for i, (_, label, n, phases, _) in enumerate(chunk):
-                known = np.isfinite(label)
-                for t, phase in enumerate(phases):
-                    key = (n, PHASES[phase])
-                    err, count = totals.get(key, (0.0, 0))
-                    totals[key] = (err + float(((p[i, t, known] - label[known]) ** 2).sum()), count + int(known.sum()))
+            p = torch.sigmoid(probe(_batch(chunk, scale)[0])).numpy()
+            out.extend(p[i, : len(s[0])] for i, s in enumerate(chunk))
+    return out
+
+
+def tally(test, predictions: list[np.ndarray]) -> dict:
+    """Squared errors and predictions per (num_players, phase), over the seats scored (finite label and
+    prediction)."""
+    totals: dict = {}
+    for (_, label, n, phases, *_), p in zip(test, predictions):
+        for t, phase in enumerate(phases):
+            known = np.isfinite(label) & np.isfinite(p[t])
+            if known.any():
+                err, count = totals.get((n, PHASES[phase]), (0.0, 0))
+                totals[(n, PHASES[phase])] = (err + float(((p[t, known] - label[known]) ** 2).sum()),
+                                              count + int(known.sum()))
     return totals
 
 
@@ -175,36 +188,40 @@ def main(argv: list[str] | None = None) -> None:
     train = [s for s in sequences if s[4] not in held_out]
     test = [s for s in sequences if s[4] in held_out]
     scale = np.maximum(np.abs(np.concatenate([s[0] for s in train])).max(axis=0), 1.0)
-    scores = {name: score(fit(train, scale, name == "sequence", args.epochs, args.width, args.seed), test, scale)
-              for name in ("latest", "sequence")}
     hidden = game.require("hidden_side")
+    predictions = {name: predict(fit(train, scale, name == "sequence", args.epochs, args.width, args.seed), test, scale)
+                   for name in ("latest", "sequence")}
+    predictions["base"] = [np.broadcast_to(np.where(np.isfinite(s[1]), base_rate(game, s[2], 1 - hidden), np.nan),
+                                           s[5].shape) for s in test]
+    predictions["own"] = [s[5] for s in test]  # the observer's own beliefs, where it has them
+    totals = {name: tally(test, p) for name, p in predictions.items()}
     rows = []
     print(f"observer {args.observer} against {args.against}: {len(train)} training and {len(test)} held-out "
           f"sequences ({games} games)")
-    print("players | phase | predictions | Brier latest | Brier sequence | base rate | latest / base | "
-          "sequence / base")
+    print("players | phase | predictions | Brier latest | Brier sequence | base rate | observer's own | "
+          "latest / base | sequence / base | own / base")
     for n in args.players:
-        prior = base_rate(game, n, 1 - hidden)
         for phase in (*PHASES, "all"):
             keys = [(n, p) for p in PHASES] if phase == "all" else [(n, phase)]
-            count = sum(scores["latest"].get(k, (0, 0))[1] for k in keys)
+
+            def mean(name, keys=keys):
+                err = sum(totals[name].get(k, (0.0, 0))[0] for k in keys)
+                count = sum(totals[name].get(k, (0.0, 0))[1] for k in keys)
+                return (err / count if count else None), count
+
+            (base, count), (latest, _), (sequence, _), (own, own_count) = (
+                mean(name) for name in ("base", "latest", "sequence", "own"))
             if not count:
                 continue
-            # the base rate's Brier on the same held-out predictions: mean of (prior - y)^2
-            ys = [(label[np.isfinite(label)], phases) for _, label, m, phases, _ in test if m == n]
-            base_err = base_count = 0.0
-            for y, phases in ys:
-                steps = len(phases) if phase == "all" else int((phases == PHASES.index(phase)).sum())
-                base_err += steps * float(((prior - y) ** 2).sum())
-                base_count += steps * len(y)
-            base = base_err / base_count
-            latest = sum(scores["latest"].get(k, (0, 0))[0] for k in keys) / count
-            sequence = sum(scores["sequence"].get(k, (0, 0))[0] for k in keys) / count
+            # the observer's own beliefs are compared only where it gave them at every scored seat
+            own = own if own_count == count else None
             row = {"num_players": n, "phase": phase, "predictions": count, "brier_latest": round(latest, 4),
                    "brier_sequence": round(sequence, 4), "base_brier": round(base, 4),
-                   "latest_over_base": round(latest / base, 3), "sequence_over_base": round(sequence / base, 3)}
+                   "brier_own": None if own is None else round(own, 4),
+                   "latest_over_base": round(latest / base, 3), "sequence_over_base": round(sequence / base, 3),
+                   "own_over_base": None if own is None else round(own / base, 3)}
             rows.append(row)
-            print(" | ".join(str(v) for v in row.values()), flush=True)
+            print(" | ".join("–" if v is None else str(v) for v in row.values()), flush=True)
     if args.json:
         args.json.write_text(json.dumps({"observer": args.observer, "against": args.against, "games": args.games,
                                          "epochs": args.epochs, "rows": rows}, indent=1))
