@@ -17,7 +17,9 @@ the label: the data of a supervised probe, never an agent's input). Two probes a
 ::
 
     PYTHONPATH=. python scripts/belief_memory.py --observer heuristic --against heuristic --games 1500
-    PYTHONPATH=. python scripts/belief_memory.py --observer runs/jax_league --against runs/jax_league --games 1500
+    PYTHONPATH=. python scripts/belief_memory.py --observer runs/jax_league --against runs/jax_league --games 1000
+
+(a run folder plays its newest policies; its ``league.json`` would play the league's Nash mixture)
 
 Prints one line per (table size, phase): held-out decisions, Brier of each probe, the base rate's, each over the
 base rate; ``--json PATH`` writes the same rows.
@@ -96,6 +98,27 @@ def collect(game, observer: str, against: str, sizes: list[int], games: int, see
                                   np.stack(entry["beliefs"])))
             index += 1
     return sequences
+
+
+def split(sequences, seed: int, held_out_share: float = 0.2):
+    """``(train, test)``: the sequences of a seeded fifth of the games held out, at each table size (a game's
+    sequences all on one side, so no game is seen in training and scored).
+
+    Raises:
+        ValueError: naming the table size, when it has too few games to hold one out.
+    """
+    train, test = [], []
+    rng = np.random.default_rng(seed)
+    for n in sorted({s[2] for s in sequences}):
+        games = sorted({s[4] for s in sequences if s[2] == n})
+        held_out = set(rng.permutation(games)[: int(len(games) * held_out_share)].tolist())
+        if not held_out:
+            raise ValueError(f"{len(games)} games at {n} players hold none out; expected --games >= "
+                             f"{int(np.ceil(1 / held_out_share))}")
+        for s in sequences:
+            if s[2] == n:
+                (test if s[4] in held_out else train).append(s)
+    return train, test
 
 
 class _Probe(nn.Module):
@@ -183,10 +206,8 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     game = load_game(args.game)
     sequences = collect(game, args.observer, args.against, args.players, args.games, args.seed)
+    train, test = split(sequences, args.seed)
     games = 1 + max(s[4] for s in sequences)
-    held_out = set(np.random.default_rng(args.seed).permutation(games)[: games // 5].tolist())
-    train = [s for s in sequences if s[4] not in held_out]
-    test = [s for s in sequences if s[4] in held_out]
     scale = np.maximum(np.abs(np.concatenate([s[0] for s in train])).max(axis=0), 1.0)
     hidden = game.require("hidden_side")
     predictions = {name: predict(fit(train, scale, name == "sequence", args.epochs, args.width, args.seed), test, scale)
@@ -223,8 +244,10 @@ def main(argv: list[str] | None = None) -> None:
             rows.append(row)
             print(" | ".join("–" if v is None else str(v) for v in row.values()), flush=True)
     if args.json:
-        args.json.write_text(json.dumps({"observer": args.observer, "against": args.against, "games": args.games,
-                                         "epochs": args.epochs, "rows": rows}, indent=1))
+        settings = {key: getattr(args, key) for key in ("observer", "against", "players", "games", "epochs", "width",
+                                                         "seed")}
+        args.json.write_text(json.dumps({**settings, "training_sequences": len(train), "held_out_sequences": len(test),
+                                         "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":

@@ -146,6 +146,20 @@ def test_fixed_share_per_side_replaces_the_flat_shares_for_that_side(tmp_path):
         league_config(tmp_path, league={"fixed_share": {"pirates": {"random": 1.5}}})
 
 
+def test_a_sides_own_share_must_name_a_member_of_the_other_sides_population(tmp_path):
+    """The plank probe plays the Pirates' side only: a flat share of it keeps nothing in the Pirates' training (by
+    design), but the Pirates' own entry naming it is a mistake, refused before the run folder is made."""
+    pytest.importorskip("jax")
+    from training.jax_backend.league import train_league
+
+    config = league_config(tmp_path, league={"fixed": ["random", "heuristic", "plank"],
+                                             "fixed_share": {"pirates": {"plank": 0.2}}})
+    with pytest.raises(ConfigError, match="league.fixed_share.pirates names plank, which the mutineers' population "
+                                          "lacks .*the pirates' training meets random, heuristic"):
+        train_league(config)
+    assert not (tmp_path / "runs" / "ltiny").exists()
+
+
 def test_the_loop_trains_each_side_with_its_own_fixed_shares(tmp_path, monkeypatch):
     """The league loop hands each side's training the shares :meth:`LeagueSection.shares_for` gives it."""
     from training.jax_backend import league as league_module

@@ -77,7 +77,7 @@ from traitors_env.evaluation.metagame import solve_zero_sum
 from traitors_env.evaluation.plots import plot_league
 from traitors_env.files import atomic_write_text
 
-from ..config import RunConfig
+from ..config import ConfigError, RunConfig
 from ..evaluate import complete_generation, vs_heuristic
 from ..run import all_trained, derive_seed, prepare_run_folder
 from ..storage import RunFolder
@@ -134,6 +134,23 @@ def fixed_members(names, engine: Engine, sides) -> dict[str, list[Member]]:
         if not members:
             raise ValueError(f"league.fixed gives the {side} no member; add random or heuristic")
     return out
+
+
+def check_fixed_shares(shares: dict, members: dict[str, list[Member]], sides) -> None:
+    """``league.fixed_share``'s entries under a side name members of the other side's population (:func:`fixed_members`):
+    a flat entry may name a member one side lacks (the Pirates-only ``plank`` keeps nothing in the Pirates' training),
+    a side's own entry may not.
+
+    Raises:
+        ConfigError: naming the side, the member and the members that side's training meets.
+    """
+    for side, other in (tuple(sides), tuple(sides)[::-1]):
+        own = shares.get(side)
+        missing = sorted(set(own) - {m.name for m in members[other]}) if isinstance(own, dict) else []
+        if missing:
+            raise ConfigError(f"league.fixed_share.{side} names {', '.join(missing)}, which the {other}' population "
+                              f"lacks (a probe plays its own side only); the {side}' training meets "
+                              f"{', '.join(m.name for m in members[other])}")
 
 
 # ---------------------------------------------------------------- cross-play in JAX
@@ -398,7 +415,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     """Run (or resume) the iterations of ``config.league`` (see the module doc); returns the run folder.
 
     Raises:
-        ValueError: for ``league.fixed`` naming no bot or probe of the engine (before the run folder is made).
+        ConfigError: for ``league.fixed`` naming no bot or probe of the engine, or a side's ``league.fixed_share``
+            naming a member the other side lacks (before the run folder is made).
         training.train.RunError: see :func:`training.run.prepare_run_folder`.
         training.jax_backend.engine.EngineUnavailableError: without the JAX engine.
     """
@@ -423,7 +441,10 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     order = game.sides_in_training_order
     sides = game.type.sides
     league_config = config.league
-    fixed_members(league_config.fixed, engine, sides)  # a bad name fails before the run folder is made
+    try:  # a bad name fails before the run folder is made
+        check_fixed_shares(league_config.fixed_share, fixed_members(league_config.fixed, engine, sides), sides)
+    except ValueError as error:  # fixed_members' (a ConfigError passes as it is)
+        raise error if isinstance(error, ConfigError) else ConfigError(str(error)) from None
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
     if all_trained(config, start):
