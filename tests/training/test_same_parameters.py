@@ -33,6 +33,15 @@ DIGESTS = {
         "gen_002/mutineers.msgpack": "40a8c1b2e61d720d", "gen_002/pirates.msgpack": "0513e45acb71d993",
     },
 }
+# XLA compiles the JAX loop for the host's vector instructions, and the float sums it emits differ between hosts:
+# the same code gives another set on an AVX-512 AMD EPYC host (the code before and after the league's per-side
+# shares gave this set there, byte for byte). A run must match one of the known sets exactly.
+OTHER_HOSTS = {
+    "jax_tiny": [{
+        "gen_001/mutineers.msgpack": "9f4b4b278046c2f8", "gen_001/pirates.msgpack": "c3739bbcde74710d",
+        "gen_002/mutineers.msgpack": "580e80015e1d6de9", "gen_002/pirates.msgpack": "234c6be1011329a2",
+    }],
+}
 
 
 def parameter_digest(path: Path) -> str:
@@ -66,7 +75,7 @@ def test_tiny_configs_train_the_same_parameters_as_before_the_refactor(name, tmp
     from training.train import main
 
     assert main(["--config", str(PINNED / f"{name}.yaml"), "--output-dir", str(tmp_path), "--no-eval"]) in (0, None)
-    assert digests(tmp_path / name) == DIGESTS[name]
+    assert digests(tmp_path / name) in [DIGESTS[name], *OTHER_HOSTS.get(name, [])]
 
 
 def digests(run: Path) -> dict[str, str]:
@@ -86,4 +95,4 @@ def test_a_resumed_run_trains_the_same_parameters_as_an_uninterrupted_one(name, 
     assert main([*config, "--generations", "1"]) in (0, None)
     _load_sb3.cache_clear()  # as a new process: the resumed run loads generation 1's snapshots afresh
     assert main([*config, "--resume"]) in (0, None)
-    assert digests(tmp_path / name) == DIGESTS[name]
+    assert digests(tmp_path / name) in [DIGESTS[name], *OTHER_HOSTS.get(name, [])]
