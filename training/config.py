@@ -230,6 +230,9 @@ class PPOSection(_Section):
     #: actor gets a head that predicts P(hidden side) per relative seat, trained on the game master's true roles
     #: (never shown to the policy); 0 (default): no head, the network and its training exactly as without it
     belief_coef: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    #: hidden layer sizes of the belief head's own layers, between the actor's last hidden layer and the head's
+    #: output; ``[]`` (default): one linear layer on the actor's features. Needs ``belief_coef > 0``.
+    belief_net_arch: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list)
 
 
 class EvaluationSection(_Section):
@@ -492,6 +495,11 @@ class RunConfig(_Section):
                 f"ppo.belief_coef={self.ppo.belief_coef} trains a belief head, which needs backend: jax (this config: "
                 f"{self.backend!r}) and a game with a hidden side ({self.env.name}: Game.hidden_side="
                 f"{game.hidden_side!r}); expected ppo.belief_coef: 0"
+            )
+        if self.ppo.belief_net_arch and self.ppo.belief_coef == 0:
+            raise ValueError(
+                f"ppo.belief_net_arch={self.ppo.belief_net_arch} shapes a belief head, which this config does not train "
+                "(ppo.belief_coef: 0); expected ppo.belief_coef > 0 or ppo.belief_net_arch: []"
             )
         if self.league is not None:
             if self.backend != "jax":

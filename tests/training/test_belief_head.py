@@ -147,15 +147,26 @@ def test_belief_coef_needs_the_jax_backend_and_a_hidden_side(tmp_path):
         tiny_config(tmp_path, backend="sb3", ppo={"belief_coef": 0.5})
 
 
-def test_belief_loss_decreases_on_a_tiny_training_run(tmp_path):
+def test_belief_net_arch_needs_a_belief_head(tmp_path):
+    from training.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"ppo.belief_net_arch=\[32\] shapes a belief head, which this config does "
+                                          r"not train \(ppo.belief_coef: 0\)"):
+        tiny_config(tmp_path, ppo={"belief_coef": 0.0, "belief_net_arch": [32]})
+    assert tiny_config(tmp_path, ppo={"belief_net_arch": [32]}).ppo.belief_net_arch == [32]
+
+
+@pytest.mark.parametrize("belief_net_arch", [[], [16]], ids=["linear", "own-layers"])
+def test_belief_loss_decreases_on_a_tiny_training_run(tmp_path, belief_net_arch):
     """The stand-in deals its side-1 seats by table size (n // 3 + 1 of n): a side-1 learner's other seats are side 1
     with 1/2 (3 players), 1/4 (5) or 2/7 (8), cross-entropy at best about 0.60 where the initial head (p = 0.5) has
     ln 2 = 0.693. The loss (logged per PPO iteration) falls towards it."""
     from training.jax_backend.train import Trainer
 
-    trainer = Trainer(tiny_config(tmp_path, ppo={"learning_rate": 1e-2, "n_epochs": 4, "batch_size": 32}),
-                      standin_engine())
+    trainer = Trainer(tiny_config(tmp_path, ppo={"learning_rate": 1e-2, "n_epochs": 4, "batch_size": 32,
+                                                 "belief_net_arch": belief_net_arch}), standin_engine())
     params, opt_state = trainer.init_params(0)
+    assert sorted(params["params"]["belief"]) == [f"hidden_{i}" for i in range(len(belief_net_arch))] + ["out"]
     losses = []
     trainer.train_team(1, params, opt_state, [], 0, 1200, lambda m: losses.append(m["train/belief_loss"]))
     assert len(losses) >= 10
@@ -163,10 +174,10 @@ def test_belief_loss_decreases_on_a_tiny_training_run(tmp_path):
 
 
 # ---------------------------------------------------------------- the checkpoint agent and the kit
-def _checkpoint(path, belief: bool, seed: int = 0, team: str = "pirates"):
+def _checkpoint(path, belief: bool, seed: int = 0, team: str = "pirates", belief_hidden=()):
     from traitors_env.agents.jax_checkpoint import save_checkpoint
 
-    model = P.ActorCritic((16,), NUM_ACTIONS, "tanh", GAME.belief_size if belief else 0)
+    model = P.ActorCritic((16,), NUM_ACTIONS, "tanh", GAME.belief_size if belief else 0, belief_hidden)
     params = model.init(jax.random.key(seed), jnp.zeros((1, OBS_SIZE)))
     if belief:  # a head that says something: larger weights than the initial 0.01 scale
         params["params"]["belief"]["out"]["kernel"] = params["params"]["belief"]["out"]["kernel"] * 300
@@ -175,17 +186,21 @@ def _checkpoint(path, belief: bool, seed: int = 0, team: str = "pirates"):
     return path
 
 
-def test_checkpoint_with_a_head_gives_beliefs_with_nan_at_self_and_absent_seats(tmp_path):
+@pytest.mark.parametrize("belief_hidden", [(), (12, 6)], ids=["linear", "own-layers"])
+def test_checkpoint_with_a_head_gives_beliefs_with_nan_at_self_and_absent_seats(tmp_path, belief_hidden):
+    """The numpy forward pass of the head equals the flax network's, with and without the head's own hidden layers
+    (``ppo.belief_net_arch``)."""
     from traitors_env.agents.jax_checkpoint import read_checkpoint
     from traitors_env.agents.policy import observation_scale_of
     from traitors_env.agents.spec import load_agent
     from traitors_env.core.agent import BeliefAgent, agent_beliefs
 
-    path = _checkpoint(tmp_path / "pirates.msgpack", belief=True)
+    path = _checkpoint(tmp_path / "pirates.msgpack", belief=True, belief_hidden=belief_hidden)
     _, agent = load_agent(str(path), seed=0)
     assert isinstance(agent, BeliefAgent)
-    model = P.ActorCritic((16,), NUM_ACTIONS, "tanh", GAME.belief_size)
+    model = P.ActorCritic((16,), NUM_ACTIONS, "tanh", GAME.belief_size, belief_hidden)
     params = read_checkpoint(path)["params"]
+    assert sorted(params["params"]["belief"]) == [f"hidden_{i}" for i in range(len(belief_hidden))] + ["out"]
     for n in (3, 5, 8):
         state = GAME.new_initial_state(n, n, True)
         obs = GAME.encode(state, state.current_player)

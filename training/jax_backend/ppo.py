@@ -70,9 +70,10 @@ class ActorCritic(nn.Module):
     "critic": …}``, each ``{"hidden_0": {"kernel", "bias"}, …, "out": …}``.
 
     With ``belief_size > 0`` (``ppo.belief_coef > 0``, issue 27) the actor also has a **belief head**: params
-    ``"belief": {"out": {"kernel" (width, belief_size), "bias"}}``, one linear layer on the actor's last hidden
-    layer (the observation itself without hidden layers), whose logits are P(hidden side) per relative seat
-    through a sigmoid (:meth:`with_beliefs`). It reads what the actor reads, so its auxiliary loss shapes the
+    ``"belief": {"hidden_0": …, "out": {"kernel" (width, belief_size), "bias"}}``: its own hidden layers of
+    ``belief_hidden`` sizes (none by default: one linear layer) on the actor's last hidden layer (the observation
+    itself without hidden layers), whose logits are P(hidden side) per relative seat through a sigmoid
+    (:meth:`with_beliefs`). It reads what the actor reads, so its auxiliary loss shapes the
     policy's own features; ``__call__`` and :meth:`logits` do not compute it (the rollout's cost is unchanged).
     Without it (``belief_size == 0``, the default) the parameters are exactly those of a network without one.
 
@@ -88,13 +89,15 @@ class ActorCritic(nn.Module):
     activation: str = "tanh"
     #: entries of the belief head (``Game.belief_size``); 0: no belief head
     belief_size: int = 0
+    #: the belief head's own hidden layer sizes (``ppo.belief_net_arch``); empty: one linear layer
+    belief_hidden: Sequence[int] = ()
 
     def setup(self):
         self.actor = MLP(tuple(self.net_arch), self.num_actions, 0.01)
         self.critic = MLP(tuple(self.net_arch), 1, 1.0)
         self._act = {"tanh": nn.tanh, "relu": nn.relu}[self.activation]
         if self.belief_size:
-            self.belief = MLP((), self.belief_size, 0.01)
+            self.belief = MLP(tuple(self.belief_hidden), self.belief_size, 0.01)
 
     def _towers(self, obs):
         """``(actor layers, the actor's last hidden features, value)``: the actor's features before its head."""

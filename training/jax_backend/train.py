@@ -57,6 +57,7 @@ def compiled(
     update_config,
     batch: int,
     belief_size: int = 0,
+    belief_hidden: tuple[int, ...] = (),
 ):
     """The jitted functions of one configuration, built once per process (tests and resumed runs reuse them).
 
@@ -71,7 +72,7 @@ def compiled(
     from . import ppo
     from .rollout import new_slots, rollout
 
-    model = ppo.ActorCritic(net_arch, num_actions, activation, belief_size)
+    model = ppo.ActorCritic(net_arch, num_actions, activation, belief_size, belief_hidden)
     apply = model.apply
     optimizer = ppo.make_optimizer(learning_rate, max_grad_norm)
 
@@ -171,6 +172,7 @@ class Trainer:
             update_config,
             self.batch,
             config.game.belief_size if p.belief_coef > 0 else 0,
+            tuple(p.belief_net_arch),
         )
         self.capacity: dict[str, int] = {}
         #: snapshots stacked for ``past`` (static: one compilation); the last generation's Mutineers meet the most

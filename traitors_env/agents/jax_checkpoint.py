@@ -7,7 +7,8 @@ A checkpoint is one msgpack file (``flax.serialization``) holding a dict::
     net_arch      int array (hidden sizes)       activation  "tanh" | "relu"
     obs_size      the game's observation length  num_actions  the game's number of actions
     params        {"params": {"actor": {"hidden_0": {"kernel", "bias"}, …, "out": …}, "critic": {…}}}
-                  and, for a policy trained with ``ppo.belief_coef > 0``, "belief": {"out": {"kernel", "bias"}}
+                  and, for a policy trained with ``ppo.belief_coef > 0``, "belief": {"hidden_0": …, "out":
+                  {"kernel", "bias"}} (its own hidden layers only with ``ppo.belief_net_arch``)
     opt_state     the optax state (for --resume)
 
 :class:`JaxPolicy` plays the actor with numpy (one observation at a time, no ``jit``), with the
@@ -123,13 +124,19 @@ class JaxPolicy:
         kind = load_game(game)
         self.game = kind.name
         belief = data["params"]["params"].get("belief")
-        #: the belief head's ``(kernel (width, belief_size), bias)``; ``None``: a checkpoint without one
+        #: the belief head's layers, ``(kernel, bias)`` pairs: its own hidden layers (``ppo.belief_net_arch``),
+        #: then ``out`` ``(kernel (width, belief_size), bias)``; ``None``: a checkpoint without a head
         self.belief_head = None
         if belief is not None and kind.hidden_side is not None:
-            self.belief_head = (np.asarray(belief["out"]["kernel"]), np.asarray(belief["out"]["bias"]))
-            if self.belief_head[1].shape != (kind.belief_size,):
-                raise PolicyLoadError(f"checkpoint {str(path)!r} has a belief head of {self.belief_head[1].shape[0]} "
-                                      f"seats; {kind.type.env_id} has {kind.belief_size}")
+            names = [f"hidden_{i}" for i in range(len(belief) - 1)] + ["out"]
+            if set(names) != set(belief):
+                raise PolicyLoadError(f"checkpoint {str(path)!r} has a belief head with layers {sorted(belief)}; "
+                                      f"expected {names}")
+            self.belief_head = [(np.asarray(belief[n]["kernel"]), np.asarray(belief[n]["bias"])) for n in names]
+            if self.belief_head[-1][1].shape != (kind.belief_size,):
+                raise PolicyLoadError(f"checkpoint {str(path)!r} has a belief head of "
+                                      f"{self.belief_head[-1][1].shape[0]} seats; {kind.type.env_id} has "
+                                      f"{kind.belief_size}")
 
     @property
     def has_beliefs(self) -> bool:
@@ -153,8 +160,11 @@ class JaxPolicy:
         if self.belief_head is None:
             return None
         game = load_game(self.game)
-        kernel, bias = self.belief_head
-        z = (self._features(observation) @ kernel + bias).astype(np.float64)
+        x = self._features(observation)
+        for kernel, bias in self.belief_head[:-1]:
+            x = self.activation(x @ kernel + bias)
+        kernel, bias = self.belief_head[-1]
+        z = (x @ kernel + bias).astype(np.float64)
         p = (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
         n = game.observation_players(observation)
         p[0] = np.nan
