@@ -499,7 +499,8 @@ class RunConfig(_Section):
         if self.ppo.belief_net_arch and self.ppo.belief_coef == 0:
             raise ValueError(
                 f"ppo.belief_net_arch={self.ppo.belief_net_arch} shapes a belief head, which this config does not train "
-                "(ppo.belief_coef: 0); expected ppo.belief_coef > 0 or ppo.belief_net_arch: []"
+                "(ppo.belief_coef: 0); expected ppo.belief_net_arch: [] or, with backend: jax and a game with a "
+                "hidden side, ppo.belief_coef > 0"
             )
         if self.league is not None:
             if self.backend != "jax":

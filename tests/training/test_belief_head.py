@@ -219,6 +219,20 @@ def test_checkpoint_with_a_head_gives_beliefs_with_nan_at_self_and_absent_seats(
     assert plain.act(obs, mask) in (3, 7)
 
 
+def test_a_belief_head_whose_layers_do_not_chain_is_refused_on_load(tmp_path):
+    from traitors_env.agents.jax_checkpoint import JaxPolicy, save_checkpoint
+    from traitors_env.agents.policy import PolicyLoadError
+
+    model = P.ActorCritic((16,), NUM_ACTIONS, "tanh", GAME.belief_size, (12,))
+    params = model.init(jax.random.key(0), jnp.zeros((1, OBS_SIZE)))
+    params["params"]["belief"]["out"]["kernel"] = jnp.zeros((10, GAME.belief_size))  # reads 10 features of 12
+    save_checkpoint(tmp_path / "pirates.msgpack", params, P.make_optimizer(1e-3, 0.5).init(params), team="pirates",
+                    net_arch=[16], activation="tanh", num_timesteps=1)
+    with pytest.raises(PolicyLoadError, match=r"belief layer 'out' has kernel \(10, 8\) and bias \(8,\); expected "
+                                              r"a kernel \(12, k\)"):
+        JaxPolicy(tmp_path / "pirates.msgpack")
+
+
 def test_deduction_metrics_score_a_generation_folder_with_belief_heads(tmp_path):
     from traitors_env.evaluation.cli import run_benchmark
     from traitors_env.evaluation.population import parse_population

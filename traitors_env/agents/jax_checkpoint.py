@@ -133,6 +133,13 @@ class JaxPolicy:
                 raise PolicyLoadError(f"checkpoint {str(path)!r} has a belief head with layers {sorted(belief)}; "
                                       f"expected {names}")
             self.belief_head = [(np.asarray(belief[n]["kernel"]), np.asarray(belief[n]["bias"])) for n in names]
+            width = self.head[0].shape[0]  # the actor's last hidden width: what the head reads
+            for name, (kernel, bias) in zip(names, self.belief_head):
+                if kernel.shape[0] != width or bias.shape != kernel.shape[1:]:
+                    raise PolicyLoadError(f"checkpoint {str(path)!r}: belief layer {name!r} has kernel "
+                                          f"{kernel.shape} and bias {bias.shape}; expected a kernel ({width}, k) "
+                                          "and a bias (k,)")
+                width = kernel.shape[1]
             if self.belief_head[-1][1].shape != (kind.belief_size,):
                 raise PolicyLoadError(f"checkpoint {str(path)!r} has a belief head of "
                                       f"{self.belief_head[-1][1].shape[0]} seats; {kind.type.env_id} has "
