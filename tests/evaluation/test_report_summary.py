@@ -20,7 +20,7 @@ from traitors_env.evaluation.metrics import summarize, summary_metrics
 from traitors_env.evaluation.plots import league_weights, plot_calibration, plot_league, reliability_points
 from traitors_env.evaluation.population import parse_population
 from traitors_env.evaluation.report import markdown
-from traitors_env.evaluation.summary import exploitability_entry, summarize_agents
+from traitors_env.evaluation.summary import exploitability_entry, margin_interval, summarize_agents
 from traitors_env.games.traitors_aboard import actions as A
 from traitors_env.games.traitors_aboard.cards import CardKind, Role
 from traitors_env.games.traitors_aboard.engine import GameConfig, GameState, Phase
@@ -165,6 +165,66 @@ def test_best_response_gain_is_read_from_the_exploitability_key_and_shown(small_
                     "source": "runs/x/exploit.json", "backend": "jax", "learner_steps": 5_000_000}
     row = next(line for line in markdown(report).splitlines() if line.startswith("| random | pirates |"))
     assert "+21.0 [+10.0, +30.0] (vs heuristic +5.0)" in row
+
+
+@pytest.mark.parametrize("counts, expected", [
+    ((56, 70, 48, 80), (0.2, 0.0524, 0.3339)),
+    ((9, 10, 3, 10), (0.6, 0.1705, 0.8090)),
+    ((6, 7, 2, 7), (0.5714, 0.0582, 0.8062)),
+    ((5, 56, 0, 29), (0.0893, -0.0381, 0.1926)),
+])
+def test_margin_interval_is_newcombes_hybrid_score_interval(counts, expected):
+    """The four worked examples of Newcombe (1998), Statistics in Medicine 17, Table II, method 10."""
+    margin, (lo, hi) = margin_interval(*counts)
+    assert (margin, lo, hi) == pytest.approx(expected, abs=1e-4)
+
+
+def test_margin_interval_refuses_an_empty_cell():
+    with pytest.raises(ValueError, match="reference_games=0"):
+        margin_interval(1, 2, 0, 0)
+
+
+def test_margins_over_the_heuristic_restate_the_matrix_per_table_size(small_report):
+    """The margin of an agent in a side: its win rate against the heuristic in the other side, minus the heuristic's
+    own in that side (issue 27: "beat the heuristic by >= 10 points at every table size"), per size and pooled."""
+    report, out = small_report
+    assert report["settings"]["reference"] == "heuristic"
+    cells = {(str(r["num_players"]), r["pirates"], r["mutineers"]): r for r in report["matrix"]}
+    for side in ("pirates", "mutineers"):
+        margin = report["summary"]["agents"]["random"][side]["margin"]
+        assert margin["reference"] == "heuristic" and set(margin["by_size"]) == {"4", "6"}
+        assert report["summary"]["agents"]["heuristic"][side]["margin"] is None
+        for size in ("4", "6", "all"):
+            entry = margin["all"] if size == "all" else margin["by_size"][size]
+            mine = cells[(size, "random", "heuristic") if side == "pirates" else (size, "heuristic", "random")]
+            ref = cells[(size, "heuristic", "heuristic")]
+
+            def wins(row, side=side):
+                return row["pirates_wins"] if side == "pirates" else row["games"] - row["pirates_wins"]
+
+            expected = wins(mine) / mine["games"] - wins(ref) / ref["games"]
+            assert entry["margin"] == pytest.approx(expected, abs=1e-6)
+            assert (entry["margin"], entry["interval"]) == margin_interval(wins(mine), mine["games"], wins(ref),
+                                                                           ref["games"])
+    text = (out / "report.md").read_text()
+    assert "### Margin over `heuristic`, per table size" in text
+    row = next(line for line in text.split("### Margin over")[1].splitlines() if line.startswith("| random | pirates |"))
+    m = report["summary"]["agents"]["random"]["pirates"]["margin"]["by_size"]["4"]
+    assert f"{100 * m['margin']:+.1f} [{100 * m['interval'][0]:+.1f}, {100 * m['interval'][1]:+.1f}]" in row
+
+
+def test_the_reference_is_chosen_or_refused_by_name(tmp_path):
+    report = run_benchmark(parse_population(["random", "heuristic"]), [3], 2, tmp_path / "r", plots=False,
+                           reference="random")
+    assert report["summary"]["agents"]["heuristic"]["pirates"]["margin"]["reference"] == "random"
+    assert report["summary"]["agents"]["random"]["pirates"]["margin"] is None
+    report = run_benchmark(parse_population(["random"]), [3], 2, tmp_path / "n", plots=False)
+    assert report["settings"]["reference"] is None and report["summary"]["agents"]["random"]["pirates"]["margin"] is None
+    assert "### Margin over" not in (tmp_path / "n" / "report.md").read_text()
+    with pytest.raises(ValueError, match=r"--reference 'nobody': not an agent of the population \(random, heuristic\)"):
+        run_benchmark(parse_population(["random", "heuristic"]), [3], 2, tmp_path / "x", plots=False,
+                      reference="nobody")
+    assert not (tmp_path / "x").exists()  # refused before anything is played or written
 
 
 def test_avalon_assassin_chance_is_one_over_the_other_seats():

@@ -44,6 +44,7 @@ def run_benchmark(
     llm=None,
     llm_concurrency: int = 1,
     exploitability: Sequence[str] = (),
+    reference: str | None = None,
 ) -> dict:
     """Check every spec, play the cross-play, write ``report.json``, ``report.md`` and the plots into ``out``.
 
@@ -62,13 +63,16 @@ def run_benchmark(
         llm_concurrency: games with a language-model seat played at once, in threads (results do not depend on it).
         exploitability: ``traitors-exploit`` reports (``[NAME=]PATH``) attached to the agents under the report's
             ``exploitability`` key (:mod:`.exploitability`; read before any game is played).
+        reference: the agent the summary's margins are taken over (:mod:`.summary`, ``margin``); default: the
+            agent named ``heuristic`` where the population has one, else no margins.
 
     Returns:
         the report (see :mod:`.report`) plus ``"files"``: the paths written.
 
     Raises:
         AgentSpecError: naming the first spec that names no agent (before any game is played).
-        ValueError: for an unknown game (``UnknownGameError``), bad table sizes, games, workers or anchors, or
+        ValueError: for an unknown game (``UnknownGameError``), bad table sizes, games, workers, anchors or
+            reference, or
             ``records`` for a game without records (``MissingCapabilityError``), or an ``exploitability`` entry
             that cannot be read or attached (``ExploitabilityError``).
     """
@@ -99,6 +103,10 @@ def run_benchmark(
     from ..agents.llm import LLMOptions, LLMSpec, is_llm_spec
     from .exploitability import load_exploitability
 
+    if reference is not None and reference not in names:
+        raise ValueError(f"--reference {reference!r}: not an agent of the population ({', '.join(names)})")
+    reference = reference or ("heuristic" if "heuristic" in names else None)
+
     exploits = load_exploitability(exploitability, population, game)
 
     llm = llm or LLMOptions()
@@ -117,7 +125,7 @@ def run_benchmark(
     crossplay = play_cells(cells, games, seed=seed, claims=claims, workers=workers, progress=progress,
                            records_per_cell=records, game=game, beliefs=beliefs, threads=llm_concurrency)
     settings = {"game": game.name, "players": players, "games": games, "seed": seed, "claims": claims, "anchor": list(anchor),
-                "seconds": round(time.perf_counter() - started, 1)}
+                "reference": reference, "seconds": round(time.perf_counter() - started, 1)}
     if any(is_llm_spec(spec) for spec in population.specs.values()):
         settings["llm"] = {**llm.public(), "concurrency": llm_concurrency}
     report = build_report(population, crossplay, settings)
@@ -189,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_claims_arguments(parser)
     parser.add_argument("--anchor", nargs="+", default=[], metavar="NAME",
                         help="only the cells in which one side is one of these agents (no meta-game then)")
+    parser.add_argument("--reference", default=None, metavar="NAME",
+                        help="the agent the summary's per-size margins are taken over (default: heuristic, where "
+                        "the population has one)")
     parser.add_argument("--records", type=int, default=0, help="keep the records of the first N games of each cell")
     parser.add_argument("--no-plots", action="store_true", help="write no PNG files")
     parser.add_argument("--no-beliefs", action="store_true",
@@ -229,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             population, players, args.games, args.out, seed=args.seed, claims=claims_from_args(args, game),
             workers=args.workers, anchor=args.anchor, records=args.records, plots=not args.no_plots,
             progress=not args.no_progress, game=game, beliefs=not args.no_beliefs, llm=llm_options_from_args(args),
-            llm_concurrency=args.llm_concurrency, exploitability=args.exploitability,
+            llm_concurrency=args.llm_concurrency, exploitability=args.exploitability, reference=args.reference,
         )
     except (AgentSpecError, PopulationError, ValueError) as error:
         print(f"traitors-eval: error: {error}", file=sys.stderr)

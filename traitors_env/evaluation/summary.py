@@ -21,6 +21,16 @@ other sections, so every figure here is one a section below states in full:
 - ``beliefs``: the agent's role beliefs scored by :mod:`.deduction` (``None`` for an agent without beliefs):
   the pooled row's ``brier``, ``base_brier``, ``heuristic_brier``, ``brier_over_base``, ``predictions`` and
   ``by_size``: table size → phase → the same four (``brier_over_base`` ``None``: nothing to deduce, base rate 0).
+- ``margin``: the agent's win rate minus the **reference agent**'s in the same side, both against the reference
+  in the other side (``report["settings"]["reference"]``, ``traitors-eval --reference``; by default the agent named
+  ``heuristic`` where the population has one; ``None`` for the reference itself or a report without one):
+  ``reference`` and per table size (``by_size``: ``str(n)`` →) and pooled (``all``) ``margin`` (a fraction),
+  ``interval`` (95 %, Newcombe's hybrid score interval of a difference of two proportions from the two cells'
+  Wilson intervals, the cells taken as independent: conservative, since every cell plays the same deals),
+  ``win_rate``, ``reference_win_rate`` and ``games`` (the agent's); a size without both cells is left out. E.g.
+  issue 27's "beat the heuristic by ≥ 10 points at every table size" reads ``by_size`` (and is met beyond doubt
+  where ``interval[0] ≥ 0.10``). Both rates read the matrix as the rest of the summary does (the column side's
+  win rate is ``1 −`` the row side's).
 - ``metrics``: per metric of the game's summary list (:func:`.metrics.summary_metrics`: the capability's
   ``SUMMARY``, e.g. Traitors Aboard's ``plank_precision`` and claim truths, Avalon's ``team_precision`` and
   ``assassin_hit_rate``) the pooled entry of ``report["metrics"]`` (``value``, ``interval``, ``count``, and for a
@@ -40,9 +50,11 @@ from collections.abc import Sequence
 
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
+from ..core.stats import wilson_interval
 from .metrics import summarize, summary_metrics
 
-__all__ = ["PHASE_SHOWN", "exploitability_entry", "metrics_by_size", "summarize_agents", "summary_markdown"]
+__all__ = ["PHASE_SHOWN", "exploitability_entry", "margin_interval", "metrics_by_size", "reference_agent",
+           "summarize_agents", "summary_markdown"]
 
 _Z = 1.959963984540054
 #: The deduction phase the per-size belief table shows (the last third of the game, where the evidence is).
@@ -87,6 +99,66 @@ def _rates(report: dict, game: Game, name: str, side: int) -> dict[str, tuple[fl
             out[r[row_team]] = (round(1.0 - r["win_rate"], 6), r["games"] - r[wins_key], r["games"],
                                 [round(1.0 - hi, 6), round(1.0 - lo, 6)])
     return out
+
+
+def margin_interval(wins: int, games: int, reference_wins: int, reference_games: int) -> tuple[float, list[float]]:
+    """The difference of two proportions ``wins / games − reference_wins / reference_games`` and its 95 % interval
+    by Newcombe's hybrid score method (Newcombe 1998, method 10: the two Wilson intervals combined), which keeps
+    within [−1, 1] and holds its coverage near 0 and 1 where the Wald interval does not.
+
+    Raises:
+        ValueError: if a count is outside ``0…games`` or a cell has no games.
+    """
+    if games < 1 or reference_games < 1:
+        raise ValueError(f"need games in both cells; got games={games}, reference_games={reference_games}")
+    p, q = wins / games, reference_wins / reference_games
+    p_lo, p_hi = wilson_interval(wins, games)
+    q_lo, q_hi = wilson_interval(reference_wins, reference_games)
+    d = p - q
+    lo = d - math.sqrt((p - p_lo) ** 2 + (q_hi - q) ** 2)
+    hi = d + math.sqrt((p_hi - p) ** 2 + (q - q_lo) ** 2)
+    return round(d, 6), [round(max(-1.0, lo), 6), round(min(1.0, hi), 6)]
+
+
+def reference_agent(report: dict) -> str | None:
+    """The report's reference agent for the margins: ``settings["reference"]`` where the key is set (``None``: no
+    margins), else (a report written before the key) the agent named ``heuristic`` where there is one."""
+    settings = report["settings"]
+    if "reference" in settings:
+        return settings["reference"]
+    return "heuristic" if "heuristic" in report["agents"] else None
+
+
+def _side_wins(row: dict, game: Game, side: int) -> tuple[int, int]:
+    wins = row[f"{game.type.sides[0]}_wins"]
+    return (wins if side == 0 else row["games"] - wins), row["games"]
+
+
+def _margin(report: dict, game: Game, name: str, side: int, reference: str | None) -> dict | None:
+    if reference is None or name == reference:
+        return None
+    row_team, column_team = game.type.sides
+    cells: dict = {}
+    for r in report["matrix"]:
+        if not r["games"]:
+            continue
+        against = r[column_team] if side == 0 else r[row_team]
+        player = r[row_team] if side == 0 else r[column_team]
+        if against == reference and player in (name, reference):
+            cells.setdefault(str(r["num_players"]), {})[player] = _side_wins(r, game, side)
+    out: dict = {"reference": reference, "by_size": {}, "all": None}
+    for size, pair in cells.items():
+        if name not in pair or reference not in pair:
+            continue
+        (wins, games), (ref_wins, ref_games) = pair[name], pair[reference]
+        margin, interval = margin_interval(wins, games, ref_wins, ref_games)
+        entry = {"margin": margin, "interval": interval, "win_rate": round(wins / games, 6),
+                 "reference_win_rate": round(ref_wins / ref_games, 6), "games": games}
+        if size == "all":
+            out["all"] = entry
+        else:
+            out["by_size"][size] = entry
+    return out if out["all"] or out["by_size"] else None
 
 
 def _vs_nash(report: dict, game: Game, name: str, side: int, rates: dict) -> dict:
@@ -215,6 +287,7 @@ def summarize_agents(report: dict, game: Game | None = None) -> dict:
     game = game or _game(report)
     metric_list = summary_metrics(game.metrics) if game.metrics is not None else []
     names = list(report["agents"])
+    reference = reference_agent(report)
     agents: dict = {}
     for name in names:
         for side, team in enumerate(game.type.sides):
@@ -233,6 +306,7 @@ def summarize_agents(report: dict, game: Game | None = None) -> dict:
                 "worst_case": _worst_case(rates),
                 "best_response_gain": exploitability_entry(report, name, team),
                 "beliefs": _beliefs(report, name, team),
+                "margin": _margin(report, game, name, side, reference),
                 "metrics": metrics,
             }
     return {"metrics": [m.name for m in metric_list],
@@ -311,6 +385,7 @@ def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
     if skipped:
         out += ["", "vs Nash not computed: " + "; ".join(sorted(skipped)) + "."]
     out.append("")
+    out += _margin_markdown(summary, players)
     for metric in summary["chance_metrics"]:
         rows = [(name, team, e["metrics"][metric]) for name, sides in summary["agents"].items()
                 for team, e in sides.items() if e["metrics"].get(metric, {}).get("count")]
@@ -344,4 +419,31 @@ def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
                 cells.append(text)
             out.append(f"| {name} | {team} | " + " | ".join(cells) + " |")
         out.append("")
+    return out
+
+
+def _margin_cell(entry: dict | None) -> str:
+    if not entry:
+        return _DASH
+    lo, hi = entry["interval"]
+    return f"{100 * entry['margin']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
+def _margin_markdown(summary: dict, players: list[str]) -> list[str]:
+    rows = [(name, team, e["margin"]) for name, sides in summary["agents"].items() for team, e in sides.items()
+            if e.get("margin")]
+    if not rows:
+        return []
+    reference = rows[0][2]["reference"]
+    out = [f"### Margin over `{reference}`, per table size", "",
+           f"The agent's win rate minus `{reference}`'s in the same side, both against `{reference}` in the other "
+           "side, in points [95 %: Newcombe's interval of a difference of proportions, the two cells taken as "
+           "independent, which is conservative: they play the same deals]. A threshold on a margin is met beyond "
+           "doubt where the interval's lower end clears it.", "",
+           "| agent | side | " + " | ".join(f"{n} players" for n in players) + " | all sizes |",
+           "|---|---|" + "---|" * (len(players) + 1)]
+    for name, team, entry in rows:
+        out.append(f"| {name} | {team} | " + " | ".join(_margin_cell(entry["by_size"].get(n)) for n in players)
+                   + f" | {_margin_cell(entry['all'])} |")
+    out.append("")
     return out
