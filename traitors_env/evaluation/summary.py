@@ -25,8 +25,8 @@ other sections, so every figure here is one a section below states in full:
   in the other side (``report["settings"]["reference"]``, ``traitors-eval --reference``; by default the agent named
   ``heuristic`` where the population has one; ``None`` for the reference itself or a report without one):
   ``reference`` and per table size (``by_size``: ``str(n)`` →) and pooled (``all``) ``margin`` (a fraction),
-  ``interval`` (95 %, Newcombe's hybrid score interval of a difference of two proportions from the two cells'
-  Wilson intervals, the cells taken as independent: conservative, since every cell plays the same deals),
+  ``interval`` (95 %, Newcombe's hybrid score interval of a difference of two proportions,
+  :func:`~traitors_env.core.stats.difference_interval`: conservative here, since every cell plays the same deals),
   ``win_rate``, ``reference_win_rate`` and ``games`` (the agent's); a size without both cells is left out. E.g.
   issue 27's "beat the heuristic by ≥ 10 points at every table size" reads ``by_size`` (and is met beyond doubt
   where ``interval[0] ≥ 0.10``). Both rates read the matrix as the rest of the summary does (the column side's
@@ -50,10 +50,10 @@ from collections.abc import Sequence
 
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
-from ..core.stats import wilson_interval
+from ..core.stats import difference_interval
 from .metrics import summarize, summary_metrics
 
-__all__ = ["PHASE_SHOWN", "exploitability_entry", "margin_interval", "metrics_by_size", "reference_agent",
+__all__ = ["PHASE_SHOWN", "exploitability_entry", "metrics_by_size", "reference_agent",
            "summarize_agents", "summary_markdown"]
 
 _Z = 1.959963984540054
@@ -101,25 +101,6 @@ def _rates(report: dict, game: Game, name: str, side: int) -> dict[str, tuple[fl
     return out
 
 
-def margin_interval(wins: int, games: int, reference_wins: int, reference_games: int) -> tuple[float, list[float]]:
-    """The difference of two proportions ``wins / games − reference_wins / reference_games`` and its 95 % interval
-    by Newcombe's hybrid score method (Newcombe 1998, method 10: the two Wilson intervals combined), which keeps
-    within [−1, 1] and holds its coverage near 0 and 1 where the Wald interval does not.
-
-    Raises:
-        ValueError: if a count is outside ``0…games`` or a cell has no games.
-    """
-    if games < 1 or reference_games < 1:
-        raise ValueError(f"need games in both cells; got games={games}, reference_games={reference_games}")
-    p, q = wins / games, reference_wins / reference_games
-    p_lo, p_hi = wilson_interval(wins, games)
-    q_lo, q_hi = wilson_interval(reference_wins, reference_games)
-    d = p - q
-    lo = d - math.sqrt((p - p_lo) ** 2 + (q_hi - q) ** 2)
-    hi = d + math.sqrt((p_hi - p) ** 2 + (q - q_lo) ** 2)
-    return round(d, 6), [round(max(-1.0, lo), 6), round(min(1.0, hi), 6)]
-
-
 def reference_agent(report: dict) -> str | None:
     """The report's reference agent for the margins: ``settings["reference"]`` where the key is set (``None``: no
     margins), else (a report written before the key) the agent named ``heuristic`` where there is one."""
@@ -151,8 +132,8 @@ def _margin(report: dict, game: Game, name: str, side: int, reference: str | Non
         if name not in pair or reference not in pair:
             continue
         (wins, games), (ref_wins, ref_games) = pair[name], pair[reference]
-        margin, interval = margin_interval(wins, games, ref_wins, ref_games)
-        entry = {"margin": margin, "interval": interval, "win_rate": round(wins / games, 6),
+        low, high = difference_interval(wins, games, ref_wins, ref_games)
+        entry = {"margin": round(wins / games - ref_wins / ref_games, 6), "interval": [round(low, 6), round(high, 6)], "win_rate": round(wins / games, 6),
                  "reference_win_rate": round(ref_wins / ref_games, 6), "games": games}
         if size == "all":
             out["all"] = entry
