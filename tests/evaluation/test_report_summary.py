@@ -192,9 +192,14 @@ def test_margins_over_the_heuristic_restate_the_matrix_per_table_size(small_repo
             assert entry["interval"] == [round(low, 6), round(high, 6)]
     text = (out / "report.md").read_text()
     assert "### Margin over `heuristic`, per table size" in text
-    row = next(line for line in text.split("### Margin over")[1].splitlines() if line.startswith("| random | pirates |"))
-    m = report["summary"]["agents"]["random"]["pirates"]["margin"]["by_size"]["4"]
-    assert f"{100 * m['margin']:+.1f} [{100 * m['interval'][0]:+.1f}, {100 * m['interval'][1]:+.1f}]" in row
+    section = text.split("### Margin over")[1]
+    assert section.splitlines()[4].startswith("| agent | side | 4 players | 6 players | all sizes |")
+    for side in ("pirates", "mutineers"):
+        row = next(line for line in section.splitlines() if line.startswith(f"| random | {side} |"))
+        margin = report["summary"]["agents"]["random"][side]["margin"]
+        cells = [f"{100 * e['margin']:+.1f} [{100 * e['interval'][0]:+.1f}, {100 * e['interval'][1]:+.1f}]"
+                 for e in (margin["by_size"]["4"], margin["by_size"]["6"], margin["all"])]
+        assert row == f"| random | {side} | " + " | ".join(cells) + " |"  # the sizes in order, then the pooled
 
 
 def test_the_reference_is_chosen_or_refused_by_name(tmp_path):
@@ -209,6 +214,28 @@ def test_the_reference_is_chosen_or_refused_by_name(tmp_path):
         run_benchmark(parse_population(["random", "heuristic"]), [3], 2, tmp_path / "x", plots=False,
                       reference="nobody")
     assert not (tmp_path / "x").exists()  # refused before anything is played or written
+    # The default is the heuristic bot by its spec, whatever its name; with --anchor, an anchored one only.
+    report = run_benchmark(parse_population(["h=heuristic", "heuristic=random"]), [3], 2, tmp_path / "s", plots=False)
+    assert report["settings"]["reference"] == "h"
+    report = run_benchmark(parse_population(["r=random", "heuristic"]), [3], 2, tmp_path / "a", plots=False,
+                           anchor=["r"])
+    assert report["settings"]["reference"] is None  # the heuristic's own cell was not played
+    with pytest.raises(ValueError, match=r"--reference 'heuristic': not among --anchor \['r'\]"):
+        run_benchmark(parse_population(["r=random", "heuristic"]), [3], 2, tmp_path / "b", plots=False,
+                      anchor=["r"], reference="heuristic")
+
+
+def test_a_margin_over_a_failed_cell_is_flagged(small_report):
+    report, _ = small_report
+    report = json.loads(json.dumps({k: v for k, v in report.items() if k != "files"}))
+    for row in report["matrix"]:
+        if row["num_players"] in (4, "all") and row["pirates"] == "random" and row["mutineers"] == "heuristic":
+            row["failed"] = True
+    margin = summarize_agents(report)["agents"]["random"]["pirates"]["margin"]
+    assert margin["by_size"]["4"]["failed"] and margin["all"]["failed"] and not margin["by_size"]["6"]["failed"]
+    row = next(line for line in markdown(report).split("### Margin over")[1].splitlines()
+               if line.startswith("| random | pirates |"))
+    assert row.count(" †") == 2
 
 
 def test_avalon_assassin_chance_is_one_over_the_other_seats():

@@ -63,8 +63,9 @@ def run_benchmark(
         llm_concurrency: games with a language-model seat played at once, in threads (results do not depend on it).
         exploitability: ``traitors-exploit`` reports (``[NAME=]PATH``) attached to the agents under the report's
             ``exploitability`` key (:mod:`.exploitability`; read before any game is played).
-        reference: the agent the summary's margins are taken over (:mod:`.summary`, ``margin``); default: the
-            agent named ``heuristic`` where the population has one, else no margins.
+        reference: the agent the summary's margins are taken over (:mod:`.summary`, ``margin``; with ``anchor``
+            one of the anchors); default: the first agent whose spec is ``heuristic`` (among the anchors, if any),
+            else no margins.
 
     Returns:
         the report (see :mod:`.report`) plus ``"files"``: the paths written.
@@ -80,7 +81,7 @@ def run_benchmark(
     from ..core.game import MissingCapabilityError
     from .plots import plot_beliefs, plot_calibration, plot_crossplay, plot_metrics, plot_ratings
     from .report import build_report, markdown
-    from .summary import summarize_agents
+    from .summary import default_reference, summarize_agents
 
     game = load_game(game)
     claims = game.default_claims if claims is None else bool(claims)
@@ -105,7 +106,10 @@ def run_benchmark(
 
     if reference is not None and reference not in names:
         raise ValueError(f"--reference {reference!r}: not an agent of the population ({', '.join(names)})")
-    reference = reference or ("heuristic" if "heuristic" in names else None)
+    if reference is not None and anchor and reference not in anchor:
+        raise ValueError(f"--reference {reference!r}: not among --anchor {list(anchor)}; its own cell (the margins' "
+                         "baseline) is played only for an anchor")
+    reference = reference or default_reference(population.specs, anchor)
 
     exploits = load_exploitability(exploitability, population, game)
 
@@ -198,8 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--anchor", nargs="+", default=[], metavar="NAME",
                         help="only the cells in which one side is one of these agents (no meta-game then)")
     parser.add_argument("--reference", default=None, metavar="NAME",
-                        help="the agent the summary's per-size margins are taken over (default: heuristic, where "
-                        "the population has one)")
+                        help="the agent the summary's per-size margins are taken over (default: the first agent "
+                        "whose spec is heuristic)")
     parser.add_argument("--records", type=int, default=0, help="keep the records of the first N games of each cell")
     parser.add_argument("--no-plots", action="store_true", help="write no PNG files")
     parser.add_argument("--no-beliefs", action="store_true",

@@ -22,12 +22,13 @@ other sections, so every figure here is one a section below states in full:
   the pooled row's ``brier``, ``base_brier``, ``heuristic_brier``, ``brier_over_base``, ``predictions`` and
   ``by_size``: table size → phase → the same four (``brier_over_base`` ``None``: nothing to deduce, base rate 0).
 - ``margin``: the agent's win rate minus the **reference agent**'s in the same side, both against the reference
-  in the other side (``report["settings"]["reference"]``, ``traitors-eval --reference``; by default the agent named
-  ``heuristic`` where the population has one; ``None`` for the reference itself or a report without one):
+  in the other side (``report["settings"]["reference"]``, ``traitors-eval --reference``; by default the first agent
+  whose spec is ``heuristic``, :func:`default_reference`; ``None`` for the reference itself or a report without one):
   ``reference`` and per table size (``by_size``: ``str(n)`` →) and pooled (``all``) ``margin`` (a fraction),
   ``interval`` (95 %, Newcombe's hybrid score interval of a difference of two proportions,
   :func:`~traitors_env.core.stats.difference_interval`: conservative here, since every cell plays the same deals),
-  ``win_rate``, ``reference_win_rate`` and ``games`` (the agent's); a size without both cells is left out. E.g.
+  ``win_rate``, ``reference_win_rate``, ``games`` (the agent's) and ``failed`` (either cell had an agent failure,
+  so fewer games); a size without both cells is left out. E.g.
   issue 27's "beat the heuristic by ≥ 10 points at every table size" reads ``by_size`` (and is met beyond doubt
   where ``interval[0] ≥ 0.10``). Both rates read the matrix as the rest of the summary does (the column side's
   win rate is ``1 −`` the row side's).
@@ -53,7 +54,7 @@ from ..core.registry import DEFAULT_GAME, load_game
 from ..core.stats import difference_interval
 from .metrics import summarize, summary_metrics
 
-__all__ = ["PHASE_SHOWN", "exploitability_entry", "metrics_by_size", "reference_agent",
+__all__ = ["PHASE_SHOWN", "default_reference", "exploitability_entry", "metrics_by_size", "reference_agent",
            "summarize_agents", "summary_markdown"]
 
 _Z = 1.959963984540054
@@ -101,13 +102,19 @@ def _rates(report: dict, game: Game, name: str, side: int) -> dict[str, tuple[fl
     return out
 
 
+def default_reference(specs: dict[str, str], anchor: Sequence[str] = ()) -> str | None:
+    """The default reference agent of the margins: the first agent whose spec is the ``heuristic`` bot (whatever its
+    name), among the anchors where there are any (the reference's own cell must be played); ``None`` if there is none."""
+    return next((name for name, spec in specs.items() if spec == "heuristic" and (not anchor or name in anchor)), None)
+
+
 def reference_agent(report: dict) -> str | None:
     """The report's reference agent for the margins: ``settings["reference"]`` where the key is set (``None``: no
-    margins), else (a report written before the key) the agent named ``heuristic`` where there is one."""
+    margins), else (a report written before the key) :func:`default_reference` of its agents and anchors."""
     settings = report["settings"]
     if "reference" in settings:
         return settings["reference"]
-    return "heuristic" if "heuristic" in report["agents"] else None
+    return default_reference(report["agents"], settings.get("anchor") or ())
 
 
 def _side_wins(row: dict, game: Game, side: int) -> tuple[int, int]:
@@ -120,6 +127,7 @@ def _margin(report: dict, game: Game, name: str, side: int, reference: str | Non
         return None
     row_team, column_team = game.type.sides
     cells: dict = {}
+    failed: dict = {}
     for r in report["matrix"]:
         if not r["games"]:
             continue
@@ -127,6 +135,7 @@ def _margin(report: dict, game: Game, name: str, side: int, reference: str | Non
         player = r[row_team] if side == 0 else r[column_team]
         if against == reference and player in (name, reference):
             cells.setdefault(str(r["num_players"]), {})[player] = _side_wins(r, game, side)
+            failed[str(r["num_players"])] = failed.get(str(r["num_players"]), False) or bool(r.get("failed"))
     out: dict = {"reference": reference, "by_size": {}, "all": None}
     for size, pair in cells.items():
         if name not in pair or reference not in pair:
@@ -134,7 +143,8 @@ def _margin(report: dict, game: Game, name: str, side: int, reference: str | Non
         (wins, games), (ref_wins, ref_games) = pair[name], pair[reference]
         low, high = difference_interval(wins, games, ref_wins, ref_games)
         entry = {"margin": round(wins / games - ref_wins / ref_games, 6), "interval": [round(low, 6), round(high, 6)], "win_rate": round(wins / games, 6),
-                 "reference_win_rate": round(ref_wins / ref_games, 6), "games": games}
+                 "reference_win_rate": round(ref_wins / ref_games, 6), "games": games,
+                 "failed": failed[size]}
         if size == "all":
             out["all"] = entry
         else:
@@ -407,7 +417,7 @@ def _margin_cell(entry: dict | None) -> str:
     if not entry:
         return _DASH
     lo, hi = entry["interval"]
-    return f"{100 * entry['margin']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+    return f"{100 * entry['margin']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]" + (" †" if entry.get("failed") else "")
 
 
 def _margin_markdown(summary: dict, players: list[str]) -> list[str]:
@@ -419,8 +429,9 @@ def _margin_markdown(summary: dict, players: list[str]) -> list[str]:
     out = [f"### Margin over `{reference}`, per table size", "",
            f"The agent's win rate minus `{reference}`'s in the same side, both against `{reference}` in the other "
            "side, in points [95 %: Newcombe's interval of a difference of proportions, the two cells taken as "
-           "independent, which is conservative: they play the same deals]. A threshold on a margin is met beyond "
-           "doubt where the interval's lower end clears it.", "",
+           "independent, which is conservative: they play the same deals]. The column side's win rate is 1 − the row "
+           "side's, as in the meta-game. A threshold on a margin is met beyond doubt where the interval's lower end "
+           "clears it. †: a cell with an agent failure (fewer games; the failures section names them).", "",
            "| agent | side | " + " | ".join(f"{n} players" for n in players) + " | all sizes |",
            "|---|---|" + "---|" * (len(players) + 1)]
     for name, team, entry in rows:
