@@ -359,6 +359,13 @@ class LeagueSection(_Section):
     #: (``exploiter_k``), so the next iteration's policies meet whatever beats the newest ones as the Nash mixture
     #: weighs it; ``{}``: none
     exploiters: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    #: the meta-game each side's training mixture comes from: ``pooled``, one Nash mixture over the cross-play win
+    #: rates pooled over the table sizes; ``per_size``, one per table size, each game's opponent drawn from the
+    #: mixture of the size it is dealt (the size is public and drawn by nature, so the game is one subgame per
+    #: size and a member's strategy at one size does not constrain it at another; a pooled mixture lets the sizes a
+    #: member wins at hide those it loses at). ``per_size`` needs a cross-play table at every training size:
+    #: ``league.player_counts`` covering ``env.player_counts`` and ``league.games`` at least one per size
+    meta_game: Literal["pooled", "per_size"] = "pooled"
 
     @model_validator(mode="after")
     def _check(self) -> LeagueSection:
@@ -532,6 +539,20 @@ class RunConfig(_Section):
                     f"league.player_counts holds {', '.join(map(str, bad))}; {self.env.name} has table sizes "
                     f"{kind.min_players}–{kind.max_players}"
                 )
+            if self.league.meta_game == "per_size":
+                cross = self.league.player_counts or self.env.player_counts
+                missing = sorted(set(self.env.player_counts) - set(cross))
+                if missing:
+                    raise ValueError(
+                        f"league.meta_game: per_size solves a meta-game at every training table size, but "
+                        f"league.player_counts={cross} lacks {missing} of env.player_counts={self.env.player_counts}; "
+                        "leave league.player_counts out or make it cover them"
+                    )
+                if self.league.games < len(cross):
+                    raise ValueError(
+                        f"league.games={self.league.games} is fewer than the {len(cross)} table sizes of the "
+                        f"cross-play; league.meta_game: per_size needs at least one game per size and cell"
+                    )
         if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
             raise ValueError(
                 f"ppo.batch_size={self.ppo.batch_size} (the minibatch) is larger than rllib.train_batch_size="

@@ -19,8 +19,10 @@ from traitors_env.evaluation.deduction import (
     Deduction,
     base_rate,
     brier,
+    close_game,
     log_loss,
     phase_of,
+    ratio_interval,
     summarize_deduction,
 )
 from traitors_env.evaluation.games import play_game
@@ -192,3 +194,63 @@ def test_report_of_a_game_without_hidden_side_says_so(tmp_path, toy_registered):
     report = run_benchmark(parse_population(["heuristic"]), [3], 2, tmp_path, game="toy", plots=False)
     assert "skipped" in report["deduction"]
     assert "Not computed" in (tmp_path / "report.md").read_text()
+
+
+# ------------------------------------------------------------------ the interval of Brier / base, games as clusters
+def _games(rng, count):
+    """Per-game Brier and base-rate Brier sums of ``count`` games with 2-40 predictions each, correlated within a
+    game (one shared error per game)."""
+    k = rng.integers(2, 41, count)
+    shared = rng.normal(0, 0.15, count)
+    a = np.array([np.sum(np.clip(0.2 + s + rng.normal(0, 0.05, n), 0, 1)) for s, n in zip(shared, k)])
+    b = 0.25 * k
+    return a, b
+
+
+def test_the_ratio_interval_agrees_with_a_bootstrap_over_games():
+    """The delta-method interval (games as clusters) against scipy's percentile bootstrap resampling whole games."""
+    from scipy.stats import bootstrap
+
+    a, b = _games(np.random.default_rng(7), 400)
+    lo, hi = ratio_interval(a.sum(), b.sum(), len(a), float(a @ a), float(a @ b), float(b @ b))
+    boot = bootstrap((a, b), lambda x, y, axis=-1: x.sum(axis) / y.sum(axis), paired=True, vectorized=True,
+                     n_resamples=4000, method="percentile", random_state=np.random.default_rng(1))
+    assert lo == pytest.approx(boot.confidence_interval.low, abs=0.01)
+    assert hi == pytest.approx(boot.confidence_interval.high, abs=0.01)
+    assert lo < a.sum() / b.sum() < hi
+
+
+def test_the_interval_is_wide_on_few_games_and_none_on_one():
+    a, b = _games(np.random.default_rng(3), 400)
+    wide = ratio_interval(a[:12].sum(), b[:12].sum(), 12, float(a[:12] @ a[:12]), float(a[:12] @ b[:12]),
+                          float(b[:12] @ b[:12]))
+    narrow = ratio_interval(a.sum(), b.sum(), 400, float(a @ a), float(a @ b), float(b @ b))
+    assert wide[1] - wide[0] > 3 * (narrow[1] - narrow[0])
+    assert ratio_interval(a[0], b[0], 1, a[0] ** 2, a[0] * b[0], b[0] ** 2) is None
+    assert ratio_interval(0.0, 0.0, 5, 0.0, 0.0, 0.0) is None  # nothing to deduce: no ratio
+
+
+def test_close_game_gives_each_phase_and_table_size_its_own_games_in_the_rows():
+    """Two games at 3 players (one reaching the late phase) and one at 6: each row counts the games that scored
+    it, and its interval is computed from those games' own sums."""
+    from collections import Counter
+
+    def game(n, phases):
+        tally = Counter()
+        for phase, (a, base) in phases.items():
+            tally[(n, phase, "decisions")] += 1
+            tally[(n, phase, "predictions")] += 2
+            tally[(n, phase, "brier")] += a
+            tally[(n, phase, "base_brier")] += base
+        return close_game(tally)
+
+    total = game(3, {"early": (0.2, 0.5), "late": (0.1, 0.5)}) + game(3, {"early": (0.4, 0.5)}) \
+        + game(6, {"early": (0.3, 0.4), "mid": (0.2, 0.4)})
+    rows = {(r["num_players"], r["phase"]): r for r in summarize_deduction(total, [3, 6])["rows"]}
+    assert rows[(3, "early")]["games"] == 2 and rows[(3, "late")]["games"] == 1 and rows[(3, "all")]["games"] == 2
+    assert rows[(3, "late")]["brier_over_base_ci"] is None  # one game: no interval
+    assert rows[("all", "all")]["games"] == 3 and rows[("all", "early")]["games"] == 3
+    # (3, all): games' own sums (0.3, 1.0) and (0.4, 0.5), as ratio_interval takes them
+    expected = ratio_interval(0.7, 1.5, 2, 0.3 ** 2 + 0.4 ** 2, 0.3 * 1.0 + 0.4 * 0.5, 1.0 ** 2 + 0.5 ** 2)
+    assert rows[(3, "all")]["brier_over_base_ci"] == pytest.approx(list(expected), abs=1e-4)
+    assert rows[(3, "all")]["brier"] == pytest.approx(0.7 / 6, abs=1e-6) and rows[(3, "all")]["predictions"] == 6

@@ -12,6 +12,7 @@ import pytest
 
 from training.config import ConfigError, config_from_dict
 from traitors_env.core.stats import wilson_interval
+from traitors_env.evaluation.metagame import solve_zero_sum
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -405,3 +406,86 @@ def test_the_rollout_draws_past_snapshots_by_weight_and_the_engines_probes_as_ki
     kinds = np.asarray(R.new_slots(engine, settings, jax.random.key(0), 256, probe).kind)
     assert set(kinds) == {R.HEURISTIC, 5} and 0.7 < (kinds == 5).mean() < 0.9  # probe "b" is kind 4 + 1
     assert twin_engine().probes[0][0] == "plank"  # Traitors Aboard's twin ships the plank probe
+
+
+# ---------------------------------------------------------------- the meta-game per table size
+def test_the_rollout_draws_each_games_opponent_from_the_row_of_its_table_size():
+    """Per-size rows (``league.meta_game: per_size``): a game dealt at table size ``player_counts[s]`` meets an
+    opponent kind, and a ``past`` snapshot, drawn from row ``s`` only."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from training.jax_backend import rollout as R
+    from training.jax_backend.engine import standin_engine
+
+    settings = R.Settings((3, 5, 8), (1 / 3,) * 3, 4, 1.0, 1.0, True, None)
+    rows = R.Opponents(
+        jnp.asarray([[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]),  # 3: heuristic, 5: random
+        jnp.float32(0), jnp.zeros(3), jnp.int32(3),                                    # 8: past
+        jnp.asarray([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+    )
+    slots = R.new_slots(standin_engine(), settings, jax.random.key(1), 256, rows)
+    size, kind, past = (np.asarray(x) for x in (slots.state.num_players, slots.kind, slots.past))
+    assert set(size) == {3, 5, 8}
+    assert (kind[size == 3] == R.HEURISTIC).all() and (kind[size == 5] == R.RANDOM).all()
+    assert (kind[size == 8] == R.PAST).all() and (past[size == 8] == 2).all()
+
+
+def test_opponent_mix_by_size_gives_each_size_its_own_nash_mixture_over_one_past_pool():
+    from training.jax_backend.league import Member, opponent_mix, opponent_mix_by_size
+
+    members = [Member("random", "random"), Member("heuristic", "heuristic"),
+               Member("league_1", "policy", 1, "a"), Member("league_2", "policy", 2, "b")]
+    nash = {3: {"heuristic": 1.0}, 8: {"league_1": 0.25, "league_2": 0.75}}
+    p, pooled, past = opponent_mix_by_size(nash, members, [], 0.2, True, 4, {"random": 0.1}, [3, 8])
+    assert p.shape == (2, 4) and past.shape == (2, 4) and pooled == ["league_2", "league_1"]
+    # size 3: latest 0.2, random's kept 0.1, the heuristic the rest; past never drawn there
+    assert p[0] == pytest.approx([0.2, 0.0, 0.7, 0.1])
+    # size 8: the same row as the pooled function's for that size's mixture
+    alone, names, weights = opponent_mix(nash[8], members, [], 0.2, True, 4, {"random": 0.1})
+    assert names == pooled and p[1] == pytest.approx(alone) and past[1] == pytest.approx(weights)
+    assert past[1][:2] == pytest.approx([0.75, 0.25])
+
+
+def test_per_size_meta_game_needs_a_cross_play_table_at_every_training_size(tmp_path):
+    with pytest.raises(ConfigError, match=r"lacks \[8\]"):
+        league_config(tmp_path, league={"meta_game": "per_size", "player_counts": [3, 5]})
+    with pytest.raises(ConfigError, match="league.games=2 is fewer than the 3 table sizes"):
+        league_config(tmp_path, league={"meta_game": "per_size", "games": 2})
+    with pytest.raises(ConfigError, match="meta_game"):
+        league_config(tmp_path, league={"meta_game": "by_size"})
+    assert league_config(tmp_path).league.meta_game == "pooled"  # the default: unchanged leagues
+
+
+def test_a_per_size_league_solves_and_trains_on_each_table_sizes_meta_game(tmp_path):
+    pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    from training.jax_backend.engine import standin_engine
+    from training.jax_backend.league import read_league, train_league
+
+    config = league_config(tmp_path, league={"iterations": 1, "meta_game": "per_size", "games": 30})
+    data = read_league(train_league(config, engine=standin_engine()).path)
+    by_size = data["matrix_by_size"]
+    assert sorted(by_size, key=int) == ["3", "5", "8"]
+    games = sum(np.array(m["games"]) for m in by_size.values())
+    wins = sum(np.array(m["wins"]) for m in by_size.values())
+    assert (games == np.array(data["matrix"]["games"])).all() and (wins == np.array(data["matrix"]["wins"])).all()
+    assert (np.array(by_size["3"]["games"]) == 10).all()  # games spread evenly over the sizes
+    last = data["iterations"][-1]
+    rows, columns = ([m["name"] for m in data["members"][side]] for side in ("pirates", "mutineers"))
+    for n, m in by_size.items():  # each size's mixture is the LP's solution of that size's own games
+        rate = np.where(np.array(m["games"]) > 0, np.array(m["wins"]) / np.maximum(np.array(m["games"]), 1), 0.5)
+        solved = solve_zero_sum(rate.tolist(), rows, columns, sides=("pirates", "mutineers"))
+        assert last["value_by_size"][n] == pytest.approx(solved["value"], abs=1e-6)
+        assert last["nash_by_size"][n]["mutineers"] == pytest.approx(solved["mutineers"]["mixture"], abs=1e-6)
+    for it in data["iterations"]:
+        assert sorted(it["nash_by_size"], key=int) == ["3", "5", "8"]
+        for n, solved in it["nash_by_size"].items():
+            for side in ("pirates", "mutineers"):
+                assert sum(solved[side].values()) == pytest.approx(1.0, abs=1e-5)
+            assert 0.0 <= it["value_by_size"][n] <= 1.0
+    mix = data["iterations"][1]["training"]["mutineers"]
+    assert sorted(mix["by_size"], key=int) == ["3", "5", "8"]
+    for row in mix["by_size"].values():
+        assert row["latest"] == pytest.approx(0.2) and sum(row.values()) == pytest.approx(1.0, abs=1e-4)
+    assert sum(v for k, v in mix.items() if k != "by_size") == pytest.approx(1.0, abs=1e-4)

@@ -24,6 +24,11 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
    (:func:`traitors_env.evaluation.metagame.solve_zero_sum`) and ``league.json`` is rewritten, with ``league.png``
    beside it (the Nash weights over iterations, :func:`traitors_env.evaluation.plots.plot_league`).
 
+With ``league.meta_game: per_size`` the meta-game is also solved at each table size on that size's games of every
+cell, and each side's training draws a game's opponent from the other side's mixture at the size the game is
+dealt (:func:`opponent_mix_by_size`; the rollout's per-size rows, :class:`.rollout.Opponents`). The pooled mixture
+is still solved and recorded (the plots and the kit's ``league_nash`` agent read it).
+
 ``league.json`` (in the run folder, rewritten after every iteration; floats rounded to 6 decimals)::
 
     {
@@ -43,12 +48,15 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
         "win_rate": [[...]],                  # the row side's win rate in the cell (games it won / games)
         "wins": [[...]], "games": [[...]],
         "ci_low": [[...]], "ci_high": [[...]]},   # 95 % Wilson interval of win_rate
+      "matrix_by_size": {"3": {"wins": [[...]], "games": [[...]]}, ...},   # the same cells split by table size
       "iterations": [                         # one entry per solved meta-game: iteration 0 (fixed members), 1, ...
         {"iteration": 0,
          "value": 0.41,                       # the row side's equilibrium win rate
          "nash": {"pirates": {"random": 0.0, "heuristic": 1.0, ...}, "mutineers": {...}},   # members of that
                                               # iteration's population only (a prefix of "members")
          "unused": {"pirates": [...], "mutineers": [...]},   # members no equilibrium uses
+         "nash_by_size": {"3": {"pirates": {...}, "mutineers": {...}}, ...},   # league.meta_game: per_size only
+         "value_by_size": {"3": 0.52, ...},                                    # (as "nash" and "value", per size)
          "training": {"pirates": {"latest": 0.1, "past": 0.5, ...}, ...,  # the opponent mix each side's new
                       "exploiters": {"mutineers": {"latest": 1.0}}},   # policy trained against in this iteration
                                               # (absent for iteration 0; "exploiters" with league.exploiters only)
@@ -81,9 +89,11 @@ from ..config import ConfigError, RunConfig
 from ..evaluate import complete_generation, vs_heuristic
 from ..run import all_trained, derive_seed, prepare_run_folder
 from ..storage import RunFolder
+from ..table_sizes import table_size_probabilities
 from .engine import Engine
 
-__all__ = ["BOTS", "LEAGUE_FILE", "Member", "cross_play", "fixed_members", "opponent_mix", "train_league"]
+__all__ = ["BOTS", "LEAGUE_FILE", "Member", "cross_play", "fixed_members", "opponent_mix", "opponent_mix_by_size",
+           "train_league"]
 
 #: the league's file in the run folder
 LEAGUE_FILE = "league.json"
@@ -229,7 +239,7 @@ def _compiled_cross_play(engine: Engine, net_arch: tuple, num_actions: int, acti
 
 
 def cross_play(engine: Engine, model: tuple, row: tuple, column: tuple, games: int, player_counts, seed: int,
-               deterministic: bool = False) -> tuple[int, int]:
+               deterministic: bool = False, by_size: bool = False) -> tuple[int, int] | dict[int, tuple[int, int]]:
     """``games`` games of the ``row`` member (the game's row side, ``GameType.sides[0]``) against the ``column``
     member, played whole in one compiled loop of the JAX twin; table sizes ``player_counts[i % len]`` for game
     ``i``; each side's member plays every seat of it (one heuristic memory per side per game, as the kit's agent).
@@ -240,10 +250,11 @@ def cross_play(engine: Engine, model: tuple, row: tuple, column: tuple, games: i
             :data:`RANDOM`, or ``3 + i`` for the engine's probe ``i`` (``params``: any network's, unused).
         seed: the games' seed (deals and every draw).
         deterministic: policies play their most probable legal action.
+        by_size: return the counts per table size.
 
     Returns:
         ``(row wins, finished games)`` (a game still running after :data:`MAX_DECISIONS` decisions is not
-        counted).
+        counted); with ``by_size``, ``{table size: (row wins, finished games)}`` over ``player_counts``.
     """
     import jax
     import jax.numpy as jnp
@@ -254,17 +265,22 @@ def cross_play(engine: Engine, model: tuple, row: tuple, column: tuple, games: i
     num_players = jnp.asarray(counts[np.arange(games) % len(counts)])
     won, done = play(jax.random.key(seed), num_players, jnp.int32(row[0]), row[1], jnp.int32(column[0]), column[1])
     won, done = np.asarray(won), np.asarray(done)
+    if by_size:
+        size = np.asarray(num_players)
+        return {int(n): (int((won & done)[size == n].sum()), int(done[size == n].sum())) for n in counts}
     return int((won & done).sum()), int(done.sum())
 
 
 # ---------------------------------------------------------------- the opponent mix of a side's training
 def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str], latest: float,
-                 newest: bool, pool: int, fixed_share: dict[str, float] | None = None
-                 ) -> tuple[np.ndarray, list[str], np.ndarray]:
+                 newest: bool, pool: int, fixed_share: dict[str, float] | None = None,
+                 pooled: list[str] | None = None) -> tuple[np.ndarray, list[str], np.ndarray]:
     """The rollout's opponent probabilities for a side trained against the other side's ``members`` with Nash
     weights ``nash`` (name → weight), ``latest`` of the games against its newest policy (if ``newest``), and
     ``fixed_share[name]`` of them kept for each named fixed member among ``members`` (``league.fixed_share``;
-    names absent from ``members`` keep nothing): the Nash mixture shares what is left.
+    names absent from ``members`` keep nothing): the Nash mixture shares what is left. ``pooled``: the policy
+    members of the ``past`` pool, in order (default: the ``pool`` heaviest with positive weight); one with no
+    weight here gets probability 0 within ``past``.
 
     Returns:
         ``(probabilities, pooled, weights)``: float32 ``(4 + len(probes),)`` over (latest, past, heuristic, random,
@@ -273,8 +289,12 @@ def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str
         ``past`` cannot be drawn).
     """
     weight = {m.name: max(0.0, float(nash.get(m.name, 0.0))) for m in members}
-    policies = sorted((m for m in members if m.kind == "policy" and weight[m.name] > 0),
-                      key=lambda m: (-weight[m.name], m.iteration))[:pool]
+    if pooled is None:
+        policies = sorted((m for m in members if m.kind == "policy" and weight[m.name] > 0),
+                          key=lambda m: (-weight[m.name], m.iteration))[:pool]
+    else:
+        by_name = {m.name: m for m in members}
+        policies = [by_name[name] for name in pooled]
 
     def slot(m: Member) -> int:  # a fixed member's entry in the rollout's opponent kinds
         return 2 if m.kind == "heuristic" else 3 if m.kind == "random" else 4 + probes.index(m.name)
@@ -295,12 +315,41 @@ def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str
         if kept.get(m.name):
             raw[slot(m)] += kept[m.name]
     past = np.zeros(pool)
-    if policies:
-        past[: len(policies)] = [weight[m.name] for m in policies]
+    past[: len(policies)] = [weight[m.name] for m in policies]
+    if past.sum() > 0:
         past /= past.sum()
-    else:
+    else:  # past is not drawn here (raw[1] == 0); the draw still needs a distribution
+        past[:] = 0.0
         past[0] = 1.0
     return (raw / raw.sum()).astype(np.float32), [m.name for m in policies], past.astype(np.float32)
+
+
+def opponent_mix_by_size(nash_by_size: dict[int, dict[str, float]], members: list[Member], probes: list[str],
+                         latest: float, newest: bool, pool: int, fixed_share: dict[str, float] | None,
+                         player_counts) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """:func:`opponent_mix` at each table size of ``player_counts`` (``league.meta_game: per_size``), from that
+    size's Nash weights ``nash_by_size[n]``, over one ``past`` pool: the ``pool`` policy members with the highest
+    weight at any size.
+
+    Returns:
+        ``(probabilities, pooled, weights)``: float32 ``(S, 4 + len(probes))`` and ``(S, pool)``, row ``s`` for
+        table size ``player_counts[s]`` (the rollout's :class:`~.rollout.Opponents` rows), and the pool's names.
+    """
+    best = {m.name: max(float(nash_by_size[n].get(m.name, 0.0)) for n in player_counts) for m in members}
+    pooled = [m.name for m in sorted((m for m in members if m.kind == "policy" and best[m.name] > 0),
+                                     key=lambda m: (-best[m.name], m.iteration))[:pool]]
+    rows = [opponent_mix(nash_by_size[n], members, probes, latest, newest, pool, fixed_share, pooled)
+            for n in player_counts]
+    return (np.stack([r[0] for r in rows]), pooled, np.stack([r[2] for r in rows]))
+
+
+def mix_record(probabilities: np.ndarray, past_weights: np.ndarray, pooled: list[str], probes: list[str]) -> dict:
+    """``league.json``'s record of an opponent mix: share of the games per member name (``latest``: the newest)."""
+    return {
+        "latest": round(float(probabilities[0]), 6),
+        **{m: round(float(probabilities[1] * w), 6) for m, w in zip(pooled, past_weights)},
+        **{k: round(float(p), 6) for k, p in zip(("heuristic", "random", *probes), probabilities[2:]) if p > 0},
+    }
 
 
 # ---------------------------------------------------------------- the run
@@ -313,6 +362,8 @@ class _League:
         self.player_counts = list(league.player_counts or config.env.player_counts)
         self.members = fixed_members(league.fixed, engine, self.sides)
         self.cells: dict[tuple[str, str], list[int]] = {}
+        #: the same cells per table size: (row name, column name) -> {size: [wins, games]}
+        self.cells_by_size: dict[tuple[str, str], dict[int, list[int]]] = {}
         self.iterations: list[dict] = []
         self.params: dict[tuple[str, str], object] = {}  # (side, member name) -> parameters of a policy member
 
@@ -334,7 +385,7 @@ class _League:
             for j, column in enumerate(self.members[column_side]):
                 if (row.name, column.name) in self.cells:
                     continue
-                wins, games = cross_play(
+                by_size = cross_play(
                     self.engine,
                     model,
                     (self.code(row), self.params.get((row_side, row.name), any_params)),
@@ -343,14 +394,24 @@ class _League:
                     self.player_counts,
                     derive_seed(config.seed, 9, i, j),
                     league.deterministic,
+                    by_size=True,
                 )
-                self.cells[(row.name, column.name)] = [wins, games]
+                self.cells_by_size[(row.name, column.name)] = {n: list(c) for n, c in by_size.items()}
+                self.cells[(row.name, column.name)] = [sum(w for w, _ in by_size.values()),
+                                                       sum(g for _, g in by_size.values())]
         return time.perf_counter() - began
 
-    def matrix(self) -> dict:
+    def matrix(self, size: int | None = None) -> dict:
+        """The current cross-play matrix (every table size, or ``size``'s games only)."""
         row_side, column_side = self.sides
-        wins = [[self.cells[(r.name, c.name)][0] for c in self.members[column_side]] for r in self.members[row_side]]
-        games = [[self.cells[(r.name, c.name)][1] for c in self.members[column_side]] for r in self.members[row_side]]
+
+        def cell(r: Member, c: Member) -> list[int]:
+            if size is None:
+                return self.cells[(r.name, c.name)]
+            return self.cells_by_size.get((r.name, c.name), {}).get(size, [0, 0])
+
+        wins = [[cell(r, c)[0] for c in self.members[column_side]] for r in self.members[row_side]]
+        games = [[cell(r, c)[1] for c in self.members[column_side]] for r in self.members[row_side]]
         rate = [[w / g if g else 0.5 for w, g in zip(wr, gr)] for wr, gr in zip(wins, games)]
         intervals = [[wilson_interval(w, g) for w, g in zip(wr, gr)] for wr, gr in zip(wins, games)]
         return {
@@ -363,16 +424,20 @@ class _League:
 
     def solve(self, iteration: int, extra: dict) -> dict:
         row_side, column_side = self.sides
-        m = self.matrix()
-        solved = solve_zero_sum(m["win_rate"], [x.name for x in self.members[row_side]],
-                                [x.name for x in self.members[column_side]], sides=self.sides)
+        rows, columns = [x.name for x in self.members[row_side]], [x.name for x in self.members[column_side]]
+        solved = solve_zero_sum(self.matrix()["win_rate"], rows, columns, sides=self.sides)
         entry = {
             "iteration": iteration,
             "value": solved["value"],
             "nash": {side: solved[side]["mixture"] for side in self.sides},
             "unused": {side: solved[side]["unused"] for side in self.sides},
-            **extra,
         }
+        if self.config.league.meta_game == "per_size":
+            at = {n: solve_zero_sum(self.matrix(n)["win_rate"], rows, columns, sides=self.sides)
+                  for n in self.player_counts}
+            entry["nash_by_size"] = {str(n): {side: at[n][side]["mixture"] for side in self.sides} for n in at}
+            entry["value_by_size"] = {str(n): at[n]["value"] for n in at}
+        entry.update(extra)
         self.iterations.append(entry)
         return entry
 
@@ -388,6 +453,7 @@ class _League:
             "deterministic": self.config.league.deterministic,
             "members": {side: [asdict(m) for m in self.members[side]] for side in self.sides},
             "matrix": self.matrix(),
+            "matrix_by_size": {str(n): {k: self.matrix(n)[k] for k in ("wins", "games")} for n in self.player_counts},
             "iterations": self.iterations,
         }
 
@@ -404,9 +470,17 @@ class _League:
                         for side in self.sides}
         matrix = data["matrix"]
         saved = {side: [m["name"] for m in data["members"][side]] for side in self.sides}
+        by_size = data.get("matrix_by_size", {})  # absent in a league.json written before it existed
+        if not by_size and self.config.league.meta_game == "per_size":
+            raise ConfigError("league.meta_game: per_size cannot resume this run: its league.json has no "
+                              "matrix_by_size (written before per-size cells were recorded); start it again with "
+                              "--force, or resume it with league.meta_game: pooled")
         for i, r in enumerate(saved[row_side]):
             for j, c in enumerate(saved[column_side]):
                 self.cells[(r, c)] = [matrix["wins"][i][j], matrix["games"][i][j]]
+                if by_size:
+                    self.cells_by_size[(r, c)] = {int(n): [m["wins"][i][j], m["games"][i][j]]
+                                                  for n, m in by_size.items()}
         self.iterations = [it for it in data["iterations"] if it["iteration"] <= completed]
 
 
@@ -497,18 +571,30 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     params, opt_state = base.init_params(derive_seed(config.seed, 1, index, iteration))
                     entry.update(params=params, opt_state=opt_state)
                 newest = teams[other]["newest"]
-                probabilities, pooled, past_weights = opponent_mix(
-                    nash[other], league.members[other], probes, league_config.latest, newest is not None, pool,
-                    league_config.shares_for(team),
-                )
-                mixes[team] = {
-                    "latest": round(float(probabilities[0]), 6),
-                    **{m: round(float(probabilities[1] * w), 6) for m, w in zip(pooled, past_weights)},
-                    **{k: round(float(p), 6) for k, p in zip(("heuristic", "random", *probes), probabilities[2:])
-                       if p > 0},
-                }
+                if league_config.meta_game == "per_size":
+                    counts = list(config.env.player_counts)
+                    at = league.iterations[-1]["nash_by_size"]
+                    probabilities, pooled, past_weights = opponent_mix_by_size(
+                        {n: at[str(n)][other] for n in counts}, league.members[other], probes,
+                        league_config.latest, newest is not None, pool, league_config.shares_for(team), counts,
+                    )
+                    # sized for the mix a game meets on average over the team's table-size draw
+                    size_p = table_size_probabilities(config.env.count_weights_for(team), counts)
+                    average = size_p @ probabilities
+                    by_size = [mix_record(probabilities[s], past_weights[s], pooled, probes) for s in range(len(counts))]
+                    names = dict.fromkeys(k for record in by_size for k in record)
+                    mixes[team] = {**{k: round(sum(p * r.get(k, 0.0) for p, r in zip(size_p, by_size)), 6)
+                                      for k in names},
+                                   "by_size": {str(n): r for n, r in zip(counts, by_size)}}
+                else:
+                    probabilities, pooled, past_weights = opponent_mix(
+                        nash[other], league.members[other], probes, league_config.latest, newest is not None, pool,
+                        league_config.shares_for(team),
+                    )
+                    average = probabilities
+                    mixes[team] = mix_record(probabilities, past_weights, pooled, probes)
                 # the players sized for this mix only (so a resumed run compiles the same rollout)
-                sizing = tuple(mix_sizing(probabilities).tolist())
+                sizing = tuple(mix_sizing(average).tolist())
                 trainer = Trainer(config, engine, mix=sizing, past_pool=pool)
                 stacked = [league.params[(other, name)] for name in pooled] or [
                     newest if newest is not None else entry["params"]]  # past is not drawn: any network fills it

@@ -33,8 +33,10 @@ run on the ``past`` sub-batch, so the cost of ``past`` grows with the pool, not 
 
 A league (:mod:`.league`) uses two additions, both absent (and the rollout unchanged) otherwise:
 :attr:`Opponents.past_weights` draws the snapshot of a ``past`` game by weights (the meta-game's Nash mixture)
-instead of uniformly; and ``probabilities`` longer than 4 draws, as kinds ``4, 5, …``, the engine's scripted
-probes (:attr:`~.engine.Engine.probes`, in order).
+instead of uniformly; ``probabilities`` longer than 4 draws, as kinds ``4, 5, …``, the engine's scripted
+probes (:attr:`~.engine.Engine.probes`, in order); and a league that solves its meta-game per table size
+(``league.meta_game: per_size``) passes ``probabilities`` and ``past_weights`` with one row per table size, in the
+order of :attr:`Settings.player_counts`: a game draws its opponent from the row of the size it was dealt.
 """
 
 from __future__ import annotations
@@ -68,7 +70,9 @@ class Opponents(NamedTuple):
     snapshot (``latest``); its older snapshots stacked on a leading axis of static size ``P`` (``past``, see
     :func:`past_pool`), of which the first ``past_count`` (int32 scalar, ≥ 1) are real and the rest repeat them;
     ``past_weights``: ``None`` (each ``past`` game draws one of the real snapshots uniformly) or float32 ``(P,)``,
-    the probability of each (a league's Nash weights)."""
+    the probability of each (a league's Nash weights). A per-size meta-game's league passes ``probabilities``
+    ``(S, 4 + k)`` and ``past_weights`` ``(S, P)``: row ``s`` for the games of table size
+    ``Settings.player_counts[s]``."""
 
     probabilities: jnp.ndarray
     latest: Any
@@ -165,25 +169,31 @@ def deal_size(batch: int) -> int:
 
 
 def _deal(engine: Engine, settings: Settings, key, batch: int):
-    """``batch`` new game states, table sizes drawn by the settings' weights."""
+    """``batch`` new game states, table sizes drawn by the settings' weights, and each one's index in
+    ``settings.player_counts`` (int32 ``(batch,)``)."""
     k_count, k_init = jax.random.split(key)
     counts = jnp.asarray(settings.player_counts, jnp.int32)
     index = jax.random.choice(
         k_count, len(counts), (batch,), p=jnp.asarray(settings.player_count_probabilities, jnp.float32)
     )
-    return jax.vmap(engine.init)(jax.random.split(k_init, batch), counts[index])
+    return jax.vmap(engine.init)(jax.random.split(k_init, batch), counts[index]), index
 
 
-def _slots_of(engine: Engine, state, key, opponents: Opponents) -> Slots:
+def _draw(key, probabilities, size_index, batch: int):
+    """One draw per game from ``probabilities`` (``(n,)``, or ``(S, n)``: the row of each game's table size)."""
+    if probabilities.ndim == 1:  # jax.random.choice, as before per-size rows existed (the same draws)
+        return jax.random.choice(key, probabilities.shape[0], (batch,), p=probabilities).astype(jnp.int32)
+    return jax.random.categorical(key, jnp.log(probabilities[size_index]), axis=-1).astype(jnp.int32)
+
+
+def _slots_of(engine: Engine, state, key, opponents: Opponents, size_index) -> Slots:
     batch = state.current_player.shape[0]
     k_kind, k_past = jax.random.split(key)
-    kinds = opponents.probabilities.shape[0]  # 4, or 4 + the probes a league draws
-    kind = jax.random.choice(k_kind, kinds, (batch,), p=opponents.probabilities).astype(jnp.int32)
+    kind = _draw(k_kind, opponents.probabilities, size_index, batch)  # 4 kinds, or 4 + the probes a league draws
     if opponents.past_weights is None:
         past = jax.random.randint(k_past, (batch,), 0, opponents.past_count).astype(jnp.int32)
     else:
-        pool = opponents.past_weights.shape[0]
-        past = jax.random.choice(k_past, pool, (batch,), p=opponents.past_weights).astype(jnp.int32)
+        past = _draw(k_past, opponents.past_weights, size_index, batch)
     memory = jax.vmap(lambda _: engine.heuristic_memory())(jnp.arange(batch))
     zeros = jnp.zeros(batch, jnp.int32)
     return Slots(state, kind, past, memory, zeros, zeros, zeros, jnp.zeros(batch, bool))
@@ -191,7 +201,8 @@ def _slots_of(engine: Engine, state, key, opponents: Opponents) -> Slots:
 
 def _new_games(engine: Engine, settings: Settings, key, batch: int, opponents: Opponents) -> Slots:
     k_deal, k_kind = jax.random.split(key)
-    return _slots_of(engine, _deal(engine, settings, k_deal, batch), k_kind, opponents)
+    state, size_index = _deal(engine, settings, k_deal, batch)
+    return _slots_of(engine, state, k_kind, opponents, size_index)
 
 
 def _deal_empty(engine: Engine, settings: Settings, key, slots: Slots, opponents: Opponents) -> Slots:
@@ -284,7 +295,7 @@ def game_step(
     :func:`rollout`; ``record["learner"]`` holds the learner's sub-batch: ``index`` int32 ``(C,)`` its games,
     ``B`` for an unused row, and their ``obs``, ``mask``, ``action``, ``log_prob``, ``value``)."""
     batch = slots.kind.shape[0]
-    kinds = opponents.probabilities.shape[0]
+    kinds = opponents.probabilities.shape[-1]
     caps = capacities_of(settings, batch, kinds)
     k_pick, k_learner, k_latest, k_past, k_random, k_bot, k_step, k_deal = jax.random.split(key, 8)
     k_pick = jax.random.split(k_pick, len(caps))

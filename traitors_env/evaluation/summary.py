@@ -259,13 +259,14 @@ def _beliefs(report: dict, name: str, side: str) -> dict | None:
     entry = (deduction.get("agents") or {}).get(name, {}).get(side)
     if not entry or not entry.get("rows"):
         return None
-    fields = ("brier", "base_brier", "heuristic_brier", "brier_over_base", "predictions")
+    fields = ("brier", "base_brier", "heuristic_brier", "brier_over_base", "predictions", "brier_over_base_ci",
+              "games")
     pooled = [r for r in entry["rows"] if r["phase"] == "all"][-1]  # sizes then "all", phases then "all"
     by_size: dict = {}
     for r in entry["rows"]:
         if r["num_players"] != "all":
-            by_size.setdefault(str(r["num_players"]), {})[r["phase"]] = {k: r[k] for k in fields}
-    return {**{k: pooled[k] for k in fields}, "by_size": by_size}
+            by_size.setdefault(str(r["num_players"]), {})[r["phase"]] = {k: r.get(k) for k in fields}
+    return {**{k: pooled.get(k) for k in fields}, "by_size": by_size}
 
 
 def summarize_agents(report: dict, game: Game | None = None) -> dict:
@@ -333,7 +334,9 @@ def _brier_cell(row: dict | None) -> str:
         return _DASH
     if row.get("brier_over_base") is None:
         return f"{row['brier']:.3f} (base 0: nothing to deduce)"
-    return f"{row['brier']:.3f} vs {row['base_brier']:.3f} (×{row['brier_over_base']:.2f})"
+    ci = row.get("brier_over_base_ci")
+    spread = f" [{ci[0]:.2f}, {ci[1]:.2f}], {row['games']} games" if ci else ""
+    return f"{row['brier']:.3f} vs {row['base_brier']:.3f} (×{row['brier_over_base']:.2f}{spread})"
 
 
 def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
@@ -394,8 +397,9 @@ def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
                  if e["beliefs"]]
     if believers and len(players) > 1:
         out += [f"### Beliefs per table size: Brier vs base rate, {PHASE_SHOWN} phase (all phases)", "",
-                f"Brier score of the beliefs vs the base rate's (× the ratio) in the {PHASE_SHOWN} phase, then in "
-                "brackets the ratio over all phases (the deduction section below has every row).", "",
+                f"Brier score of the beliefs vs the base rate's (× the ratio [95 %, games as clusters], the games that "
+                f"reached the {PHASE_SHOWN} phase) in the {PHASE_SHOWN} phase, then in brackets the ratio over all "
+                "phases (the deduction section below has every row).", "",
                 "| agent | side | " + " | ".join(f"{n} players" for n in players) + " |",
                 "|---|---|" + "---|" * len(players)]
         for name, team, beliefs in believers:
