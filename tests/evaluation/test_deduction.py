@@ -196,7 +196,7 @@ def test_report_of_a_game_without_hidden_side_says_so(tmp_path, toy_registered):
     assert "Not computed" in (tmp_path / "report.md").read_text()
 
 
-# ------------------------------------------------------------------ the interval of Brier / base, games as clusters
+# ------------------------------------------------------------------ the interval of Brier / base, deals as clusters
 def _games(rng, count):
     """Per-game Brier and base-rate Brier sums of ``count`` games with 2-40 predictions each, correlated within a
     game (one shared error per game)."""
@@ -207,12 +207,12 @@ def _games(rng, count):
     return a, b
 
 
-def test_the_ratio_interval_agrees_with_a_bootstrap_over_games():
-    """The delta-method interval (games as clusters) against scipy's percentile bootstrap resampling whole games."""
+def test_the_ratio_interval_agrees_with_a_bootstrap_over_clusters():
+    """The delta-method interval against scipy's percentile bootstrap resampling whole clusters."""
     from scipy.stats import bootstrap
 
     a, b = _games(np.random.default_rng(7), 400)
-    lo, hi = ratio_interval(a.sum(), b.sum(), len(a), float(a @ a), float(a @ b), float(b @ b))
+    lo, hi = ratio_interval(a, b)
     boot = bootstrap((a, b), lambda x, y, axis=-1: x.sum(axis) / y.sum(axis), paired=True, vectorized=True,
                      n_resamples=4000, method="percentile", random_state=np.random.default_rng(1))
     assert lo == pytest.approx(boot.confidence_interval.low, abs=0.01)
@@ -220,37 +220,53 @@ def test_the_ratio_interval_agrees_with_a_bootstrap_over_games():
     assert lo < a.sum() / b.sum() < hi
 
 
-def test_the_interval_is_wide_on_few_games_and_none_on_one():
+def test_the_interval_is_wide_on_few_clusters_and_none_on_one():
     a, b = _games(np.random.default_rng(3), 400)
-    wide = ratio_interval(a[:12].sum(), b[:12].sum(), 12, float(a[:12] @ a[:12]), float(a[:12] @ b[:12]),
-                          float(b[:12] @ b[:12]))
-    narrow = ratio_interval(a.sum(), b.sum(), 400, float(a @ a), float(a @ b), float(b @ b))
+    wide, narrow = ratio_interval(a[:12], b[:12]), ratio_interval(a, b)
     assert wide[1] - wide[0] > 3 * (narrow[1] - narrow[0])
-    assert ratio_interval(a[0], b[0], 1, a[0] ** 2, a[0] * b[0], b[0] ** 2) is None
-    assert ratio_interval(0.0, 0.0, 5, 0.0, 0.0, 0.0) is None  # nothing to deduce: no ratio
+    assert ratio_interval(a[:1], b[:1]) is None
+    assert ratio_interval([0.0, 0.0], [0.0, 0.0]) is None  # nothing to deduce: no ratio
 
 
-def test_close_game_gives_each_phase_and_table_size_its_own_games_in_the_rows():
-    """Two games at 3 players (one reaching the late phase) and one at 6: each row counts the games that scored
-    it, and its interval is computed from those games' own sums."""
+def _game(n, deal, phases):
     from collections import Counter
 
-    def game(n, phases):
-        tally = Counter()
-        for phase, (a, base) in phases.items():
-            tally[(n, phase, "decisions")] += 1
-            tally[(n, phase, "predictions")] += 2
-            tally[(n, phase, "brier")] += a
-            tally[(n, phase, "base_brier")] += base
-        return close_game(tally)
+    tally = Counter()
+    for phase, (a, base) in phases.items():
+        tally[(n, phase, "decisions")] += 1
+        tally[(n, phase, "predictions")] += 2
+        tally[(n, phase, "brier")] += a
+        tally[(n, phase, "base_brier")] += base
+    return close_game(tally, deal)
 
-    total = game(3, {"early": (0.2, 0.5), "late": (0.1, 0.5)}) + game(3, {"early": (0.4, 0.5)}) \
-        + game(6, {"early": (0.3, 0.4), "mid": (0.2, 0.4)})
+
+def _total(*games):
+    from collections import Counter
+
+    total = Counter()
+    for g in games:
+        total.update(g)  # as the kit merges games (keeps zero entries)
+    return total
+
+
+def test_each_row_counts_the_deals_that_scored_it_and_takes_its_interval_over_them():
+    """Two deals at 3 players (one reaching the late phase) and one at 6: each row counts its deals, and its
+    interval is :func:`ratio_interval` over those deals' own sums (phases of a deal added up)."""
+    total = _total(_game(3, 0, {"early": (0.2, 0.5), "late": (0.1, 0.5)}), _game(3, 1, {"early": (0.4, 0.5)}),
+                   _game(6, 0, {"early": (0.3, 0.4), "mid": (0.2, 0.4)}))
     rows = {(r["num_players"], r["phase"]): r for r in summarize_deduction(total, [3, 6])["rows"]}
-    assert rows[(3, "early")]["games"] == 2 and rows[(3, "late")]["games"] == 1 and rows[(3, "all")]["games"] == 2
-    assert rows[(3, "late")]["brier_over_base_ci"] is None  # one game: no interval
-    assert rows[("all", "all")]["games"] == 3 and rows[("all", "early")]["games"] == 3
-    # (3, all): games' own sums (0.3, 1.0) and (0.4, 0.5), as ratio_interval takes them
-    expected = ratio_interval(0.7, 1.5, 2, 0.3 ** 2 + 0.4 ** 2, 0.3 * 1.0 + 0.4 * 0.5, 1.0 ** 2 + 0.5 ** 2)
+    assert rows[(3, "early")]["deals"] == 2 and rows[(3, "late")]["deals"] == 1 and rows[(3, "all")]["deals"] == 2
+    assert rows[(3, "late")]["brier_over_base_ci"] is None  # one deal: no interval
+    assert rows[("all", "all")]["deals"] == 3 and rows[("all", "early")]["deals"] == 3  # (3, 0) and (6, 0) differ
+    expected = ratio_interval([0.3, 0.4], [1.0, 0.5])
     assert rows[(3, "all")]["brier_over_base_ci"] == pytest.approx(list(expected), abs=1e-4)
     assert rows[(3, "all")]["brier"] == pytest.approx(0.7 / 6, abs=1e-6) and rows[(3, "all")]["predictions"] == 6
+
+
+def test_games_of_one_deal_in_different_cells_are_one_cluster():
+    """Game 0 at 3 players against two opponents (the same deal in both cells) is one draw, not two."""
+    one = _total(_game(3, 0, {"early": (0.2, 0.5)}), _game(3, 0, {"early": (0.3, 0.5)}),
+                 _game(3, 1, {"early": (0.4, 0.5)}))
+    row = summarize_deduction(one, [3])["rows"][0]
+    assert row["deals"] == 2
+    assert row["brier_over_base_ci"] == pytest.approx(list(ratio_interval([0.5, 0.4], [1.0, 0.5])), abs=1e-4)

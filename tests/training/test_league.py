@@ -489,3 +489,32 @@ def test_a_per_size_league_solves_and_trains_on_each_table_sizes_meta_game(tmp_p
     for row in mix["by_size"].values():
         assert row["latest"] == pytest.approx(0.2) and sum(row.values()) == pytest.approx(1.0, abs=1e-4)
     assert sum(v for k, v in mix.items() if k != "by_size") == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_full_past_pool_keeps_each_table_sizes_heaviest_policy():
+    """More policy members than the ``past`` pool holds: each size keeps its heaviest policy (a size whose
+    mixture is all on members the other sizes do not use still trains against a policy), then the most drawn."""
+    from training.jax_backend.league import Member, opponent_mix_by_size
+
+    members = [Member("heuristic", "heuristic")] + [Member(f"league_{i}", "policy", i, "x") for i in range(1, 5)]
+    nash = {8: {"league_1": 0.5, "league_2": 0.5}, 3: {"league_3": 0.6, "league_4": 0.4}}
+    p, pooled, past = opponent_mix_by_size(nash, members, [], 0.0, False, 2, {}, [3, 8])
+    assert sorted(pooled) == ["league_1", "league_3"]
+    assert p[0][1] == pytest.approx(1.0) and past[0][pooled.index("league_3")] == pytest.approx(1.0)
+    assert p[1][1] == pytest.approx(1.0) and past[1][pooled.index("league_1")] == pytest.approx(1.0)
+    # members that fit: every one with a positive weight, heaviest first (the order a pooled league uses)
+    _, everyone, _ = opponent_mix_by_size(nash, members, [], 0.0, False, 8, {}, [3, 8])
+    assert everyone == ["league_3", "league_1", "league_2", "league_4"]
+
+
+def test_per_size_rows_must_match_the_rollouts_table_sizes():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from training.jax_backend import rollout as R
+    from training.jax_backend.engine import standin_engine
+
+    settings = R.Settings((3, 5, 8), (1 / 3,) * 3, 4, 1.0, 1.0, True, None)
+    two = R.Opponents(jnp.full((2, 4), 0.25), jnp.float32(0), jnp.zeros(1), jnp.int32(1))
+    with pytest.raises(ValueError, match=r"2 rows; per-size rows need one per table size of .*\(3, 5, 8\)"):
+        R.new_slots(standin_engine(), settings, jax.random.key(0), 16, two)

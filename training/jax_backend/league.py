@@ -326,20 +326,36 @@ def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str
 
 def opponent_mix_by_size(nash_by_size: dict[int, dict[str, float]], members: list[Member], probes: list[str],
                          latest: float, newest: bool, pool: int, fixed_share: dict[str, float] | None,
-                         player_counts) -> tuple[np.ndarray, list[str], np.ndarray]:
+                         player_counts, size_probabilities=None) -> tuple[np.ndarray, list[str], np.ndarray]:
     """:func:`opponent_mix` at each table size of ``player_counts`` (``league.meta_game: per_size``), from that
-    size's Nash weights ``nash_by_size[n]``, over one ``past`` pool: the ``pool`` policy members with the highest
-    weight at any size.
+    size's Nash weights ``nash_by_size[n]``, over one ``past`` pool of at most ``pool`` policy members: all those
+    with a positive weight at some size when they fit; else each size's heaviest, then the most often drawn
+    (weight × ``size_probabilities``, the chance a game is dealt at each size; default uniform). A member left out
+    gives its weight at a size to the rest of that size's mixture, as :func:`opponent_mix` does with the pool.
 
     Returns:
         ``(probabilities, pooled, weights)``: float32 ``(S, 4 + len(probes))`` and ``(S, pool)``, row ``s`` for
         table size ``player_counts[s]`` (the rollout's :class:`~.rollout.Opponents` rows), and the pool's names.
     """
-    best = {m.name: max(float(nash_by_size[n].get(m.name, 0.0)) for n in player_counts) for m in members}
-    pooled = [m.name for m in sorted((m for m in members if m.kind == "policy" and best[m.name] > 0),
-                                     key=lambda m: (-best[m.name], m.iteration))[:pool]]
+    counts = list(player_counts)
+    size_p = np.full(len(counts), 1 / len(counts)) if size_probabilities is None else np.asarray(size_probabilities)
+    weight = {m.name: [max(0.0, float(nash_by_size[n].get(m.name, 0.0))) for n in counts]
+              for m in members if m.kind == "policy"}
+    best = {name: max(w) for name, w in weight.items()}
+    order = sorted((m for m in members if m.kind == "policy" and best[m.name] > 0),
+                   key=lambda m: (-best[m.name], m.iteration))
+    if len(order) > pool:  # each size keeps its heaviest policy, so no size loses its whole policy share
+        chosen = {max(order, key=lambda m: (weight[m.name][s], -m.iteration)).name
+                  for s in range(len(counts)) if any(weight[m.name][s] > 0 for m in order)}
+        often = sorted(order, key=lambda m: (-float(size_p @ np.asarray(weight[m.name])), m.iteration))
+        for m in often:
+            if len(chosen) >= pool:
+                break
+            chosen.add(m.name)
+        order = [m for m in order if m.name in chosen][:pool]
+    pooled = [m.name for m in order]
     rows = [opponent_mix(nash_by_size[n], members, probes, latest, newest, pool, fixed_share, pooled)
-            for n in player_counts]
+            for n in counts]
     return (np.stack([r[0] for r in rows]), pooled, np.stack([r[2] for r in rows]))
 
 
@@ -453,7 +469,9 @@ class _League:
             "deterministic": self.config.league.deterministic,
             "members": {side: [asdict(m) for m in self.members[side]] for side in self.sides},
             "matrix": self.matrix(),
-            "matrix_by_size": {str(n): {k: self.matrix(n)[k] for k in ("wins", "games")} for n in self.player_counts},
+            **({"matrix_by_size": {str(n): {k: self.matrix(n)[k] for k in ("wins", "games")}
+                                   for n in self.player_counts}}
+               if set(self.cells_by_size) == set(self.cells) else {}),  # not for cells of an older league.json
             "iterations": self.iterations,
         }
 
@@ -471,10 +489,6 @@ class _League:
         matrix = data["matrix"]
         saved = {side: [m["name"] for m in data["members"][side]] for side in self.sides}
         by_size = data.get("matrix_by_size", {})  # absent in a league.json written before it existed
-        if not by_size and self.config.league.meta_game == "per_size":
-            raise ConfigError("league.meta_game: per_size cannot resume this run: its league.json has no "
-                              "matrix_by_size (written before per-size cells were recorded); start it again with "
-                              "--force, or resume it with league.meta_game: pooled")
         for i, r in enumerate(saved[row_side]):
             for j, c in enumerate(saved[column_side]):
                 self.cells[(r, c)] = [matrix["wins"][i][j], matrix["games"][i][j]]
@@ -574,12 +588,13 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                 if league_config.meta_game == "per_size":
                     counts = list(config.env.player_counts)
                     at = league.iterations[-1]["nash_by_size"]
+                    size_p = table_size_probabilities(config.env.count_weights_for(team), counts)
                     probabilities, pooled, past_weights = opponent_mix_by_size(
                         {n: at[str(n)][other] for n in counts}, league.members[other], probes,
                         league_config.latest, newest is not None, pool, league_config.shares_for(team), counts,
+                        size_p,
                     )
                     # sized for the mix a game meets on average over the team's table-size draw
-                    size_p = table_size_probabilities(config.env.count_weights_for(team), counts)
                     average = size_p @ probabilities
                     by_size = [mix_record(probabilities[s], past_weights[s], pooled, probes) for s in range(len(counts))]
                     names = dict.fromkeys(k for record in by_size for k in record)

@@ -200,6 +200,10 @@ def _slots_of(engine: Engine, state, key, opponents: Opponents, size_index) -> S
 
 
 def _new_games(engine: Engine, settings: Settings, key, batch: int, opponents: Opponents) -> Slots:
+    rows = opponents.probabilities.shape[0] if opponents.probabilities.ndim == 2 else None
+    if rows is not None and rows != len(settings.player_counts):  # a gather would clamp a wrong index silently
+        raise ValueError(f"Opponents.probabilities has {rows} rows; per-size rows need one per table size of "
+                         f"Settings.player_counts {settings.player_counts}, in that order")
     k_deal, k_kind = jax.random.split(key)
     state, size_index = _deal(engine, settings, k_deal, batch)
     return _slots_of(engine, state, k_kind, opponents, size_index)

@@ -260,7 +260,7 @@ def _run_chunk(task: tuple) -> dict:
             if texts:
                 out["text"][team]["games"] += 1
         for key, counts in (deduction.tallies.items() if deduction is not None else ()):
-            out["deduction"].setdefault(key, Counter()).update(close_game(counts))  # + the game's cluster terms
+            out["deduction"].setdefault(key, Counter()).update(close_game(counts, index))  # + its deal's sums
         if index < record_below and game.records is not None:
             record = game.records.record_game(env.game, deal, seats=[p_name if r else m_name for r in result["row"]])
             name = f"{n}p_{_file_part(p_name)}_vs_{_file_part(m_name)}_game{index:04d}.json"

@@ -16,19 +16,20 @@ prediction:
   observation: a reference deducer next to the agent.
 
 Means are over predictions (each decision weighs by the number of seats it scores). Predictions within a game
-are correlated, so the interval of ``Brier / base`` treats each game as one draw: the ratio of the two sums over
-games (a ratio estimator), its variance by the delta method over the games' own sums (the cluster-robust
-sandwich, ``G/(G−1)·Σ_g (a_g − R·b_g)² / (Σ_g b_g)²``), a 95 % normal interval (:func:`ratio_interval`). A late
-phase that few games reach (3-player tables end early) gets a wide one. The game's phase of a decision is the thirds of ``Game.progress(state)``
+are correlated, and so are the games of one agent that the kit deals alike (game ``i`` at a table size gets the
+same deal in every cell, :func:`.games.game_seed`), so the interval of ``Brier / base`` takes each *deal* as one
+draw: the ratio of the two sums (a ratio estimator), its variance by the delta method over the deals' own sums
+(the cluster-robust sandwich, ``G/(G−1)·Σ_g (a_g − R·b_g)² / (Σ_g b_g)²``), a 95 % normal interval
+(:func:`ratio_interval`). A late phase that few games reach (3-player tables end early) gets a wide one. The game's phase of a decision is the thirds of ``Game.progress(state)``
 at that decision (:data:`PHASES`: early < 1/3 ≤ mid < 2/3 ≤ late); a game without ``progress`` has one phase,
 ``"all"``. A game whose game master skips forced moves (``Game.skip_forced_moves``) is scored at the decisions
 with a choice only (the others are not asked in training either). A reliability diagram (:data:`BINS` equal bins
 of ``p``) pools each agent's predictions per side.
 
 Tallies are :class:`collections.Counter` objects keyed by ``(num_players, phase, field)``,
-``("reliability", bin, field)`` and, once a game is over (:func:`close_game`), ``("cluster", num_players, phase,
-field)`` (its games and the sums of squares and products of its per-game sums): they add up over games in any
-order (the kit's workers).
+``("reliability", bin, field)`` and, once a game is over (:func:`close_game`), ``("deal", num_players, deal,
+phase, field)`` (the Brier and base-rate sums of each deal): they add up over games in any order (the kit's
+workers).
 """
 
 from __future__ import annotations
@@ -156,39 +157,32 @@ class Deduction:
             tally[(n, phase, "heuristic_log_loss")] += log_loss(q, yq)
 
 
-def close_game(tally: Counter) -> Counter:
-    """One finished game's tally (one agent, one side) with its cluster terms added: for each table size and phase
-    it has (and ``"all"`` phases), ``("cluster", n, phase, f)`` for ``f`` in ``games`` (1), ``aa``, ``ab``, ``bb``
-    (the products of the game's Brier sum ``a`` and base-rate Brier sum ``b``), which :func:`ratio_interval` needs."""
-    sums: dict[tuple, list[float]] = {}
+def close_game(tally: Counter, deal: int) -> Counter:
+    """One finished game's tally (one agent, one side) with its sums filed under its ``deal`` (the game's index at
+    its table size): ``("deal", n, deal, phase, field)`` for ``field`` ``brier`` and ``base_brier``. The games of
+    one deal (the same cards in every cell) add up into one cluster of :func:`ratio_interval`."""
+    out = Counter(tally)
     for key, value in tally.items():
         if len(key) == 3 and key[0] != "reliability" and key[2] in ("brier", "base_brier"):
             n, phase, field = key
-            for group in {phase, "all"}:
-                sums.setdefault((n, group), [0.0, 0.0])[field == "base_brier"] += value
-    out = Counter(tally)
-    for (n, phase), (a, b) in sums.items():
-        out[("cluster", n, phase, "games")] += 1
-        out[("cluster", n, phase, "aa")] += a * a
-        out[("cluster", n, phase, "ab")] += a * b
-        out[("cluster", n, phase, "bb")] += b * b
+            out[("deal", n, deal, phase, field)] += value
     return out
 
 
-def ratio_interval(a: float, b: float, games: int, aa: float, ab: float, bb: float, z: float = 1.959964
-                   ) -> tuple[float, float] | None:
-    """95 % interval of ``R = a / b``, the ratio of two sums over ``games`` independent games whose own sums
-    ``(a_g, b_g)`` have ``Σa_g² = aa``, ``Σa_g·b_g = ab``, ``Σb_g² = bb``: ``R ± z·√(G/(G−1)·Σ(a_g − R·b_g)²) / b``
-    (delta method, clusters = games), the lower end clipped at 0. ``None`` for fewer than 2 games or ``b <= 0``."""
-    if games < 2 or b <= 0:
+def ratio_interval(a, b, z: float = 1.959964) -> tuple[float, float] | None:
+    """95 % interval of ``R = Σa / Σb`` over clusters with sums ``a``, ``b`` (float arrays ``(G,)``):
+    ``R ± z·√(G/(G−1)·Σ(a_g − R·b_g)²) / Σb`` (delta method), the lower end clipped at 0. ``None`` for fewer than
+    2 clusters or ``Σb <= 0``."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    total = float(b.sum())
+    if len(a) < 2 or total <= 0:
         return None
-    r = a / b
-    spread = max(0.0, aa - 2 * r * ab + r * r * bb) * games / (games - 1)
-    half = z * math.sqrt(spread) / b
+    r = float(a.sum()) / total
+    half = z * math.sqrt(float(np.sum((a - r * b) ** 2)) * len(a) / (len(a) - 1)) / total
     return max(0.0, r - half), r + half
 
 
-def _row(num_players, phase: str, counts: Counter) -> dict:
+def _row(num_players, phase: str, counts: Counter, deals: dict) -> dict:
     k = counts["predictions"]
     h = counts["heuristic_predictions"]
 
@@ -203,9 +197,8 @@ def _row(num_players, phase: str, counts: Counter) -> dict:
         "heuristic_predictions": int(h),
     }
     row["brier_over_base"] = (round(counts["brier"] / counts["base_brier"], 4) if counts["base_brier"] > 0 else None)
-    row["games"] = int(counts["games"])
-    interval = ratio_interval(counts["brier"], counts["base_brier"], int(counts["games"]), counts["aa"], counts["ab"],
-                              counts["bb"])
+    row["deals"] = len(deals)
+    interval = ratio_interval([d["brier"] for d in deals.values()], [d["base_brier"] for d in deals.values()])
     row["brier_over_base_ci"] = None if interval is None else [round(x, 4) for x in interval]
     return row
 
@@ -220,9 +213,9 @@ def summarize_deduction(tally: Counter, players: Sequence[int]) -> dict:
         ``predictions``, ``brier``, ``log_loss``, ``base_brier``, ``base_log_loss`` (the base rate's, same
         predictions), ``heuristic_brier``, ``heuristic_log_loss`` (the heuristic's on the same observations, over
         ``heuristic_predictions``), ``brier_over_base`` (the agent's Brier over the base rate's; ``None`` where the
-        base rate is perfect), ``games`` (the games that scored the row; 0 for tallies without
-        :func:`close_game`), ``brier_over_base_ci`` (its 95 % interval, games as clusters, :func:`ratio_interval`;
-        ``None`` for fewer than 2 games or a perfect base rate). ``reliability``: per bin of the belief, ``low``, ``high``, ``count``, ``mean_belief``,
+        base rate is perfect), ``deals`` (the deals that scored the row, the interval's clusters; 0 for
+        tallies without :func:`close_game`), ``brier_over_base_ci`` (its 95 % interval, :func:`ratio_interval`;
+        ``None`` for fewer than 2 deals or a perfect base rate). ``reliability``: per bin of the belief, ``low``, ``high``, ``count``, ``mean_belief``,
         ``frequency`` (the share of those seats on the hidden side).
     """
     present = {key[1] for key in tally if len(key) == 3 and key[0] != "reliability"}
@@ -231,17 +224,18 @@ def summarize_deduction(tally: Counter, players: Sequence[int]) -> dict:
     for n in [*players, "all"] if len(players) > 1 else list(players):
         for phase in [*phases, "all"] if phases != ["all"] else phases:
             counts: Counter = Counter()
+            deals: dict[tuple, Counter] = {}
             for key, value in tally.items():
-                if key[0] == "cluster":  # a game's own sums: the phase's games only ("all": across its phases)
-                    _, key_n, key_phase, field = key
-                    if (n == "all" or key_n == n) and key_phase == phase:
-                        counts[field] += value
+                if key[0] == "deal":  # a deal's own sums: the row's phases of it
+                    _, key_n, deal, key_phase, field = key
+                    if (n == "all" or key_n == n) and (phase == "all" or key_phase == phase):
+                        deals.setdefault((key_n, deal), Counter())[field] += value
                 elif key[0] != "reliability":
                     key_n, key_phase, field = key
                     if (n == "all" or key_n == n) and (phase == "all" or key_phase == phase):
                         counts[field] += value
             if counts["predictions"]:
-                rows.append(_row(n, phase, counts))
+                rows.append(_row(n, phase, counts, deals))
     reliability = []
     for b in range(BINS):
         count = tally[("reliability", b, "count")]

@@ -308,8 +308,9 @@ def _deduction_markdown(deduction: dict | None, game: Game) -> list[str]:
     out += [f"Each agent's beliefs P({hidden}) about every other seat, at each of its decisions, against the true "
             "roles: mean Brier score and log loss (nats) per prediction, next to the base rate's (the prior of the table "
             "size and the observer's own side) and the game heuristic's on the same observations; Brier / base < 1 "
-            "is deduction beyond the prior, its 95 % interval taking each game as one draw (a game's predictions are "
-            f"correlated; games: those that scored the row). Phases: {deduction['phases']}. Reliability diagram: beliefs.png.", ""]
+            "is deduction beyond the prior, its 95 % interval taking each deal as one draw (one game's predictions "
+            "are correlated, and game i at a table size is dealt alike in every cell; deals: those that scored the "
+            f"row). Phases: {deduction['phases']}. Reliability diagram: beliefs.png.", ""]
     for name, sides in deduction["agents"].items():
         for team, entry in sides.items():
             if all(r["base_brier"] == 0 and r["brier"] == 0 for r in entry["rows"]):
@@ -319,13 +320,13 @@ def _deduction_markdown(deduction: dict | None, game: Game) -> list[str]:
                         f"(base rate 0), and its beliefs say so at all {decisions} decisions (Brier 0).", ""]
                 continue
             out += [f"### {name} as the {team}", "",
-                    "| players | phase | games | decisions | Brier | base rate | heuristic | Brier / base [95 %] | log loss "
+                    "| players | phase | deals | decisions | Brier | base rate | heuristic | Brier / base [95 %] | log loss "
                     "| base rate | heuristic |", "|---|---|---|---|---|---|---|---|---|---|---|"]
             for r in entry["rows"]:
                 ci = r.get("brier_over_base_ci")
                 ratio = _number(r["brier_over_base"], 2) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
                 out.append(
-                    f"| {r['num_players']} | {r['phase']} | {r.get('games') or '–'} | {r['decisions']} | "
+                    f"| {r['num_players']} | {r['phase']} | {r.get('deals') or '–'} | {r['decisions']} | "
                     f"{_number(r['brier'])} | {_number(r['base_brier'])} | {_number(r['heuristic_brier'])} | {ratio} | "
                     f"{_number(r['log_loss'])} | {_number(r['base_log_loss'])} | {_number(r['heuristic_log_loss'])} |")
             out.append("")

@@ -260,7 +260,7 @@ def _beliefs(report: dict, name: str, side: str) -> dict | None:
     if not entry or not entry.get("rows"):
         return None
     fields = ("brier", "base_brier", "heuristic_brier", "brier_over_base", "predictions", "brier_over_base_ci",
-              "games")
+              "deals")
     pooled = [r for r in entry["rows"] if r["phase"] == "all"][-1]  # sizes then "all", phases then "all"
     by_size: dict = {}
     for r in entry["rows"]:
@@ -335,7 +335,7 @@ def _brier_cell(row: dict | None) -> str:
     if row.get("brier_over_base") is None:
         return f"{row['brier']:.3f} (base 0: nothing to deduce)"
     ci = row.get("brier_over_base_ci")
-    spread = f" [{ci[0]:.2f}, {ci[1]:.2f}], {row['games']} games" if ci else ""
+    spread = f" [{ci[0]:.2f}, {ci[1]:.2f}], {row['deals']} deals" if ci else ""
     return f"{row['brier']:.3f} vs {row['base_brier']:.3f} (×{row['brier_over_base']:.2f}{spread})"
 
 
@@ -397,8 +397,8 @@ def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
                  if e["beliefs"]]
     if believers and len(players) > 1:
         out += [f"### Beliefs per table size: Brier vs base rate, {PHASE_SHOWN} phase (all phases)", "",
-                f"Brier score of the beliefs vs the base rate's (× the ratio [95 %, games as clusters], the games that "
-                f"reached the {PHASE_SHOWN} phase) in the {PHASE_SHOWN} phase, then in brackets the ratio over all "
+                f"Brier score of the beliefs vs the base rate's (× the ratio [95 %, deals as clusters], the deals "
+                f"that reached the {PHASE_SHOWN} phase) in the {PHASE_SHOWN} phase, then in brackets the ratio over all "
                 "phases (the deduction section below has every row).", "",
                 "| agent | side | " + " | ".join(f"{n} players" for n in players) + " |",
                 "|---|---|" + "---|" * len(players)]
