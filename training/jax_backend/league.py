@@ -319,7 +319,6 @@ def opponent_mix(nash: dict[str, float], members: list[Member], probes: list[str
     if past.sum() > 0:
         past /= past.sum()
     else:  # past is not drawn here (raw[1] == 0); the draw still needs a distribution
-        past[:] = 0.0
         past[0] = 1.0
     return (raw / raw.sum()).astype(np.float32), [m.name for m in policies], past.astype(np.float32)
 
@@ -366,6 +365,15 @@ def mix_record(probabilities: np.ndarray, past_weights: np.ndarray, pooled: list
         **{m: round(float(probabilities[1] * w), 6) for m, w in zip(pooled, past_weights)},
         **{k: round(float(p), 6) for k, p in zip(("heuristic", "random", *probes), probabilities[2:]) if p > 0},
     }
+
+
+def mix_record_by_size(probabilities: np.ndarray, past_weights: np.ndarray, pooled: list[str], probes: list[str],
+                       player_counts, size_probabilities: np.ndarray) -> dict:
+    """:func:`mix_record` of per-size rows: each name's share averaged over the table-size draw, and ``by_size``."""
+    rows = [mix_record(p, w, pooled, probes) for p, w in zip(probabilities, past_weights)]
+    names = dict.fromkeys(k for record in rows for k in record)
+    return {**{k: round(sum(p * r.get(k, 0.0) for p, r in zip(size_probabilities, rows)), 6) for k in names},
+            "by_size": {str(n): r for n, r in zip(player_counts, rows)}}
 
 
 # ---------------------------------------------------------------- the run
@@ -596,11 +604,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     )
                     # sized for the mix a game meets on average over the team's table-size draw
                     average = size_p @ probabilities
-                    by_size = [mix_record(probabilities[s], past_weights[s], pooled, probes) for s in range(len(counts))]
-                    names = dict.fromkeys(k for record in by_size for k in record)
-                    mixes[team] = {**{k: round(sum(p * r.get(k, 0.0) for p, r in zip(size_p, by_size)), 6)
-                                      for k in names},
-                                   "by_size": {str(n): r for n, r in zip(counts, by_size)}}
+                    mixes[team] = mix_record_by_size(probabilities, past_weights, pooled, probes, counts, size_p)
                 else:
                     probabilities, pooled, past_weights = opponent_mix(
                         nash[other], league.members[other], probes, league_config.latest, newest is not None, pool,

@@ -20,7 +20,8 @@ other sections, so every figure here is one a section below states in full:
   (``learner_steps``, ``backend`` …).
 - ``beliefs``: the agent's role beliefs scored by :mod:`.deduction` (``None`` for an agent without beliefs):
   the pooled row's ``brier``, ``base_brier``, ``heuristic_brier``, ``brier_over_base``, ``predictions`` and
-  ``by_size``: table size → phase → the same four (``brier_over_base`` ``None``: nothing to deduce, base rate 0).
+  ``brier_over_base_ci`` (95 %, deals as clusters), ``deals`` and ``by_size``: table size → phase → the same
+  (``brier_over_base`` ``None``: nothing to deduce, base rate 0).
 - ``margin``: the agent's win rate minus the **reference agent**'s in the same side, both against the reference
   in the other side (``report["settings"]["reference"]``, ``traitors-eval --reference``; by default the first agent
   whose spec is ``heuristic``, :func:`default_reference`; ``None`` for the reference itself or a report without one):
