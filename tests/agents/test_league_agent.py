@@ -179,3 +179,86 @@ def observation_size():
     from traitors_env.core import load_game
 
     return load_game("traitors_aboard").type.observation_shape[0]
+
+
+def per_size_league_file(tmp_path, by_size, pooled=None):
+    """A league file whose last meta-game was also solved per table size (``league.meta_game: per_size``)."""
+    path = league_file(tmp_path, *(pooled or ({"random": 0.5, "heuristic": 0.5}, {"random": 0.5, "heuristic": 0.5})))
+    data = json.loads(path.read_text())
+    data["iterations"][-1]["nash_by_size"] = by_size
+    path.write_text(json.dumps(data))
+    return path
+
+
+def drawn_members(agent, num_players, seed=0):
+    """Plays one game of ``num_players`` with ``agent`` at every seat; the types of the members it drew per side."""
+    from traitors_env.games.traitors_aboard.env import raw_env
+
+    env = raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action]
+        env.step(action)
+    return [type(member).__name__ if member is not None else None for member in agent.agents]
+
+
+def test_a_per_size_league_plays_the_nash_mixture_of_the_table_size_it_is_dealt(tmp_path):
+    """A per-size league's solution is one mixture per table size (the size is public, dealt by nature): the file
+    plays the mixture of the size the observation shows, and the pooled one at a size the league did not solve."""
+    from traitors_env.agents.league import PerSizeLeagueAgent
+
+    path = per_size_league_file(tmp_path, {
+        "3": {"pirates": {"heuristic": 1.0}, "mutineers": {"random": 1.0, "heuristic": 0.0}},
+        "5": {"pirates": {"random": 1.0}, "mutineers": {"heuristic": 1.0}}})
+    label, make = agent_maker(str(path))
+    assert label == f"league:{path}:per_size"
+    assert isinstance(make(0), PerSizeLeagueAgent) and make(0).agents == [None, None]  # drawn at first decision
+    for size, expected in ((3, ["HeuristicAgent", "RandomAgent"]), (5, ["RandomAgent", "HeuristicAgent"])):
+        games = [drawn_members(make(seed), size, seed) for seed in range(8)]
+        for side in (0, 1):  # a side that never decided (a short game) drew no member
+            assert {members[side] for members in games} in ({expected[side]}, {expected[side], None})
+            assert sum(members[side] == expected[side] for members in games) >= 4
+    at_four = [drawn_members(make(seed), 4, seed) for seed in range(40)]  # not solved at 4: the pooled 50/50
+    assert {pirate for pirate, _ in at_four} == {"RandomAgent", "HeuristicAgent"}
+    first = [drawn_members(make(seed), 4, seed) for seed in range(40)]
+    assert first == at_four  # seeded by the game
+    agent = make(1)
+    drawn_members(agent, 3)
+    with pytest.raises(ValueError, match="a 5-player table in a game of 3 players; build one agent per game"):
+        drawn_members(agent, 5)
+
+
+def test_the_pooled_suffix_plays_the_pooled_mixture_and_per_size_needs_a_per_size_league(tmp_path):
+    by_size = {"3": {"pirates": {"heuristic": 1.0}, "mutineers": {"heuristic": 1.0}}}
+    path = per_size_league_file(tmp_path, by_size, ({"random": 1.0}, {"random": 1.0}))
+    label, make = agent_maker(f"{path}:pooled")
+    assert label == f"league:{path}"  # the label of a pooled league: its reports keep their keys
+    assert [type(a).__name__ for a in make(0).agents] == ["RandomAgent", "RandomAgent"]
+    assert drawn_members(agent_maker(f"{path}:per_size")[1](0), 3) == ["HeuristicAgent", "HeuristicAgent"]
+    pooled = league_file(tmp_path / "pooled_run", {"random": 1.0}, {"random": 1.0}) if (tmp_path / "pooled_run").mkdir() \
+        is None else None
+    with pytest.raises(AgentSpecError, match="has no per-size meta-game .*drop ':per_size'"):
+        agent_maker(f"{pooled}:per_size")
+    with pytest.raises(AgentSpecError, match="suffix is ':perSize'; expected one of :pooled, :per_size"):
+        agent_maker(f"{pooled}:perSize")
+
+
+@pytest.mark.parametrize("by_size, message", [
+    ({"9": {"pirates": {"random": 1.0}, "mutineers": {"random": 1.0}}},
+     "nash_by_size has table size '9'; expected one of \\[3, 4, 5, 6, 7, 8\\]"),
+    ({"3": {"pirates": {"random": 1.0}, "mutineers": {"random": 0.0}}},
+     "the Nash mixture of side 'mutineers' at 3 players gives no member a positive weight"),
+    ({"4": {"pirates": {"randm": 1.0}, "mutineers": {"random": 1.0}}},
+     "the Nash weights of side 'pirates' at 4 players name 'randm', not a member"),
+    ({"4": {"pirates": {"random": 1.0}}}, "no Nash weights for side 'mutineers' at 4 players"),
+    ([1], "the last meta-game's nash_by_size is a list"),
+])
+def test_a_malformed_per_size_mixture_is_refused_naming_the_table_size(tmp_path, by_size, message):
+    path = per_size_league_file(tmp_path, by_size)
+    with pytest.raises(AgentSpecError, match=message):
+        agent_maker(str(path))

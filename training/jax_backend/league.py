@@ -27,7 +27,8 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
 With ``league.meta_game: per_size`` the meta-game is also solved at each table size on that size's games of every
 cell, and each side's training draws a game's opponent from the other side's mixture at the size the game is
 dealt (:func:`opponent_mix_by_size`; the rollout's per-size rows, :class:`.rollout.Opponents`). The pooled mixture
-is still solved and recorded (the plots and the kit's ``league_nash`` agent read it).
+is still solved and recorded (the plots read it; the kit's agent of ``league.json`` and ``traitors-exploit``'s
+league target play ``nash_by_size``, or the pooled mixture with the ``:pooled`` suffix).
 
 ``league.json`` (in the run folder, rewritten after every iteration; floats rounded to 6 decimals)::
 

@@ -7,6 +7,13 @@ previous ones and lose to a strategy the population already holds. :func:`league
 member per side drawn by those Nash weights from the game's seed (so figures do not depend on how games are split
 over workers), and plays each decision with the member of the observer's side (:class:`~.side.SideAgent`).
 
+A league trained with ``league.meta_game: per_size`` also records each table size's Nash mixture
+(``nash_by_size``): the table size is public and dealt by nature, so the game is one subgame per size and its
+solution is one mixture per size. Its file plays those by default (:class:`PerSizeLeagueAgent`: each side's member
+is drawn at that side's first decision of the game, from the mixture of the size its observation shows); the spec
+``PATH/league.json:pooled`` plays the pooled mixture instead, and ``PATH/league.json:per_size`` insists on the
+per-size one (:data:`MIXTURES`).
+
 Members: ``policy`` (a checkpoint relative to the league file, loaded once per process; it plays its most probable
 action where the league's cross-play did, ``deterministic``), ``heuristic`` / ``random`` (the game's bots),
 ``probe`` (a scripted probe of the game's JAX twin, its ``probes`` submodule's ``PROBES``, on its own side only;
@@ -26,20 +33,42 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.agent import Agent
+from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game
 from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .side import SideAgent
 
-__all__ = ["KINDS", "LEAGUE_FILE", "ProbeAgent", "is_league_file", "league_maker", "probes", "read_league_file"]
+__all__ = ["KINDS", "LEAGUE_FILE", "MIXTURES", "PerSizeLeagueAgent", "ProbeAgent", "is_league_file", "league_maker",
+           "league_spec", "probes", "read_league_file"]
 
 #: the file name of a league in its run folder
 LEAGUE_FILE = "league.json"
 
 
+#: which of a league's Nash mixtures its agent plays, by the spec's suffix (``PATH/league.json:pooled``): the one
+#: solved on all table sizes' games, or each table size's own (a ``league.meta_game: per_size`` league's)
+MIXTURES = ("pooled", "per_size")
+
+
 def is_league_file(path: Path) -> bool:
     """Whether ``path`` is a league's file (a ``league.json``)."""
     return path.is_file() and path.name == LEAGUE_FILE
+
+
+def league_spec(spec: str) -> tuple[Path, str | None] | None:
+    """``(path, mixture)`` if ``spec`` names a league file, ``PATH/league.json`` or ``PATH/league.json:MIXTURE``
+    (``mixture`` one of :data:`MIXTURES`, ``None`` without a suffix); else ``None``.
+
+    Raises:
+        AgentSpecError: for a league file with another suffix.
+    """
+    head, _, tail = spec.rpartition(":")
+    if head and is_league_file(Path(head)):
+        if tail not in MIXTURES:
+            raise AgentSpecError(f"agent {spec!r}: a league file's suffix is ':{tail}'; expected one of "
+                                 f"{', '.join(':' + m for m in MIXTURES)} (or none: the league's own meta-game)")
+        return Path(head), tail
+    return (Path(spec), None) if is_league_file(Path(spec)) else None
 
 
 #: member kinds a league file may hold
@@ -50,16 +79,18 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None) -> d
     """A league file of ``game`` checked and reduced to what its Nash mixture needs.
 
     Returns:
-        ``{"deterministic": bool, "mixtures": {side: [(member, weight), ...]}}``: for each of the game's sides the
-        members with positive weight in the last solved meta-game (``member``: its dict, ``kind`` one of
-        :data:`KINDS`, a ``policy``'s ``checkpoint`` resolved against the file's folder as ``path``), weights
-        float summing to 1, in the population's order.
+        ``{"deterministic": bool, "mixtures": {side: [(member, weight), ...]}, "by_size": {n: {side: [...]}}}``:
+        for each of the game's sides the members with positive weight in the last solved meta-game (``member``:
+        its dict, ``kind`` one of :data:`KINDS`, a ``policy``'s ``checkpoint`` resolved against the file's folder
+        as ``path``), weights float summing to 1, in the population's order; ``by_size``: the same for each table
+        size ``n`` (int) of the last meta-game's ``nash_by_size`` (``league.meta_game: per_size``; empty without).
 
     Raises:
         AgentSpecError: naming ``spec`` (default: the path) and what is wrong: unreadable JSON, another game, a
             side without members or weights, a member without a name or of an unknown kind, a name given twice,
             a policy without a checkpoint, a weight that is not a finite number ≥ 0 or names no member, or a side
-            whose weights are all 0.
+            whose weights are all 0 (in ``nash`` or at a table size of ``nash_by_size``), or a ``nash_by_size`` key
+            that is not a table size of the game.
     """
     path = Path(path)
     label = f"agent {spec or str(path)!r}"
@@ -83,10 +114,29 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None) -> d
     if not isinstance(nash, dict) or not isinstance(members, dict):
         fail("the league file has no members or no solved meta-game (expected 'members' and 'iterations' with "
              "'nash')")
+    population: dict[str, dict[str, dict]] = {}
     mixtures = {}
+
+    def mixture(weights: object, side: str, where: str) -> list[tuple[dict, float]]:
+        """The members of ``side`` with positive ``weights``, normalised (``where``: the table size, for errors)."""
+        if not isinstance(weights, dict):
+            fail(f"no Nash weights for side {side!r}{where}")
+        seen = population[side]
+        for name, weight in weights.items():
+            if name not in seen:
+                fail(f"the Nash weights of side {side!r}{where} name {name!r}, not a member ({', '.join(seen)})")
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
+                    or weight < 0:
+                fail(f"the Nash weight of {side} member {name!r}{where} is {weight!r}; expected a finite number >= 0")
+        chosen = [(member, float(weights[name])) for name, member in seen.items() if weights.get(name, 0) > 0]
+        if not chosen:
+            fail(f"the Nash mixture of side {side!r}{where} gives no member a positive weight")
+        total = sum(w for _, w in chosen)
+        return [(m, w / total) for m, w in chosen]
+
     for side in game.type.sides:
-        side_members, weights = members.get(side), nash.get(side)
-        if not isinstance(side_members, list) or not isinstance(weights, dict):
+        side_members = members.get(side)
+        if not isinstance(side_members, list) or not isinstance(nash.get(side), dict):
             fail(f"no members or Nash weights for side {side!r}")
         seen: dict[str, dict] = {}
         for member in side_members:
@@ -110,21 +160,22 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None) -> d
                     fail(f"policy member {name!r} has no checkpoint (a path relative to the league file)")
                 member = {**member, "checkpoint": path.parent / member["checkpoint"]}
             seen[name] = member
-        chosen = []
-        for name, weight in weights.items():
-            if name not in seen:
-                fail(f"the Nash weights of side {side!r} name {name!r}, not a member ({', '.join(seen)})")
-            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
-                    or weight < 0:
-                fail(f"the Nash weight of {side} member {name!r} is {weight!r}; expected a finite number >= 0")
-        for name, member in seen.items():
-            if weights.get(name, 0) > 0:
-                chosen.append((member, float(weights[name])))
-        if not chosen:
-            fail(f"the Nash mixture of side {side!r} gives no member a positive weight")
-        total = sum(w for _, w in chosen)
-        mixtures[side] = [(m, w / total) for m, w in chosen]
-    return {"deterministic": bool(data.get("deterministic", False)), "mixtures": mixtures}
+        population[side] = seen
+        mixtures[side] = mixture(nash[side], side, "")
+
+    by_size = {}
+    per_size = last.get("nash_by_size") or {}
+    if not isinstance(per_size, dict):
+        fail(f"the last meta-game's nash_by_size is a {type(per_size).__name__}; expected {{table size: {{side: "
+             "weights}}}}")
+    for key, sides in per_size.items():
+        size = int(key) if isinstance(key, str) and key.isdigit() else None
+        if size not in game.type.player_counts:
+            fail(f"nash_by_size has table size {key!r}; expected one of {list(game.type.player_counts)}")
+        if not isinstance(sides, dict):
+            fail(f"nash_by_size[{key!r}] is {sides!r}; expected {{side: weights}}")
+        by_size[size] = {side: mixture(sides.get(side), side, f" at {size} players") for side in game.type.sides}
+    return {"deterministic": bool(data.get("deterministic", False)), "mixtures": mixtures, "by_size": by_size}
 
 
 class ProbeAgent:
@@ -178,41 +229,107 @@ def _compiled_probe(game_name: str, name: str) -> Callable:
     return jax.jit(probes(load_game(game_name))[name][1])
 
 
-def league_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable[[int | np.random.Generator | None],
-                                                                           Agent]]:
+def league_maker(spec: str, path: Path, game: Game, mixture: str | None = None) -> tuple[
+        str, Callable[[int | np.random.Generator | None], Agent]]:
     """``(label, make)`` for the league file at ``path`` (see the module doc); ``make(seed)`` draws each side's
     member from ``seed``'s stream, then seeds that member from the same stream. Policies play their most probable
     action where the league's cross-play did (``deterministic``).
 
+    Args:
+        mixture: ``"pooled"``, ``"per_size"`` (:data:`MIXTURES`) or ``None``: the league's own, per size where the
+            file has ``nash_by_size`` (a :class:`PerSizeLeagueAgent`; label ``league:PATH:per_size``), else pooled
+            (a :class:`~.side.SideAgent` of the members drawn; label ``league:PATH``).
+
     Raises:
-        AgentSpecError: see :func:`read_league_file`; also for a missing or broken member checkpoint.
+        AgentSpecError: see :func:`read_league_file`; also for a missing or broken member checkpoint, an unknown
+            ``mixture``, or ``per_size`` for a league file without ``nash_by_size``.
     """
     from .checkpoint import load_frozen_policy
 
     league = read_league_file(path, game, spec)
+    if mixture not in (None, *MIXTURES):
+        raise AgentSpecError(f"agent {spec!r}: mixture {mixture!r}; expected one of {', '.join(MIXTURES)}")
+    if mixture == "per_size" and not league["by_size"]:
+        raise AgentSpecError(f"agent {spec!r}: the league file has no per-size meta-game (nash_by_size: a league "
+                             "trained with league.meta_game: per_size); drop ':per_size' to play its pooled mixture")
     deterministic = league["deterministic"]
+    makers: dict[str, Callable] = {}
 
     def member_maker(member: dict) -> Callable:
         kind, name = member["kind"], member["name"]
+        key = f"{kind}:{name}:{member.get('checkpoint')}"  # names repeat across sides (league_1 on both)
+        if key in makers:
+            return makers[key]
         if kind == "policy":
             try:
                 frozen = load_frozen_policy(member["checkpoint"], game)
             except PolicyLoadError as error:
                 raise AgentSpecError(f"agent {spec!r}: member {name!r}: {error}") from None
-            return lambda rng: policy_agent(frozen, seed=rng, deterministic=deterministic)
-        if kind == "probe":
-            return lambda rng: ProbeAgent(game.name, name, rng)
-        return lambda rng: game.make_bot(kind, rng)
+            makers[key] = lambda rng: policy_agent(frozen, seed=rng, deterministic=deterministic)
+        elif kind == "probe":
+            makers[key] = lambda rng: ProbeAgent(game.name, name, rng)
+        else:
+            makers[key] = lambda rng: game.make_bot(kind, rng)
+        return makers[key]
 
-    sides = [([member_maker(m) for m, _ in league["mixtures"][side]],
-              np.array([w for _, w in league["mixtures"][side]])) for side in game.type.sides]
+    def side_mixtures(mixtures: dict) -> list[tuple[list[Callable], np.ndarray]]:
+        return [([member_maker(m) for m, _ in mixtures[side]], np.array([w for _, w in mixtures[side]]))
+                for side in game.type.sides]
 
-    def make(seed) -> Agent:
-        rng = generator(seed)
-        agents = []
-        for makers, weights in sides:
-            index = int(rng.choice(len(makers), p=weights))
-            agents.append(makers[index](rng))
-        return SideAgent(*agents, game=game)
+    pooled = side_mixtures(league["mixtures"])
+    if mixture == "pooled" or not league["by_size"]:
+        def make(seed) -> Agent:
+            rng = generator(seed)
+            return SideAgent(*(_draw(makers, weights, rng) for makers, weights in pooled), game=game)
 
-    return f"league:{path}", make
+        return f"league:{path}", make
+
+    by_size = {size: side_mixtures(mixtures) for size, mixtures in league["by_size"].items()}
+
+    def make_per_size(seed) -> Agent:
+        return PerSizeLeagueAgent(game, by_size, pooled, generator(seed))
+
+    return f"league:{path}:per_size", make_per_size
+
+
+def _draw(makers: list[Callable], weights: np.ndarray, rng: np.random.Generator) -> Agent:
+    """One member drawn by ``weights`` from ``rng``, then seeded from it."""
+    return makers[int(rng.choice(len(makers), p=weights))](rng)
+
+
+class PerSizeLeagueAgent:
+    """A ``league.meta_game: per_size`` league's solution as one agent: each side's member is drawn by the Nash
+    mixture of the table size the observation shows (``game.observation_players``), at that side's first decision
+    (or beliefs query) of the game, then plays every decision of that side (the roles are secret: the side comes
+    from the observation, as in :class:`~.side.SideAgent`). A table size the league did not solve uses the pooled
+    mixture. Built by :func:`league_maker`, one per game; the draws come from the game's generator in the order the
+    sides first act, so a game's play is fixed by its seed.
+
+    Raises:
+        ValueError: from ``game.observation_players`` for an observation without a table size, or for an
+            observation of another table size than the game's first.
+    """
+
+    def __init__(self, game: Game, by_size: dict, pooled: list, rng: np.random.Generator) -> None:
+        self.game, self._by_size, self._pooled, self._rng = game, by_size, pooled, rng
+        self.agents: list[Agent | None] = [None] * len(game.type.sides)
+        self.table_size: int | None = None
+
+    def _member(self, observation: np.ndarray) -> Agent:
+        side, size = self.game.side_of_observation(observation), self.game.observation_players(observation)
+        if self.table_size not in (None, size):  # its members were drawn for another table size
+            raise ValueError(f"PerSizeLeagueAgent: an observation of a {size}-player table in a game of "
+                             f"{self.table_size} players; build one agent per game")
+        self.table_size = size
+        if self.agents[side] is None:
+            makers, weights = self._by_size.get(size, self._pooled)[side]
+            self.agents[side] = _draw(makers, weights, self._rng)
+        return self.agents[side]
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action of the observer's side's member (see :meth:`Agent.act`)."""
+        return self._member(observation).act(observation, action_mask)
+
+    def beliefs(self, observation: np.ndarray) -> np.ndarray | None:
+        """The role beliefs of the observer's side's member, or ``None`` where it has none."""
+        return agent_beliefs(self._member(observation), observation)

@@ -13,7 +13,8 @@ A spec, for a game (a registered name or environment id, or a :class:`~traitors_
   - a run folder: its newest completed generation (the last one ``state.json`` calls completed);
   - an RLlib module folder, algorithm checkpoint or run folder (:mod:`.rllib_checkpoint`; needs the ``rllib`` extra);
   - a league's ``league.json`` (in a league's run folder): the league's meta-game Nash mixture, one member per side
-    drawn per game (:mod:`.league`);
+    drawn per game (:mod:`.league`), per table size for a league trained with ``league.meta_game: per_size``;
+    ``PATH/league.json:pooled`` plays the pooled mixture of any league;
 
   a checkpoint of another game (other spaces, or another game's side files) is refused with a clear error;
 - ``openai:MODEL``: a language model behind an OpenAI-compatible chat server (:mod:`.llm`; needs the ``llm`` extra),
@@ -42,7 +43,7 @@ from ..core.agent import Agent
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, UnknownGameError, load_game, registered_games
 from . import make_agent
-from .league import is_league_file, league_maker
+from .league import league_maker, league_spec
 from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .run_folder import RunFolder
 from .side import SideAgent
@@ -100,9 +101,11 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
 
     if is_llm_spec(spec):
         return llm_maker(spec, game, llm)
+    league = league_spec(spec)
+    if league:
+        path, mixture = league
+        return league_maker(spec, path, game, mixture)
     path = Path(spec)
-    if is_league_file(path):
-        return league_maker(spec, path, game)
     if path.exists():
         return _checkpoint_maker(spec, path, game)
     module_part = spec.rpartition(":")[0]
