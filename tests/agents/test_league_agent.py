@@ -246,17 +246,37 @@ def test_the_pooled_suffix_plays_the_pooled_mixture_and_per_size_needs_a_per_siz
         agent_maker(f"{pooled}:per_size")
     with pytest.raises(AgentSpecError, match="suffix is ':perSize'; expected one of :pooled, :per_size"):
         agent_maker(f"{pooled}:perSize")
+    with pytest.raises(AgentSpecError, match="no league file 'nowhere/league.json'"):
+        agent_maker("nowhere/league.json:pooled")
+
+
+def test_a_per_size_agent_draws_each_sides_member_from_its_own_stream(tmp_path):
+    """One agent at every seat (both sides): a side's member is fixed by the game's seed, not by the deal (which seat,
+    hence which side, acts first), so the secret seating cannot show through the members drawn."""
+    half = {"random": 0.5, "heuristic": 0.5}
+    path = per_size_league_file(tmp_path, {"5": {"pirates": half, "mutineers": half}})
+    _, make = agent_maker(str(path))
+    for seed in range(6):
+        members = [drawn_members(make(seed), 5, deal) for deal in range(12)]
+        for side in (0, 1):
+            assert len({m[side] for m in members} - {None}) == 1  # the same member whatever the deal
 
 
 @pytest.mark.parametrize("by_size, message", [
     ({"9": {"pirates": {"random": 1.0}, "mutineers": {"random": 1.0}}},
-     "nash_by_size has table size '9'; expected one of \\[3, 4, 5, 6, 7, 8\\]"),
+     "nash_by_size has table size '9'; expected one of '3', '4', '5', '6', '7', '8'"),
+    ({"03": {"pirates": {"random": 1.0}, "mutineers": {"random": 1.0}}}, "nash_by_size has table size '03'"),
+    ({"\u00b3": {"pirates": {"random": 1.0}, "mutineers": {"random": 1.0}}}, "nash_by_size has table size '\u00b3'"),
+    ({"3": {"pirates": {"random": 1.0}, "mutineers": {"random": 1.0}, "pirate": {"random": 1.0}}},
+     "nash_by_size\\['3'\\] is .*; expected \\{side: weights\\} for sides pirates, mutineers"),
     ({"3": {"pirates": {"random": 1.0}, "mutineers": {"random": 0.0}}},
      "the Nash mixture of side 'mutineers' at 3 players gives no member a positive weight"),
     ({"4": {"pirates": {"randm": 1.0}, "mutineers": {"random": 1.0}}},
      "the Nash weights of side 'pirates' at 4 players name 'randm', not a member"),
     ({"4": {"pirates": {"random": 1.0}}}, "no Nash weights for side 'mutineers' at 4 players"),
-    ([1], "the last meta-game's nash_by_size is a list"),
+    ([1], "the last meta-game's nash_by_size is \\[1\\]; expected"),
+    ([], "the last meta-game's nash_by_size is \\[\\]; expected"),
+    (0, "the last meta-game's nash_by_size is 0; expected"),
 ])
 def test_a_malformed_per_size_mixture_is_refused_naming_the_table_size(tmp_path, by_size, message):
     path = per_size_league_file(tmp_path, by_size)

@@ -60,9 +60,11 @@ def league_spec(spec: str) -> tuple[Path, str | None] | None:
     (``mixture`` one of :data:`MIXTURES`, ``None`` without a suffix); else ``None``.
 
     Raises:
-        AgentSpecError: for a league file with another suffix.
+        AgentSpecError: for a league file with another suffix, or a ``league.json:MIXTURE`` that does not exist.
     """
     head, _, tail = spec.rpartition(":")
+    if head and tail in MIXTURES and Path(head).name == LEAGUE_FILE and not Path(head).is_file():
+        raise AgentSpecError(f"agent {spec!r}: no league file {head!r}")
     if head and is_league_file(Path(head)):
         if tail not in MIXTURES:
             raise AgentSpecError(f"agent {spec!r}: a league file's suffix is ':{tail}'; expected one of "
@@ -164,16 +166,17 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None) -> d
         mixtures[side] = mixture(nash[side], side, "")
 
     by_size = {}
-    per_size = last.get("nash_by_size") or {}
-    if not isinstance(per_size, dict):
-        fail(f"the last meta-game's nash_by_size is a {type(per_size).__name__}; expected {{table size: {{side: "
-             "weights}}}}")
-    for key, sides in per_size.items():
-        size = int(key) if isinstance(key, str) and key.isdigit() else None
+    per_size = last.get("nash_by_size")
+    if per_size is not None and not isinstance(per_size, dict):
+        fail(f"the last meta-game's nash_by_size is {per_size!r}; expected {{table size: {{side: weights}}}}")
+    for key, sides in (per_size or {}).items():
+        size = int(key) if key.isascii() and key.isdecimal() and str(int(key)) == key else None
         if size not in game.type.player_counts:
-            fail(f"nash_by_size has table size {key!r}; expected one of {list(game.type.player_counts)}")
-        if not isinstance(sides, dict):
-            fail(f"nash_by_size[{key!r}] is {sides!r}; expected {{side: weights}}")
+            fail(f"nash_by_size has table size {key!r}; expected one of "
+                 f"{', '.join(repr(str(n)) for n in game.type.player_counts)}")
+        if not isinstance(sides, dict) or set(sides) - set(game.type.sides):
+            fail(f"nash_by_size[{key!r}] is {sides!r}; expected {{side: weights}} for sides "
+                 f"{', '.join(game.type.sides)}")
         by_size[size] = {side: mixture(sides.get(side), side, f" at {size} players") for side in game.type.sides}
     return {"deterministic": bool(data.get("deterministic", False)), "mixtures": mixtures, "by_size": by_size}
 
@@ -302,8 +305,8 @@ class PerSizeLeagueAgent:
     mixture of the table size the observation shows (``game.observation_players``), at that side's first decision
     (or beliefs query) of the game, then plays every decision of that side (the roles are secret: the side comes
     from the observation, as in :class:`~.side.SideAgent`). A table size the league did not solve uses the pooled
-    mixture. Built by :func:`league_maker`, one per game; the draws come from the game's generator in the order the
-    sides first act, so a game's play is fixed by its seed.
+    mixture. Built by :func:`league_maker`, one per game; each side draws from its own stream of the game's seed, so
+    a game's play is fixed by its seed. Not picklable (its members' makers are closures): build it where it plays.
 
     Raises:
         ValueError: from ``game.observation_players`` for an observation without a table size, or for an
@@ -311,7 +314,9 @@ class PerSizeLeagueAgent:
     """
 
     def __init__(self, game: Game, by_size: dict, pooled: list, rng: np.random.Generator) -> None:
-        self.game, self._by_size, self._pooled, self._rng = game, by_size, pooled, rng
+        self.game, self._by_size, self._pooled = game, by_size, pooled
+        # one stream per side, so a side's member does not depend on when the other side first acts
+        self._rngs = [np.random.default_rng(int(seed)) for seed in rng.integers(2**63, size=len(game.type.sides))]
         self.agents: list[Agent | None] = [None] * len(game.type.sides)
         self.table_size: int | None = None
 
@@ -323,7 +328,7 @@ class PerSizeLeagueAgent:
         self.table_size = size
         if self.agents[side] is None:
             makers, weights = self._by_size.get(size, self._pooled)[side]
-            self.agents[side] = _draw(makers, weights, self._rng)
+            self.agents[side] = _draw(makers, weights, self._rngs[side])
         return self.agents[side]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -14,7 +14,7 @@ A spec, for a game (a registered name or environment id, or a :class:`~traitors_
   - an RLlib module folder, algorithm checkpoint or run folder (:mod:`.rllib_checkpoint`; needs the ``rllib`` extra);
   - a league's ``league.json`` (in a league's run folder): the league's meta-game Nash mixture, one member per side
     drawn per game (:mod:`.league`), per table size for a league trained with ``league.meta_game: per_size``;
-    ``PATH/league.json:pooled`` plays the pooled mixture of any league;
+    ``PATH/league.json:pooled`` plays the pooled mixture of any league, ``:per_size`` insists on the per-size one;
 
   a checkpoint of another game (other spaces, or another game's side files) is refused with a clear error;
 - ``openai:MODEL``: a language model behind an OpenAI-compatible chat server (:mod:`.llm`; needs the ``llm`` extra),
