@@ -42,23 +42,11 @@ def test_each_game_draws_one_member_per_side_by_the_last_nash_weights(tmp_path):
 def test_the_probe_member_plays_legal_moves_in_a_real_game(tmp_path):
     pytest.importorskip("jax")
     from traitors_env.agents.league import ProbeAgent
-    from traitors_env.games.traitors_aboard.env import raw_env
 
     _, make = agent_maker(str(league_file(tmp_path, {"plank": 1.0}, {"heuristic": 1.0})))
     agent = make(0)
     assert isinstance(agent.agents[0], ProbeAgent)
-    env = raw_env(num_players=5)
-    env.reset(seed=0)
-    moves = 0
-    for _ in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agent.act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][action]
-        env.step(action)
-        moves += 1
+    moves = play_game(agent, 5)
     assert moves > 10
 
 
@@ -190,12 +178,14 @@ def per_size_league_file(tmp_path, by_size, pooled=None):
     return path
 
 
-def drawn_members(agent, num_players, seed=0):
-    """Plays one game of ``num_players`` with ``agent`` at every seat; the types of the members it drew per side."""
+def play_game(agent, num_players, seed=0) -> int:
+    """Plays one game of ``num_players`` with ``agent`` at every seat, checking each action against the mask; returns
+    the number of moves."""
     from traitors_env.games.traitors_aboard.env import raw_env
 
     env = raw_env(num_players=num_players)
     env.reset(seed=seed)
+    moves = 0
     for _ in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -204,6 +194,13 @@ def drawn_members(agent, num_players, seed=0):
         action = agent.act(obs["observation"], obs["action_mask"])
         assert obs["action_mask"][action]
         env.step(action)
+        moves += 1
+    return moves
+
+
+def drawn_members(agent, num_players, seed=0):
+    """Plays one game of ``num_players`` with ``agent`` at every seat; the types of the members it drew per side."""
+    play_game(agent, num_players, seed)
     return [type(member).__name__ if member is not None else None for member in agent.agents]
 
 

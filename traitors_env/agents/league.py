@@ -39,7 +39,7 @@ from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .side import SideAgent
 
 __all__ = ["KINDS", "LEAGUE_FILE", "MIXTURES", "PerSizeLeagueAgent", "ProbeAgent", "is_league_file", "league_maker",
-           "league_spec", "probes", "read_league_file"]
+           "league_spec", "probes", "read_league_file", "split_mixture"]
 
 #: the file name of a league in its run folder
 LEAGUE_FILE = "league.json"
@@ -55,6 +55,13 @@ def is_league_file(path: Path) -> bool:
     return path.is_file() and path.name == LEAGUE_FILE
 
 
+def split_mixture(spec: str) -> tuple[str, str | None]:
+    """``(PATH, MIXTURE)`` for ``PATH/league.json:MIXTURE`` (``MIXTURE`` any text after the last colon), else
+    ``(spec, None)``; nothing is checked on disk."""
+    head, _, tail = spec.rpartition(":")
+    return (head, tail) if head and Path(head).name == LEAGUE_FILE else (spec, None)
+
+
 def league_spec(spec: str) -> tuple[Path, str | None] | None:
     """``(path, mixture)`` if ``spec`` names a league file, ``PATH/league.json`` or ``PATH/league.json:MIXTURE``
     (``mixture`` one of :data:`MIXTURES`, ``None`` without a suffix); else ``None``.
@@ -62,10 +69,10 @@ def league_spec(spec: str) -> tuple[Path, str | None] | None:
     Raises:
         AgentSpecError: for a league file with another suffix, or a ``league.json:MIXTURE`` that does not exist.
     """
-    head, _, tail = spec.rpartition(":")
-    if head and tail in MIXTURES and Path(head).name == LEAGUE_FILE and not Path(head).is_file():
+    head, tail = split_mixture(spec)
+    if tail in MIXTURES and not Path(head).is_file():
         raise AgentSpecError(f"agent {spec!r}: no league file {head!r}")
-    if head and is_league_file(Path(head)):
+    if tail is not None and is_league_file(Path(head)):
         if tail not in MIXTURES:
             raise AgentSpecError(f"agent {spec!r}: a league file's suffix is ':{tail}'; expected one of "
                                  f"{', '.join(':' + m for m in MIXTURES)} (or none: the league's own meta-game)")
@@ -77,8 +84,9 @@ def league_spec(spec: str) -> tuple[Path, str | None] | None:
 KINDS = ("policy", "heuristic", "random", "probe")
 
 
-def read_league_file(path: str | Path, game: Game, spec: str | None = None) -> dict:
-    """A league file of ``game`` checked and reduced to what its Nash mixture needs.
+def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixture: str | None = None) -> dict:
+    """A league file of ``game`` checked and reduced to what its Nash mixture needs; ``mixture`` (:data:`MIXTURES`
+    or ``None``, the league's own) chooses whether ``by_size`` is read (``"pooled"``: it is left empty).
 
     Returns:
         ``{"deterministic": bool, "mixtures": {side: [(member, weight), ...]}, "by_size": {n: {side: [...]}}}``:
@@ -92,9 +100,11 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None) -> d
             side without members or weights, a member without a name or of an unknown kind, a name given twice,
             a policy without a checkpoint, a weight that is not a finite number ≥ 0 or names no member, or a side
             whose weights are all 0 (in ``nash`` or at a table size of ``nash_by_size``), or a ``nash_by_size`` key
-            that is not a table size of the game.
+            that is not a table size of the game; ``per_size`` for a file without ``nash_by_size``.
     """
-    path = Path(path)
+    path, choice = Path(path), mixture
+    if choice not in (None, *MIXTURES):
+        raise AgentSpecError(f"agent {spec or str(path)!r}: mixture {choice!r}; expected one of {', '.join(MIXTURES)}")
     label = f"agent {spec or str(path)!r}"
 
     def fail(message: str):
@@ -178,6 +188,11 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None) -> d
             fail(f"nash_by_size[{key!r}] is {sides!r}; expected {{side: weights}} for sides "
                  f"{', '.join(game.type.sides)}")
         by_size[size] = {side: mixture(sides.get(side), side, f" at {size} players") for side in game.type.sides}
+    if choice == "per_size" and not by_size:
+        fail("the league file has no per-size meta-game (nash_by_size: a league trained with league.meta_game: "
+             "per_size); drop ':per_size' to play its pooled mixture")
+    if choice == "pooled":
+        by_size = {}
     return {"deterministic": bool(data.get("deterministic", False)), "mixtures": mixtures, "by_size": by_size}
 
 
@@ -249,12 +264,7 @@ def league_maker(spec: str, path: Path, game: Game, mixture: str | None = None) 
     """
     from .checkpoint import load_frozen_policy
 
-    league = read_league_file(path, game, spec)
-    if mixture not in (None, *MIXTURES):
-        raise AgentSpecError(f"agent {spec!r}: mixture {mixture!r}; expected one of {', '.join(MIXTURES)}")
-    if mixture == "per_size" and not league["by_size"]:
-        raise AgentSpecError(f"agent {spec!r}: the league file has no per-size meta-game (nash_by_size: a league "
-                             "trained with league.meta_game: per_size); drop ':per_size' to play its pooled mixture")
+    league = read_league_file(path, game, spec, mixture)
     deterministic = league["deterministic"]
     makers: dict[str, Callable] = {}
 
@@ -280,7 +290,7 @@ def league_maker(spec: str, path: Path, game: Game, mixture: str | None = None) 
                 for side in game.type.sides]
 
     pooled = side_mixtures(league["mixtures"])
-    if mixture == "pooled" or not league["by_size"]:
+    if not league["by_size"]:
         def make(seed) -> Agent:
             rng = generator(seed)
             return SideAgent(*(_draw(makers, weights, rng) for makers, weights in pooled), game=game)
