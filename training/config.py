@@ -366,6 +366,11 @@ class LeagueSection(_Section):
     #: member wins at hide those it loses at). ``per_size`` needs a cross-play table at every training size:
     #: ``league.player_counts`` covering ``env.player_counts`` and ``league.games`` at least one per size
     meta_game: Literal["pooled", "per_size"] = "pooled"
+    #: the sides in the order each iteration trains their policies, each side once (e.g. ``[mutineers, pirates]``);
+    #: ``None``: the game's training order. The side trained second meets the first side's policy of the same
+    #: iteration as its newest opponent (``latest``), the side trained first that of the iteration before: only the
+    #: second has met the other side's final policy when the run ends
+    order: list[str] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> LeagueSection:
@@ -526,6 +531,11 @@ class RunConfig(_Section):
                 raise ValueError(
                     f"league.fixed_share holds shares under {nested}, not a side of {self.env.name}; a nested entry "
                     f"is keyed by the side whose training keeps them, among {list(sides)}"
+                )
+            if self.league.order is not None and sorted(self.league.order) != sorted(sides):
+                raise ValueError(
+                    f"league.order is {self.league.order}; expected each side of {self.env.name} once, in the order "
+                    f"the iterations train them, e.g. {list(reversed(sides))}"
                 )
             unknown = sorted(set(self.league.exploiters) - set(sides))
             if unknown:

@@ -190,6 +190,53 @@ def test_exploiters_name_sides_of_the_game(tmp_path):
         league_config(tmp_path, league={"exploiters": {"pirates": 0}})
 
 
+def test_league_order_names_each_side_once(tmp_path):
+    assert league_config(tmp_path).league.order is None  # the game's training order: unchanged leagues
+    assert league_config(tmp_path, league={"order": ["mutineers", "pirates"]}).league.order == ["mutineers", "pirates"]
+    for bad in (["pirates"], ["pirates", "pirates"], ["mutineers", "traitors"]):
+        with pytest.raises(ConfigError, match=r"league.order is .*; expected each side of traitors_aboard_v0 once"):
+            league_config(tmp_path, league={"order": bad})
+
+
+@pytest.mark.parametrize("order", [None, ["mutineers", "pirates"]])
+def test_the_side_trained_second_meets_the_first_sides_policy_of_the_same_iteration(tmp_path, monkeypatch, order):
+    """``league.order``: within an iteration the side trained second draws the first side's new policy as its newest
+    opponent (``latest``), the side trained first the other side's policy of the iteration before (none in the first
+    iteration); ``league.json`` names the policy each met (``newest_met``). The game's order trains the Pirates first."""
+    pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    import jax
+    from flax import serialization
+
+    from training.jax_backend.engine import standin_engine
+    from training.jax_backend.league import read_league, train_league
+    from training.jax_backend.train import Trainer
+
+    met = []  # (team index, the ``latest`` parameters its training drew from), in training order
+    real = Trainer.train_team
+
+    def spy(self, team_index, params, opt_state, snapshots, seed, steps, on_iteration, opponents=None):
+        met.append((team_index, jax.tree_util.tree_map(np.asarray, opponents.latest)))
+        return real(self, team_index, params, opt_state, snapshots, seed, steps, on_iteration, opponents=opponents)
+
+    monkeypatch.setattr(Trainer, "train_team", spy)
+    run = train_league(league_config(tmp_path, league={"order": order}), engine=standin_engine())
+    first, second = order or ["pirates", "mutineers"]
+    sides = ("pirates", "mutineers")
+    assert [sides[i] for i, _ in met] == [first, second] * 2
+    data = read_league(run.path)
+    assert [it.get("newest_met") for it in data["iterations"]] == [
+        None, {first: None, second: "league_1"}, {first: "league_1", second: "league_2"}]
+    for (index, latest), iteration in zip(met[1:], (1, 2, 2)):  # the first draw meets no policy (no share)
+        other = sides[1 - index]
+        name = data["iterations"][iteration]["newest_met"][sides[index]]
+        saved = serialization.msgpack_restore(
+            (run.path / "checkpoints" / f"gen_00{name[-1]}" / f"{other}.msgpack").read_bytes())["params"]
+        jax.tree_util.tree_map(np.testing.assert_array_equal, latest, saved)
+    assert data["iterations"][1]["training"][first]["latest"] == 0.0  # nothing to draw yet
+    assert data["iterations"][1]["training"][second]["latest"] == pytest.approx(0.2)
+
+
 # ---------------------------------------------------------------- the plank probe, twin of the example
 def test_the_jax_plank_probe_plays_as_examples_plank_pirate_on_every_pirate_decision():
     """Plank decisions are the same action (the lowest announced total, lowest offset on ties); every other decision

@@ -61,6 +61,8 @@ league target play ``nash_by_size``, or the pooled mixture with the ``:pooled`` 
          "training": {"pirates": {"latest": 0.1, "past": 0.5, ...}, ...,  # the opponent mix each side's new
                       "exploiters": {"mutineers": {"latest": 1.0}}},   # policy trained against in this iteration
                                               # (absent for iteration 0; "exploiters" with league.exploiters only)
+         "newest_met": {"pirates": "league_1", "mutineers": "league_2"},   # the other side's newest policy each
+                                              # side's new policy met as "latest" (null: none yet; league.order)
          "seconds": {"train": 812.3, "exploiters": 120.5, "cross_play": 41.0}},
         ...]
     }
@@ -535,9 +537,10 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
 
     engine = resolve_engine(engine, config.env.claims, config.game.name)
     game = config.game
-    order = game.sides_in_training_order
     sides = game.type.sides
     league_config = config.league
+    order = (game.sides_in_training_order if league_config.order is None
+             else tuple(list(sides).index(name) for name in league_config.order))
     try:  # a bad name fails before the run folder is made
         check_fixed_shares(league_config.fixed_share, fixed_members(league_config.fixed, engine, sides), sides)
     except ValueError as error:  # fixed_members' (a ConfigError passes as it is)
@@ -556,7 +559,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     teams: dict[str, dict] = {}
     for index, side in enumerate(order):
         params, opt_state = base.init_params(derive_seed(config.seed, 1, index))
-        teams[sides[side]] = {"params": params, "opt_state": opt_state, "timesteps": 0, "newest": None}
+        teams[sides[side]] = {"params": params, "opt_state": opt_state, "timesteps": 0, "newest": None,
+                              "newest_name": None}
     any_params = teams[sides[order[0]]]["params"]
 
     if start > 0:
@@ -568,7 +572,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                                                      entry["opt_state"])
                     league.params[(team, member.name)] = params
                     if not member.exploiter:
-                        entry.update(params=params, opt_state=opt_state, timesteps=steps, newest=params)
+                        entry.update(params=params, opt_state=opt_state, timesteps=steps, newest=params,
+                                     newest_name=member.name)
     else:
         seconds = league.play_missing(any_params)
         league.solve(0, {"seconds": {"cross_play": round(seconds, 2)}})
@@ -587,6 +592,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
             record = {"generation": iteration, "teams": {}}
             nash = league.iterations[-1]["nash"]
             mixes = {}
+            met = {}  # the other side's newest policy each side's new policy met (league.order decides which)
             for index, side in enumerate(order):
                 team, other = sides[side], sides[1 - side]
                 entry = teams[team]
@@ -594,6 +600,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                     params, opt_state = base.init_params(derive_seed(config.seed, 1, index, iteration))
                     entry.update(params=params, opt_state=opt_state)
                 newest = teams[other]["newest"]
+                met[team] = teams[other]["newest_name"]
                 if league_config.meta_game == "per_size":
                     counts = list(config.env.player_counts)
                     at = league.iterations[-1]["nash_by_size"]
@@ -638,7 +645,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                 league.members[team].append(
                     Member(name, "policy", iteration, path.relative_to(run.path).as_posix()))
                 league.params[(team, name)] = params
-                entry.update(params=params, opt_state=opt_state, newest=params)
+                entry.update(params=params, opt_state=opt_state, newest=params, newest_name=name)
                 record["teams"][team] = team_record(summary, entry["timesteps"])
             trained = time.perf_counter() - began
             if exploiters:
@@ -661,7 +668,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
             spent = {"train": round(trained, 2), "cross_play": round(seconds, 2)}
             if exploiters:
                 spent["exploiters"] = round(exploited, 2)
-            solved = league.solve(iteration, {"training": mixes, "seconds": spent})
+            solved = league.solve(iteration, {"training": mixes, "newest_met": met, "seconds": spent})
             league.write(run)
             record["league"] = {"value": solved["value"], "nash": solved["nash"]}
             bar.write(f"league {iteration}: Nash weight of the newest policies: "
