@@ -55,13 +55,19 @@ def _walk(folder: Traversable, prefix: str = ""):
             yield prefix + entry.name.rsplit(".", 1)[0], entry
 
 
+def _shipped() -> list:
+    """:func:`_walk` of the shipped configs sorted by name: by file name, ``x-half.yaml`` would come before
+    ``x.yaml``."""
+    return sorted(_walk(_root()), key=lambda item: item[0])
+
+
 def config_names() -> list[str]:
     """The names of the shipped configs, sorted (``["ablation/claims-off", …, "quick", "tiny"]``).
 
     Raises:
         UnknownConfigError: the package's configs are not installed (nor is this an uninstalled checkout).
     """
-    return [name for name, _ in _walk(_root())]
+    return [name for name, _ in _shipped()]
 
 
 def list_configs() -> dict[str, str]:
@@ -70,7 +76,7 @@ def list_configs() -> dict[str, str]:
     Raises:
         UnknownConfigError: as :func:`config_names`.
     """
-    return {name: _summary(entry.read_text(encoding="utf-8")) for name, entry in _walk(_root())}
+    return {name: _summary(entry.read_text(encoding="utf-8")) for name, entry in _shipped()}
 
 
 def _summary(text: str) -> str:

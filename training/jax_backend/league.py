@@ -6,9 +6,10 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
 1. The population of each side starts with the fixed members (``league.fixed``): ``random``, ``heuristic`` (both
    sides) and the twin's scripted probes (:attr:`~.engine.Engine.probes`; a probe joins its own side only).
    Their cross-play matrix is played and the meta-game solved: the Nash mixture of each side (iteration 0).
-2. Iteration ``k`` (1-based) trains each side in the game's training order, for its ``training`` steps, starting
-   from its previous policy (``league.warm_start``), against opponents drawn per game: the other side's newest
-   policy with probability ``league.latest`` (none at iteration 1 for the side trained first), otherwise a member
+2. Iteration ``k`` (1-based) trains each side in the game's training order (``league.order`` sets another), for
+   its ``training`` steps, starting from its previous policy (``league.warm_start``), against opponents drawn per
+   game: the other side's newest policy with probability ``league.latest`` (for the side trained second, the first
+   side's policy of this iteration; none at iteration 1 for the side trained first), otherwise a member
    of the other side's population drawn by its Nash weights: a policy member through the rollout's stacked
    ``past`` snapshots (:attr:`.rollout.Opponents.past_weights`: at most :data:`.rollout.PAST_POOL` of them, the
    heaviest; the rest of their weight goes to those kept), the heuristic and random bots and the probes as the
@@ -61,8 +62,9 @@ league target play ``nash_by_size``, or the pooled mixture with the ``:pooled`` 
          "training": {"pirates": {"latest": 0.1, "past": 0.5, ...}, ...,  # the opponent mix each side's new
                       "exploiters": {"mutineers": {"latest": 1.0}}},   # policy trained against in this iteration
                                               # (absent for iteration 0; "exploiters" with league.exploiters only)
-         "newest_met": {"pirates": "league_1", "mutineers": "league_2"},   # the other side's newest policy each
-                                              # side's new policy met as "latest" (null: none yet; league.order)
+         "newest_met": {"pirates": "league_1", "mutineers": "league_2"},   # the other side's newest policy when
+                                              # each side's new policy trained, its "latest" opponent (null: none
+                                              # yet; absent for iteration 0; league.order decides which)
          "seconds": {"train": 812.3, "exploiters": 120.5, "cross_play": 41.0}},
         ...]
     }
