@@ -429,6 +429,9 @@ def test_a_resumed_league_gives_the_same_checkpoints_and_meta_games(tmp_path):
             for p in sorted((resumed.path / "checkpoints").glob("gen_*/*"))} == files[0]
     assert read_league(resumed.path)["matrix"] == data["matrix"]
     assert [it["nash"] for it in read_league(resumed.path)["iterations"]] == [it["nash"] for it in data["iterations"]]
+    # the resumed iteration's first side met the newest policy restored from league.json, as uninterrupted
+    assert [it.get("newest_met") for it in read_league(resumed.path)["iterations"]] == [
+        it.get("newest_met") for it in data["iterations"]]
 
 
 # ---------------------------------------------------------------- the rollout's additions
