@@ -76,9 +76,9 @@ def test_each_fault_is_retried_and_counted(kind):
     tool arguments, an illegal choice) and each fault is counted under its kind. A transport fault is retried with
     backoff (the same request, then answered: no fallback); an invalid reply is answered with the legal list (a new
     request, faulted again: after the retries, the fallback)."""
-    with ScriptedServer(seed=2, style="tool", faults={kind: 1.0}, timeout_sleep=0.6) as server:
+    with ScriptedServer(seed=2, style="tool", faults={kind: 1.0}, timeout_sleep=2.0) as server:
         result, (agent,) = one_game("traitors_aboard", lambda s: s == 1 and LLMAgent(
-            "local-test", "traitors_aboard", options(server, timeout=0.25, retries=2), seed=1), seed=8)
+            "local-test", "traitors_aboard", options(server, timeout=1.0, retries=2), seed=1), seed=8)
         stats = agent.stats
     assert result["result"] and server.injected[kind] >= stats["decisions"] >= 1
     assert stats[COUNTED_AS[kind]] == server.injected[kind]

@@ -49,7 +49,7 @@ def policy_folder(tmp_path_factory):
 
 def evaluate(server: ScriptedServer, out, agents: list[str], games: int, *extra: str) -> tuple[int, dict, str]:
     status = main(["--agents", *agents, "--llm-base-url", server.url, "--players", "5", "--games", str(games),
-                   "--out", str(out), "--no-plots", "--no-progress", "--llm-timeout", "0.3", *extra])
+                   "--out", str(out), "--no-plots", "--no-progress", "--llm-timeout", "2.0", *extra])
     return status, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 
 
@@ -90,7 +90,7 @@ def test_a_language_model_beside_a_bot_and_a_trained_policy(policy_folder, tmp_p
 
 
 def fault_run(tmp_path, games: int, concurrency: int, name: str) -> tuple[int, dict, ScriptedServer]:
-    with ScriptedServer(seed=7, faults=FAULTS, timeout_sleep=0.8) as server:
+    with ScriptedServer(seed=7, faults=FAULTS, timeout_sleep=3.0) as server:
         status, report, _ = evaluate(server, tmp_path / name, ["llm=openai:local-test", "heuristic"], games,
                                      "--anchor", "llm", "--llm-concurrency", str(concurrency),
                                      "--llm-retries", "3")
