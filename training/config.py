@@ -359,6 +359,11 @@ class LeagueSection(_Section):
     #: (``exploiter_k``), so the next iteration's policies meet whatever beats the newest ones as the Nash mixture
     #: weighs it; ``{}``: none
     exploiters: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    #: whether the last iteration trains exploiters too. Its exploiters enter the final meta-game (and so the Nash
+    #: mixture that ``league.json`` plays) without any policy of the league having trained against them; ``false``
+    #: leaves them out, so every exploiter in the final population was offered to the newest policies' training.
+    #: The newest policies are the same either way (the exploiters train after them, on their own seeds)
+    final_exploiters: bool = True
     #: the meta-game each side's training mixture comes from: ``pooled``, one Nash mixture over the cross-play win
     #: rates pooled over the table sizes; ``per_size``, one per table size, each game's opponent drawn from the
     #: mixture of the size it is dealt (the size is public and drawn by nature, so the game is one subgame per

@@ -351,7 +351,8 @@ def test_a_tiny_league_writes_its_matrix_and_gives_the_same_checkpoints_for_the_
 def test_exploiters_join_their_sides_population_and_never_become_its_newest_policy(tmp_path, monkeypatch):
     """``league.exploiters``: each iteration, a fresh policy per named side trained against the other side's newest
     policy alone joins the population as ``exploiter_k``; the side's own line (``league_k``) goes on from its
-    previous policy, and the other side meets the exploiter only through the Nash mixture. Seeded as the rest."""
+    previous policy, and the other side meets the exploiter only through the Nash mixture. Seeded as the rest. With
+    ``league.final_exploiters: false`` the last iteration trains none and the rest is unchanged."""
     pytest.importorskip("jax")
     pytest.importorskip("flax")
     import jax
@@ -404,6 +405,19 @@ def test_exploiters_join_their_sides_population_and_never_become_its_newest_poli
     assert data["iterations"][2]["training"]["exploiters"] == {"pirates": {"latest": 1.0},
                                                                "mutineers": {"latest": 1.0}}
     assert set(data["iterations"][2]["seconds"]) == {"train", "exploiters", "cross_play"}
+    # league.final_exploiters: false: the last iteration trains none; every other file is the same, byte for byte
+    last = train_league(league_config(tmp_path / "c", league={**changes["league"], "final_exploiters": False}),
+                        engine=engine)
+    assert {p.relative_to(last.path / "checkpoints").as_posix(): p.read_bytes()
+            for p in sorted((last.path / "checkpoints").glob("gen_*/*"))} == {
+        name: data for name, data in files[0].items() if not name.startswith("gen_002/exploiter")}
+    final = read_league(last.path)
+    for side in ("pirates", "mutineers"):
+        assert [m["name"] for m in final["members"][side]] == ["random", "heuristic", "league_1", "exploiter_1",
+                                                               "league_2"]
+    assert final["iterations"][1]["nash"] == data["iterations"][1]["nash"]
+    assert "exploiters" not in final["iterations"][2]["training"]
+    assert set(final["iterations"][2]["seconds"]) == {"train", "cross_play"}
 
 
 @pytest.mark.slow

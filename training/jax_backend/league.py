@@ -18,7 +18,8 @@ JAX twin only) runs :func:`train_league` instead of the plain generation loop:
    With ``league.exploiters``, each named side then also trains an *exploiter* from fresh parameters against
    the other side's newest policy alone (``checkpoints/gen_00k/exploiter_<side>.msgpack``, member
    ``exploiter_k``): AlphaStar's main exploiters, which find what beats the newest policies so that the next
-   iteration's policies meet it through the Nash mixture. Exploiters never become a side's newest policy.
+   iteration's policies meet it through the Nash mixture. Exploiters never become a side's newest policy. With
+   ``league.final_exploiters: false`` the last iteration trains none: no policy of the league would ever meet them.
 3. The new members join the populations; only the new cells of the cross-play matrix are played (members are
    frozen), in JAX (:func:`cross_play`: whole games of one member against another in one compiled loop, table
    sizes mixed in one batch, ``league.games`` per cell); the meta-game is solved again with the kit's LP
@@ -61,7 +62,8 @@ league target play ``nash_by_size``, or the pooled mixture with the ``:pooled`` 
          "value_by_size": {"3": 0.52, ...},                                    # (as "nash" and "value", per size)
          "training": {"pirates": {"latest": 0.1, "past": 0.5, ...}, ...,  # the opponent mix each side's new
                       "exploiters": {"mutineers": {"latest": 1.0}}},   # policy trained against in this iteration
-                                              # (absent for iteration 0; "exploiters" with league.exploiters only)
+                                              # (absent for iteration 0; "exploiters" with league.exploiters only,
+                                              # not in the last iteration with league.final_exploiters: false)
          "newest_met": {"pirates": "league_1", "mutineers": "league_2"},   # the other side's newest policy when
                                               # each side's new policy trained, its "latest" opponent (null: none
                                               # yet; absent for iteration 0; league.order decides which)
@@ -521,10 +523,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
         training.train.RunError: see :func:`training.run.prepare_run_folder`.
         training.jax_backend.engine.EngineUnavailableError: without the JAX engine.
     """
-    import jax
-    import jax.numpy as jnp
-
-    from .rollout import PAST_POOL, Opponents, mix_sizing
+    from .rollout import PAST_POOL
     from .train import (
         Trainer,
         _load,
@@ -561,8 +560,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     teams: dict[str, dict] = {}
     for index, side in enumerate(order):
         params, opt_state = base.init_params(derive_seed(config.seed, 1, index))
-        teams[sides[side]] = {"params": params, "opt_state": opt_state, "timesteps": 0, "newest": None,
-                              "newest_name": None}
+        teams[sides[side]] = {"params": params, "opt_state": opt_state, "timesteps": 0, "newest_name": None}
     any_params = teams[sides[order[0]]]["params"]
 
     if start > 0:
@@ -574,8 +572,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                                                      entry["opt_state"])
                     league.params[(team, member.name)] = params
                     if not member.exploiter:
-                        entry.update(params=params, opt_state=opt_state, timesteps=steps, newest=params,
-                                     newest_name=member.name)
+                        entry.update(params=params, opt_state=opt_state, timesteps=steps, newest_name=member.name)
     else:
         seconds = league.play_missing(any_params)
         league.solve(0, {"seconds": {"cross_play": round(seconds, 2)}})
@@ -584,8 +581,9 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
         state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
 
-    bar = progress_bar(config, (league_config.iterations - start)
-                       * (sum(config.training.steps_for(t) for t in sides) + sum(exploiters.values())))
+    exploiting_iterations = league_config.iterations - start - (0 if league_config.final_exploiters else 1)
+    bar = progress_bar(config, (league_config.iterations - start) * sum(config.training.steps_for(t) for t in sides)
+                       + max(0, exploiting_iterations) * sum(exploiters.values()))
     logs = _Logs(run)
     try:
         for generation in range(start, league_config.iterations):
@@ -601,40 +599,11 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                 if not league_config.warm_start and generation > 0:
                     params, opt_state = base.init_params(derive_seed(config.seed, 1, index, iteration))
                     entry.update(params=params, opt_state=opt_state)
-                newest = teams[other]["newest"]
                 met[team] = teams[other]["newest_name"]
-                if league_config.meta_game == "per_size":
-                    counts = list(config.env.player_counts)
-                    at = league.iterations[-1]["nash_by_size"]
-                    size_p = table_size_probabilities(config.env.count_weights_for(team), counts)
-                    probabilities, pooled, past_weights = opponent_mix_by_size(
-                        {n: at[str(n)][other] for n in counts}, league.members[other], probes,
-                        league_config.latest, newest is not None, pool, league_config.shares_for(team), counts,
-                        size_p,
-                    )
-                    # sized for the mix a game meets on average over the team's table-size draw
-                    average = size_p @ probabilities
-                    mixes[team] = mix_record_by_size(probabilities, past_weights, pooled, probes, counts, size_p)
-                else:
-                    probabilities, pooled, past_weights = opponent_mix(
-                        nash[other], league.members[other], probes, league_config.latest, newest is not None, pool,
-                        league_config.shares_for(team),
-                    )
-                    average = probabilities
-                    mixes[team] = mix_record(probabilities, past_weights, pooled, probes)
-                # the players sized for this mix only (so a resumed run compiles the same rollout)
-                sizing = tuple(mix_sizing(average).tolist())
+                newest = None if met[team] is None else league.params[(other, met[team])]
+                opponents, sizing, mixes[team] = _opponents(config, league, nash, team, other, newest, probes, pool,
+                                                            entry["params"])
                 trainer = Trainer(config, engine, mix=sizing, past_pool=pool)
-                stacked = [league.params[(other, name)] for name in pooled] or [
-                    newest if newest is not None else entry["params"]]  # past is not drawn: any network fills it
-                stacked = stacked + [stacked[0]] * (pool - len(stacked))
-                opponents = Opponents(
-                    jnp.asarray(probabilities),
-                    newest if newest is not None else entry["params"],
-                    jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves), *stacked),
-                    jnp.int32(max(1, len(pooled))),
-                    jnp.asarray(past_weights),
-                )
                 bar.set_description(f"league {iteration}/{league_config.iterations} {team}")
                 steps = config.training.steps_for(team)
                 on_iteration = iteration_logger(config, logs, bar, entry, team, generation, steps)
@@ -647,18 +616,20 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                 league.members[team].append(
                     Member(name, "policy", iteration, path.relative_to(run.path).as_posix()))
                 league.params[(team, name)] = params
-                entry.update(params=params, opt_state=opt_state, newest=params, newest_name=name)
+                entry.update(params=params, opt_state=opt_state, newest_name=name)
                 record["teams"][team] = team_record(summary, entry["timesteps"])
             trained = time.perf_counter() - began
-            if exploiters:
+            exploiting = exploiters and (league_config.final_exploiters or iteration < league_config.iterations)
+            if exploiting:
                 record["exploiters"] = {}
                 for index, side in enumerate(order):
                     team, other = sides[side], sides[1 - side]
                     if team not in exploiters:
                         continue
+                    target = league.params[(other, teams[other]["newest_name"])]
                     params, summary, path = _train_exploiter(
-                        config, engine, run, generation, side, team, teams[other]["newest"], pool, bar, logs,
-                        derive_seed(config.seed, 3, index, iteration), exploiters[team])
+                        config, engine, run, generation, side, team, target, pool, bar, logs, derive_seed(
+                            config.seed, 3, index, iteration), exploiters[team])
                     name = f"exploiter_{iteration}"
                     league.members[team].append(Member(name, "policy", iteration,
                                                        path.relative_to(run.path).as_posix(), exploiter=True))
@@ -668,7 +639,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
             exploited = time.perf_counter() - began - trained
             seconds = league.play_missing(any_params)
             spent = {"train": round(trained, 2), "cross_play": round(seconds, 2)}
-            if exploiters:
+            if exploiting:
                 spent["exploiters"] = round(exploited, 2)
             solved = league.solve(iteration, {"training": mixes, "newest_met": met, "seconds": spent})
             league.write(run)
@@ -685,6 +656,47 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
         bar.close()
         logs.close()
     return run
+
+
+def _opponents(config: RunConfig, league: _League, nash: dict, team: str, other: str, newest, probes: list[str],
+               pool: int, filler) -> tuple:
+    """The opponents ``team``'s new policy trains against this iteration (the last meta-game's Nash mixture of
+    ``other``'s members, pooled or per table size, its ``newest`` policy's share and the fixed shares), the player
+    sizing of the rollout for that mix, and ``league.json``'s record of it. ``filler``: any network, where a slot of
+    the opponents is never drawn (no newest policy yet, no past member). Returns ``(Opponents, sizing, record)``."""
+    import jax
+    import jax.numpy as jnp
+
+    from .rollout import Opponents, mix_sizing
+
+    league_config = config.league
+    if league_config.meta_game == "per_size":
+        counts = list(config.env.player_counts)
+        at = league.iterations[-1]["nash_by_size"]
+        size_p = table_size_probabilities(config.env.count_weights_for(team), counts)
+        probabilities, pooled, past_weights = opponent_mix_by_size(
+            {n: at[str(n)][other] for n in counts}, league.members[other], probes, league_config.latest,
+            newest is not None, pool, league_config.shares_for(team), counts, size_p,
+        )
+        average = size_p @ probabilities  # sized for the mix a game meets on average over the team's size draw
+        record = mix_record_by_size(probabilities, past_weights, pooled, probes, counts, size_p)
+    else:
+        probabilities, pooled, past_weights = opponent_mix(
+            nash[other], league.members[other], probes, league_config.latest, newest is not None, pool,
+            league_config.shares_for(team),
+        )
+        average = probabilities
+        record = mix_record(probabilities, past_weights, pooled, probes)
+    newest = filler if newest is None else newest
+    stacked = [league.params[(other, name)] for name in pooled] or [newest]
+    stacked = stacked + [stacked[0]] * (pool - len(stacked))
+    opponents = Opponents(
+        jnp.asarray(probabilities), newest,
+        jax.tree_util.tree_map(lambda *leaves: jnp.stack(leaves), *stacked),
+        jnp.int32(max(1, len(pooled))), jnp.asarray(past_weights),
+    )
+    # the players sized for this mix only (so a resumed run compiles the same rollout)
+    return opponents, tuple(mix_sizing(average).tolist()), record
 
 
 def _train_exploiter(config: RunConfig, engine: Engine, run: RunFolder, generation: int, side: int, team: str,
