@@ -418,6 +418,14 @@ def test_exploiters_join_their_sides_population_and_never_become_its_newest_poli
     assert final["iterations"][1]["nash"] == data["iterations"][1]["nash"]
     assert "exploiters" not in final["iterations"][2]["training"]
     assert set(final["iterations"][2]["seconds"]) == {"train", "cross_play"}
+    # such a league is not resumed to more iterations (the longer one trains exploiters in its iteration 2)
+    from training.run import RunError
+
+    saved = (last.path / "config.yaml").read_bytes()
+    longer = league_config(tmp_path / "c", league={**changes["league"], "final_exploiters": False, "iterations": 3})
+    with pytest.raises(RunError, match="ended at iteration 2 without exploiters .*league.final_exploiters"):
+        train_league(longer, resume=True, engine=engine)
+    assert (last.path / "config.yaml").read_bytes() == saved
 
 
 @pytest.mark.slow

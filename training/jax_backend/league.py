@@ -67,13 +67,15 @@ league target play ``nash_by_size``, or the pooled mixture with the ``:pooled`` 
          "newest_met": {"pirates": "league_1", "mutineers": "league_2"},   # the other side's newest policy when
                                               # each side's new policy trained, its "latest" opponent (null: none
                                               # yet; absent for iteration 0; league.order decides which)
-         "seconds": {"train": 812.3, "exploiters": 120.5, "cross_play": 41.0}},
+         "seconds": {"train": 812.3, "exploiters": 120.5, "cross_play": 41.0}},   # "exploiters": as in "training"
         ...]
     }
 
 Nash weights over iterations: ``[it["nash"][side].get(name, 0.0) for it in iterations]`` for each member name.
 
-Resuming (``--resume``) reads ``league.json`` back: the members and cells of completed iterations are kept.
+Resuming (``--resume``) reads ``league.json`` back: the members and cells of completed iterations are kept. A league
+that ended without exploiters in its last iteration (``league.final_exploiters: false``) is not resumed to more
+iterations: the longer league trains exploiters there.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ from traitors_env.files import atomic_write_text
 
 from ..config import ConfigError, RunConfig
 from ..evaluate import complete_generation, vs_heuristic
-from ..run import all_trained, derive_seed, prepare_run_folder
+from ..run import RunError, all_trained, derive_seed, prepare_run_folder
 from ..storage import RunFolder
 from ..table_sizes import table_size_probabilities
 from .engine import Engine
@@ -520,7 +522,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     Raises:
         ConfigError: for ``league.fixed`` naming no bot or probe of the engine, or a side's ``league.fixed_share``
             naming a member the other side lacks (before the run folder is made).
-        training.train.RunError: see :func:`training.run.prepare_run_folder`.
+        training.train.RunError: see :func:`training.run.prepare_run_folder`; resuming a league that ended without
+            final exploiters to more iterations.
         training.jax_backend.engine.EngineUnavailableError: without the JAX engine.
     """
     from .rollout import PAST_POOL
@@ -546,6 +549,8 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
         check_fixed_shares(league_config.fixed_share, fixed_members(league_config.fixed, engine, sides), sides)
     except ValueError as error:  # fixed_members' (a ConfigError passes as it is)
         raise error if isinstance(error, ConfigError) else ConfigError(str(error)) from None
+    if resume:
+        _check_extension(config)
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
     if all_trained(config, start):
@@ -656,6 +661,26 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
         bar.close()
         logs.close()
     return run
+
+
+def _check_extension(config: RunConfig) -> None:
+    """Refuse to resume a league past an iteration that ended it without exploiters (``league.final_exploiters:
+    false``): the uninterrupted longer league trains them there, so the resumed one would be another league.
+
+    Raises:
+        RunError: before the run folder is touched."""
+    league_config = config.league
+    path = Path(config.run_dir) / LEAGUE_FILE
+    if league_config.final_exploiters or not league_config.exploiters or not path.exists():
+        return
+    last = json.loads(path.read_text(encoding="utf-8"))["iterations"][-1]
+    if last["iteration"] > 0 and "exploiters" not in last.get("training", {}) \
+            and last["iteration"] < league_config.iterations:
+        raise RunError(
+            f"{path} ended at iteration {last['iteration']} without exploiters (league.final_exploiters: false), "
+            f"which a league of {league_config.iterations} iterations trains there; train the longer league "
+            f"from the start (--force), or resume with league.iterations {last['iteration']}"
+        )
 
 
 def _opponents(config: RunConfig, league: _League, nash: dict, team: str, other: str, newest, probes: list[str],
