@@ -369,6 +369,16 @@ def test_exploiters_join_their_sides_population_and_never_become_its_newest_poli
         return real(config, engine, run, generation, side, team, target, *rest)
 
     monkeypatch.setattr(league_module, "_train_exploiter", spy)
+    from training.jax_backend import train as train_module
+
+    totals = []  # the progress bar's total of learner decisions, per league trained
+    real_bar = train_module.progress_bar
+
+    def bar_spy(config, total):
+        totals.append(total)
+        return real_bar(config, total)
+
+    monkeypatch.setattr(train_module, "progress_bar", bar_spy)
     engine = standin_engine()
     changes = {"league": {"exploiters": {"pirates": 96, "mutineers": 128}}}
     runs = [train_league(league_config(tmp_path / name, **changes), engine=engine) for name in ("a", "b")]
@@ -417,6 +427,8 @@ def test_exploiters_join_their_sides_population_and_never_become_its_newest_poli
                                                                "league_2"]
     assert final["iterations"][1]["nash"] == data["iterations"][1]["nash"]
     assert "exploiters" not in final["iterations"][2]["training"]
+    policies = sum(league_config(tmp_path / "a", **changes).training.steps_for(team) for team in ("pirates", "mutineers"))
+    assert totals == [2 * policies + 2 * (96 + 128)] * 2 + [2 * policies + 96 + 128]  # one exploiting iteration
     assert set(final["iterations"][2]["seconds"]) == {"train", "cross_play"}
     # such a league is not resumed to more iterations (the longer one trains exploiters in its iteration 2)
     from training.run import RunError

@@ -586,9 +586,10 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     if config.evaluation.games_per_generation and state.get("baselines_vs_heuristic") is None:
         state["baselines_vs_heuristic"] = vs_heuristic(config, None, baselines=True)
 
-    exploiting_iterations = league_config.iterations - start - (0 if league_config.final_exploiters else 1)
+    exploiting_iterations = sum(_exploiting(league_config, generation + 1)
+                                for generation in range(start, league_config.iterations))
     bar = progress_bar(config, (league_config.iterations - start) * sum(config.training.steps_for(t) for t in sides)
-                       + max(0, exploiting_iterations) * sum(exploiters.values()))
+                       + exploiting_iterations * sum(exploiters.values()))
     logs = _Logs(run)
     try:
         for generation in range(start, league_config.iterations):
@@ -624,7 +625,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
                 entry.update(params=params, opt_state=opt_state, newest_name=name)
                 record["teams"][team] = team_record(summary, entry["timesteps"])
             trained = time.perf_counter() - began
-            exploiting = exploiters and (league_config.final_exploiters or iteration < league_config.iterations)
+            exploiting = bool(exploiters) and _exploiting(league_config, iteration)
             if exploiting:
                 record["exploiters"] = {}
                 for index, side in enumerate(order):
@@ -661,6 +662,12 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
         bar.close()
         logs.close()
     return run
+
+
+def _exploiting(league_config, iteration: int) -> bool:
+    """Whether league iteration ``iteration`` (1-based) trains exploiters: all do, but with
+    ``league.final_exploiters: false`` the last does not (the progress bar's total and the loop both ask here)."""
+    return league_config.final_exploiters or iteration < league_config.iterations
 
 
 def _check_extension(config: RunConfig) -> None:
