@@ -6,7 +6,7 @@ value announced (R04), e.g. ``place loot +1 announced as -2``; Plank and Empty Y
 table size::
 
     PYTHONPATH=. python scripts/action_profile.py --pirates runs/jax_league \\
-        --mutineers reports/exploit-league-pirates/best_response.msgpack --players 5 --games 40
+        --mutineers reports/exploit-league_default-pirates/best_response.msgpack --players 5 --games 40
 
 Prints one line per action kind: its share of the side's main-phase actions, the count, the kind.
 """
