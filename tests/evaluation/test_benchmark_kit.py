@@ -371,6 +371,15 @@ def test_bad_specs_are_refused_before_any_game_naming_the_agent(tmp_path, capsys
     assert not (tmp_path / "o").exists()
 
 
+def test_a_bad_limit_is_named_alone(tmp_path, capsys):
+    code = eval_main(["--agents", "random", "--players", "3", "--games", "0", "--workers", "2", "--out",
+                      str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--games 0: expected at least 1" in err
+    assert "--workers" not in err and "--records" not in err  # the good values are not blamed
+    assert not (tmp_path / "o").exists()
+
+
 def test_checkpoint_of_another_environment_is_refused(tmp_path):
     pytest.importorskip("sb3_contrib")
     import gymnasium

@@ -30,6 +30,7 @@ package never imports ``training/``.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import importlib.util
@@ -113,9 +114,11 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
         make = _factory_maker(spec)
         make(0)  # a factory that fails or returns no agent is refused before any game
         return f"factory:{spec}", make
+    close = difflib.get_close_matches(spec, list(game.bots), n=1)  # a misspelled bot is the commonest slip
     raise AgentSpecError(
         f"agent {spec!r} is neither a bot name of {game.type.env_id} ({', '.join(game.bots)}), an existing checkpoint "
         "file or folder, a language model openai:MODEL, nor a factory 'package.module:function' or 'path/to/file.py:function'"
+        + (f"; did you mean {close[0]!r}?" if close else "")
     )
 
 

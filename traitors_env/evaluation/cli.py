@@ -92,9 +92,11 @@ def run_benchmark(
         raise ValueError(f"--players {bad or players}: expected table sizes in {lo}–{hi} ({game.type.env_id})")
     if records and game.records is None:
         raise MissingCapabilityError(f"--records {records}: {game.type.env_id} has no game records")
-    if games < 1 or workers < 1 or records < 0 or llm_concurrency < 1:
-        raise ValueError(f"--games {games}, --workers {workers}, --records {records}, --llm-concurrency "
-                         f"{llm_concurrency}: expected games, workers and concurrency >= 1, records >= 0")
+    limits = (("--games", games, 1), ("--workers", workers, 1), ("--records", records, 0),
+              ("--llm-concurrency", llm_concurrency, 1))
+    bad_limits = [f"{flag} {value}: expected at least {least}" for flag, value, least in limits if value < least]
+    if bad_limits:
+        raise ValueError("; ".join(bad_limits))
     names = population.names
     if not names:
         raise ValueError("no agents given; expected at least one spec (e.g. --agents random heuristic)")
