@@ -187,10 +187,11 @@ def new_model(config: RunConfig, venv, seed: int):
     """A fresh ``MaskablePPO`` of ``config.ppo`` on ``venv`` (CPU), seeded with ``seed``."""
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
-    return MaskablePPO(
+    model = MaskablePPO(
         "MlpPolicy",
         venv,
         learning_rate=ppo.learning_rate,
@@ -208,6 +209,9 @@ def new_model(config: RunConfig, venv, seed: int):
         device="cpu",
         verbose=0,
     )
+    # A silent logger of our own: without one, every learn() makes an empty /tmp/SB3-<date> folder (SB3's default).
+    model.set_logger(Logger(None, []))
+    return model
 
 
 # ---------------------------------------------------------------- the run

@@ -261,9 +261,11 @@ def test_opponent_pool_drops_kinds_without_snapshots():
 def test_frozen_policy_matches_the_torch_policy(tmp_path):
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     env = TeamEnv("mutineers", OpponentPool({"random": 1.0}, seed=0), player_counts=[5])
     model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [32, 16]}, n_steps=32, batch_size=32, seed=0)
+    model.set_logger(Logger(None, []))  # no /tmp/SB3-<date> folder
     model.learn(64)  # weights move away from their initialisation
     model.save(tmp_path / "m.zip")
     frozen = FrozenPolicy(tmp_path / "m.zip")
@@ -279,6 +281,20 @@ def test_frozen_policy_matches_the_torch_policy(tmp_path):
         obs, _, terminated, _, _ = env.step(int(np.argmax(got)))
         if terminated:
             obs, _ = env.reset()
+
+
+def test_a_new_model_learns_without_leaving_a_log_folder_in_the_temp_dir(tmp_path, monkeypatch):
+    """SB3 makes ``<tempdir>/SB3-<date>`` on every learn() of a model without a logger; ours sets a silent one."""
+    import tempfile
+
+    from training.sb3 import new_model
+
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    config = config_from_dict({"name": "t", "ppo": {"n_steps": 32, "batch_size": 32, "net_arch": [8]}})
+    model = new_model(config, TeamEnv("pirates", OpponentPool({"random": 1.0}, seed=0), player_counts=[5]), seed=0)
+    model.learn(64)
+    assert model.num_timesteps >= 64 and list(tmp_path.iterdir()) == []
 
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
