@@ -104,7 +104,7 @@ def run_benchmark(
     if unknown:
         raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
     from ..agents.llm import LLMOptions, LLMSpec, is_llm_spec
-    from .exploitability import load_exploitability
+    from .exploitability import load_exploitability, nash_conv
 
     if reference is not None and reference not in names:
         raise ValueError(f"--reference {reference!r}: not an agent of the population ({', '.join(names)})")
@@ -137,6 +137,9 @@ def run_benchmark(
     report = build_report(population, crossplay, settings)
     if exploits:
         report["exploitability"] = exploits
+        conv = nash_conv(exploits, game)
+        if conv:
+            report["nash_conv"] = conv
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "report.json", out / "report.md"]

@@ -41,6 +41,8 @@ The game is ``settings["game"]`` (a registry name); ``ROW`` and ``COLUMN`` below
 - ``failures``: agents that failed mid-run (agent, side key as ``team``, table size, game, error); ``interrupted``;
 - ``exploitability`` (only with ``traitors-eval --exploitability``): agent → side key → the best-response gain of a
   ``traitors-exploit`` report (:mod:`.exploitability`).
+- ``nash_conv`` (only with ``traitors-eval --exploitability`` reports for both sides of an agent): agent → its
+  NashConv, the two best responses' win rates summed minus 1, with a 95 % interval (:func:`.exploitability.nash_conv`).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from ..core.registry import DEFAULT_GAME, load_game
 from ..core.stats import wilson_interval
 from .crossplay import CrossPlay
 from .deduction import summarize_deduction
-from .exploitability import exploitability_markdown
+from .exploitability import exploitability_markdown, nash_conv_markdown
 from .metagame import solve_zero_sum
 from .metrics import summarize
 from .population import Population
@@ -451,6 +453,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
         out.append("")
     out += _deduction_markdown(report.get("deduction"), game)
     out += exploitability_markdown(report.get("exploitability"))
+    out += nash_conv_markdown(report.get("nash_conv"))
     out += _text_markdown(report, team_keys)
     if report["seed_groups"]:
         out += ["## Over training seeds", "",
