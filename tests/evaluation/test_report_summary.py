@@ -354,6 +354,12 @@ def test_league_plot_command_writes_the_png_beside_league_json(tmp_path, capsys)
     (tmp_path / "bad.json").write_text("{not json")
     assert eval_main(["--league-plot", str(tmp_path / "bad.json")]) == 2
     assert "cannot read the league file" in capsys.readouterr().err
+    # --out: a new nested file is made with its folders; a folder is refused, naming a file to give instead
+    assert eval_main(["--league-plot", str(path), "--out", str(tmp_path / "new" / "deeper" / "x.png")]) == 0
+    assert (tmp_path / "new" / "deeper" / "x.png").is_file()
+    assert eval_main(["--league-plot", str(path), "--out", str(tmp_path / "new")]) == 2
+    assert "is a folder; expected the image file to write" in capsys.readouterr().err
+    assert not list((tmp_path / "new").glob("*.tmp.png"))
 
 
 def test_league_weights_refuse_a_binary_file_and_non_finite_weights_naming_file_and_entry(tmp_path):

@@ -602,3 +602,26 @@ def test_per_size_rows_must_match_the_rollouts_table_sizes():
     two = R.Opponents(jnp.full((2, 4), 0.25), jnp.float32(0), jnp.zeros(1), jnp.int32(1))
     with pytest.raises(ValueError, match=r"2 rows; per-size rows need one per table size of .*\(3, 5, 8\)"):
         R.new_slots(standin_engine(), settings, jax.random.key(0), 16, two)
+
+
+def test_resuming_a_league_whose_league_json_is_damaged_or_missing_is_refused_leaving_the_folder_as_it_was(tmp_path):
+    """Bad input loses nothing already saved: the refusal comes before the run folder's config.yaml is rewritten."""
+    pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    from training.jax_backend.engine import standin_engine
+    from training.jax_backend.league import LEAGUE_FILE, train_league
+    from training.run import RunError
+
+    engine = standin_engine()
+    run = train_league(league_config(tmp_path, league={"iterations": 1}), engine=engine)
+    config_text = run.config_path.read_text()
+    league_file = run.path / LEAGUE_FILE
+    for damage, message in (("{not json", "is damaged"), ('{"members": {}}', "is damaged"), (None, "is missing")):
+        if damage is None:
+            league_file.unlink()
+        else:
+            league_file.write_text(damage)
+        with pytest.raises(RunError, match=f"cannot resume .*{LEAGUE_FILE} {message}"):
+            train_league(league_config(tmp_path), resume=True, engine=engine)
+        assert run.config_path.read_text() == config_text
+        assert run.read_state()["completed_generations"] == 1

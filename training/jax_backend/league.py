@@ -549,8 +549,9 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
         check_fixed_shares(league_config.fixed_share, fixed_members(league_config.fixed, engine, sides), sides)
     except ValueError as error:  # fixed_members' (a ConfigError passes as it is)
         raise error if isinstance(error, ConfigError) else ConfigError(str(error)) from None
-    if resume:
-        _check_extension(config)
+    saved = _saved_league(config, engine, sides) if resume else None  # read and checked before the folder is touched
+    if saved is not None:
+        _check_extension(config, saved)
     run, state = prepare_run_folder(config, resume, force)
     start = state["completed_generations"]
     if all_trained(config, start):
@@ -569,7 +570,7 @@ def train_league(config: RunConfig, resume: bool = False, force: bool = False, e
     any_params = teams[sides[order[0]]]["params"]
 
     if start > 0:
-        league.restore(json.loads((run.path / LEAGUE_FILE).read_text(encoding="utf-8")), start)
+        league.restore(saved, start)
         for team, entry in teams.items():
             for member in league.members[team]:
                 if member.kind == "policy":
@@ -670,7 +671,34 @@ def _exploiting(league_config, iteration: int) -> bool:
     return league_config.final_exploiters or iteration < league_config.iterations
 
 
-def _check_extension(config: RunConfig) -> None:
+def _saved_league(config: RunConfig, engine: Engine, sides) -> dict | None:
+    """The saved ``league.json`` of the run folder a resumed league continues, or ``None`` where no iteration is
+    complete (``state.json``).
+
+    Raises:
+        RunError: for a missing, unreadable or damaged file (before the run folder is touched: its ``config.yaml``
+            stays as it was)."""
+    run = RunFolder(config.run_dir)
+    state = run.read_state() if run.config_path.exists() else None
+    completed = (state or {}).get("completed_generations", 0)
+    if not completed:
+        return None
+    path = run.path / LEAGUE_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        _League(config, engine, sides).restore(data, completed)  # every field a resumed league reads
+        if not data["iterations"]:
+            raise ValueError("no iterations")
+    except FileNotFoundError:
+        raise RunError(f"cannot resume {str(run.path)!r}: {LEAGUE_FILE} is missing, though state.json counts "
+                       f"{completed} completed iteration(s); start the league again with --force") from None
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError) as error:
+        raise RunError(f"cannot resume {str(run.path)!r}: {LEAGUE_FILE} is damaged ({type(error).__name__}: "
+                       f"{error}); start the league again with --force") from None
+    return data
+
+
+def _check_extension(config: RunConfig, saved: dict) -> None:
     """Refuse to resume a league past an iteration that ended it without exploiters (``league.final_exploiters:
     false``): the uninterrupted longer league trains them there, so the resumed one would be another league.
 
@@ -678,9 +706,9 @@ def _check_extension(config: RunConfig) -> None:
         RunError: before the run folder is touched."""
     league_config = config.league
     path = Path(config.run_dir) / LEAGUE_FILE
-    if league_config.final_exploiters or not league_config.exploiters or not path.exists():
+    if league_config.final_exploiters or not league_config.exploiters:
         return
-    last = json.loads(path.read_text(encoding="utf-8"))["iterations"][-1]
+    last = saved["iterations"][-1]
     if last["iteration"] > 0 and "exploiters" not in last.get("training", {}) \
             and last["iteration"] < league_config.iterations:
         raise RunError(

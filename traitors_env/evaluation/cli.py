@@ -98,6 +98,8 @@ def run_benchmark(
     if bad_limits:
         raise ValueError("; ".join(bad_limits))
     names = population.names
+    if Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file; expected a folder (made if missing) for the report")
     if not names:
         raise ValueError("no agents given; expected at least one spec (e.g. --agents random heuristic)")
     unknown = [a for a in anchor if a not in names]
@@ -144,8 +146,9 @@ def run_benchmark(
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "report.json", out / "report.md"]
     report["summary"] = summarize_agents(report, game)  # with whatever was added after build_report (exploitability)
+    text = markdown(report)  # before either file is written: one that fails leaves the earlier pair as it was
     atomic_write_text(files[0], json.dumps(report, indent=1))
-    atomic_write_text(files[1], markdown(report))
+    atomic_write_text(files[1], text)
     # A reused --out folder: the kit's own outputs of an earlier report that this one does not rewrite would
     # stand beside it as if they were its (plots after --no-plots, another population's game records).
     for name in ("crossplay.png", "ratings.png", "metrics.png", "beliefs.png", "calibration.png"):
@@ -232,9 +235,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         target = Path(args.out) if args.out else Path(args.league_plot).with_name("league.png")
         try:
+            if target.is_dir():
+                raise ValueError(f"--out {str(target)!r} is a folder; expected the image file to write (e.g. "
+                                 f"{str(target / 'league.png')!r})")
+            target.parent.mkdir(parents=True, exist_ok=True)
             plot_league(args.league_plot, target)
         except ValueError as error:
-            print(f"traitors-eval: error: --league-plot {error}", file=sys.stderr)
+            message = str(error) if str(error).startswith("--out") else f"--league-plot {error}"
+            print(f"traitors-eval: error: {message}", file=sys.stderr)
             return 2
         print(f"written: {target}")
         return 0
