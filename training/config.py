@@ -86,12 +86,12 @@ def backend_problem(game: Game, backend: str) -> str | None:
     return None
 
 
-def _each_once(counts: list[int], name: str, hint: str = "") -> None:
-    """Raise ``ValueError`` naming the table sizes ``counts`` holds more than once (a repeated size would silently
-    weigh its games double, or evaluate them twice)."""
-    twice = sorted({n for n in counts if counts.count(n) > 1})
+def _each_once(counts: list, name: str, hint: str = "", what: str = "table size") -> None:
+    """Raise ``ValueError`` naming the entries (table sizes, or ``what``) ``counts`` holds more than once (a repeated
+    size would silently weigh its games double, or evaluate them twice)."""
+    twice = sorted({n for n in counts if counts.count(n) > 1}, key=str)
     if twice:
-        raise ValueError(f"{name} holds {', '.join(map(str, twice))} more than once; give each table size once{hint}")
+        raise ValueError(f"{name} holds {', '.join(map(str, twice))} more than once; give each {what} once{hint}")
 
 
 class EnvSection(_Section):
@@ -379,7 +379,7 @@ class LeagueSection(_Section):
 
     @model_validator(mode="after")
     def _check(self) -> LeagueSection:
-        _each_once(self.fixed, "league.fixed")
+        _each_once(self.fixed, "league.fixed", what="member")
         _each_once(self.player_counts or [], "league.player_counts")
         flat = {name: share for name, share in self.fixed_share.items() if not isinstance(share, dict)}
         groups = [("league.fixed_share", flat)] + [

@@ -78,6 +78,9 @@ def test_policy_members_load_from_the_league_files_folder_and_play_as_the_league
     assert make(0).agents[0].deterministic is False
     path.write_text(json.dumps({**data, "deterministic": True}))
     assert agent_maker("run/league.json")[1](0).agents[0].deterministic is True
+    path.write_text(json.dumps({**data, "deterministic": "false"}))  # bool("false") is True: refused, not misread
+    with pytest.raises(AgentSpecError, match="deterministic is 'false'; expected true or false"):
+        agent_maker("run/league.json")
 
 
 def test_a_league_of_another_game_or_without_weights_is_refused(tmp_path):

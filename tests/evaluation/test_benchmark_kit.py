@@ -417,6 +417,8 @@ def test_agent_failing_mid_run_loses_no_finished_game(tmp_path):
 def test_bad_population_entries_are_named(tmp_path):
     with pytest.raises(PopulationError, match="'random' is given twice"):
         parse_population(["random", "random"])
+    with pytest.raises(PopulationError, match="agent 'q' groups 'runs/quick' more than once"):
+        parse_population(["q=runs/quick, runs/quick"])  # one run is not two training seeds
     path = tmp_path / "a.yaml"
     path.write_text("agents: {random: 1}\n")
     with pytest.raises(PopulationError, match="top-level key 'agents' holding a list"):

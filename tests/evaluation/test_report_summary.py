@@ -367,7 +367,7 @@ def test_league_weights_refuse_a_binary_file_and_non_finite_weights_naming_file_
     binary.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(ValueError, match=rf"{binary}: cannot read the league file"):
         league_weights(binary)
-    for bad in (float("nan"), float("inf")):  # json.dumps writes NaN / Infinity, and json.loads reads them back
+    for bad in (float("nan"), float("inf"), -0.25):  # json.dumps writes NaN / Infinity, json.loads reads them back
         path = tmp_path / "bad.json"
         iterations = [LEAGUE["iterations"][0], {"iteration": 1, "nash": {"pirates": {"heuristic": bad},
                                                                           "mutineers": {"heuristic": 1.0}}}]

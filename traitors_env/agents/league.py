@@ -193,7 +193,10 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
              "per_size); drop ':per_size' to play its pooled mixture")
     if choice == "pooled":
         by_size = {}
-    return {"deterministic": bool(data.get("deterministic", False)), "mixtures": mixtures, "by_size": by_size}
+    deterministic = data.get("deterministic", False)
+    if not isinstance(deterministic, bool):  # bool("false") is True
+        fail(f"deterministic is {deterministic!r}; expected true or false")
+    return {"deterministic": deterministic, "mixtures": mixtures, "by_size": by_size}
 
 
 class ProbeAgent:

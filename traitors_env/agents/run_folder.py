@@ -65,7 +65,7 @@ class RunFolder:
             detail = f": {state}" if isinstance(state, Exception) else ""
             raise RunFolderError(
                 f"{str(self.state_path)!r} is not a run state (expected a JSON object with an int "
-                f"'completed_generations'){detail}; restore it, or start the run over with --force (which deletes it)"
+                f"'completed_generations'){detail}; restore it, or train the run again with traitors-train --force (which deletes it)"
             )
         history = state.get("history") or []
         if history and history[0].get("generation") == 0:  # the old 0-based numbering: generation 1 was 0

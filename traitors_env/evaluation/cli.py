@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
+from ..cli_args import seed as seed_argument
 from ..core.game import Game, add_claims_arguments, claims_from_args
 from ..core.registry import DEFAULT_GAME, load_game, registered_games
 from ..files import atomic_write_text
@@ -204,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=100, help="seeded games per cell (default 100)")
     parser.add_argument("--out", default=None,
                         help="output folder (default reports/benchmark); with --league-plot the PNG file")
-    parser.add_argument("--seed", type=int, default=0, help="base seed of the deals and agents (default 0)")
+    parser.add_argument("--seed", type=seed_argument, default=0, help="base seed of the deals and agents (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
     add_claims_arguments(parser)
     parser.add_argument("--anchor", nargs="+", default=[], metavar="NAME",

@@ -254,7 +254,8 @@ def league_weights(source) -> dict:
             source = json.loads(Path(source).read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:  # ValueError: JSONDecodeError, UnicodeDecodeError
             raise ValueError(f"{where}: cannot read the league file ({error})") from None
-    expected = "expected {'sides': [row, column], 'iterations': [{'iteration': k, 'nash': {side: {member: weight}}}]}"
+    expected = ("expected {'sides': [row, column], 'iterations': [{'iteration': k, 'nash': {side: {member: weight}}}]} "
+                "with finite weights >= 0")
     if not isinstance(source, dict) or not isinstance(source.get("iterations"), list) or not source["iterations"]:
         raise ValueError(f"{where}: no 'iterations' list; {expected}")
     sides = source.get("sides")
@@ -266,7 +267,7 @@ def league_weights(source) -> dict:
         if not (isinstance(weights, dict) and isinstance(it.get("iteration"), int)
                 and not isinstance(it["iteration"], bool)
                 and all(isinstance(weights.get(side), dict) for side in sides)
-                and all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w)
+                and all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w >= 0
                         for side in sides for w in weights[side].values())):
             raise ValueError(f"{where}: iterations[{position}] is {str(it)[:120]}; {expected}")
         numbers.append(it["iteration"])

@@ -42,6 +42,10 @@ class Population:
             raise PopulationError(f"agent name {name!r} is empty or holds a control character")
         if not specs or any(not s.strip() for s in specs):
             raise PopulationError(f"agent {name!r} has an empty spec; expected NAME=SPEC or NAME=SPEC1,SPEC2,…")
+        twice = sorted({s.strip() for s in specs if [t.strip() for t in specs].count(s.strip()) > 1})
+        if twice:  # one run counted as two seeds would narrow the interval over seeds for nothing
+            raise PopulationError(f"agent {name!r} groups {', '.join(map(repr, twice))} more than once; give each "
+                                  "training seed's run once (NAME=SPEC1,SPEC2,…)")
         members = [name] if len(specs) == 1 else [f"{name}/{i}" for i in range(1, len(specs) + 1)]
         for member, spec in zip(members, specs):
             if member in self.specs or member in self.groups:
