@@ -241,7 +241,7 @@ class EvaluationSection(_Section):
     #: seeded games per (Pirates policy, Mutineers policy, player count) cell
     games: int = Field(default=200, ge=1)
     #: table sizes evaluated; ``None`` = the training player counts
-    player_counts: list[int] | None = None
+    player_counts: Annotated[list[int], Field(min_length=1)] | None = None  # [] is a mistake, not null
     #: games per team per generation against the heuristic (for the plot); 0 = skip
     games_per_generation: int = Field(default=100, ge=0)
     #: trained policies pick the most probable legal action instead of sampling: one switch for every team, or one
@@ -340,7 +340,7 @@ class LeagueSection(_Section):
     #: games per cell of the population's cross-play matrix (spread evenly over the table sizes)
     games: int = Field(default=200, ge=1)
     #: table sizes of the cross-play games; ``None`` = ``env.player_counts``
-    player_counts: list[int] | None = None
+    player_counts: Annotated[list[int], Field(min_length=1)] | None = None  # [] is a mistake, not null
     #: policies pick their most probable legal action in the cross-play games instead of sampling
     deterministic: bool = False
     #: each iteration's policy starts from the side's previous one (parameters and optimizer state); ``false``: from

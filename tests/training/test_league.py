@@ -44,6 +44,8 @@ def test_league_section_sets_the_generations_and_needs_the_jax_backend(tmp_path)
         league_config(tmp_path, training={"generations": 3})
     with pytest.raises(ConfigError, match="league.fixed holds heuristic more than once; give each member once"):
         league_config(tmp_path, league={"fixed": ["heuristic", "heuristic"]})
+    with pytest.raises(ConfigError, match="league.player_counts: List should have at least 1 item"):
+        league_config(tmp_path, league={"player_counts": []})  # not read as null (the env's sizes)
     with pytest.raises(ConfigError, match="league.player_counts holds 9"):
         league_config(tmp_path, league={"player_counts": [9]})
     # existing configs are untouched: no league section, no league
