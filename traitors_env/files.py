@@ -32,3 +32,20 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def output_problem(path: str | Path, folder: bool = True) -> str | None:
+    """Why ``path`` cannot be written as an output folder (``folder``) or file, or ``None``: it, or a folder it
+    would be made in, is an existing file (or, for a file, it is an existing folder). Checked before any work, so
+    that a long run does not fail at its last step."""
+    path = Path(path)
+    if path.exists():
+        if folder and not path.is_dir():
+            return f"{str(path)!r} is a file; expected a folder (made if missing)"
+        if not folder and path.is_dir():
+            return f"{str(path)!r} is a folder; expected a file to write"
+        return None
+    blocker = next((p for p in path.parents if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        return f"{str(path)!r} cannot be made: {str(blocker)!r} is a file"
+    return None

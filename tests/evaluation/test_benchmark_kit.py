@@ -419,6 +419,10 @@ def test_bad_population_entries_are_named(tmp_path):
         parse_population(["random", "random"])
     with pytest.raises(PopulationError, match="agent 'q' groups 'runs/quick' more than once"):
         parse_population(["q=runs/quick, runs/quick"])  # one run is not two training seeds
+    (tmp_path / "run").mkdir()
+    for spelling in (f"{tmp_path}/run/", f"{tmp_path}/./run"):  # one folder, another spelling
+        with pytest.raises(PopulationError, match="more than once"):
+            parse_population([f"q={tmp_path}/run,{spelling}"])
     path = tmp_path / "a.yaml"
     path.write_text("agents: {random: 1}\n")
     with pytest.raises(PopulationError, match="top-level key 'agents' holding a list"):

@@ -358,7 +358,10 @@ def test_league_plot_command_writes_the_png_beside_league_json(tmp_path, capsys)
     assert eval_main(["--league-plot", str(path), "--out", str(tmp_path / "new" / "deeper" / "x.png")]) == 0
     assert (tmp_path / "new" / "deeper" / "x.png").is_file()
     assert eval_main(["--league-plot", str(path), "--out", str(tmp_path / "new")]) == 2
-    assert "is a folder; expected the image file to write" in capsys.readouterr().err
+    assert "is a folder; expected a file to write" in capsys.readouterr().err
+    (tmp_path / "afile").write_text("x")
+    assert eval_main(["--league-plot", str(path), "--out", str(tmp_path / "afile" / "x.png")]) == 2
+    assert "cannot be made: " in capsys.readouterr().err
     assert not list((tmp_path / "new").glob("*.tmp.png"))
 
 

@@ -21,7 +21,7 @@ from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..cli_args import seed as seed_argument
 from ..core.game import Game, add_claims_arguments, claims_from_args
 from ..core.registry import DEFAULT_GAME, load_game, registered_games
-from ..files import atomic_write_text
+from ..files import atomic_write_text, output_problem
 from .crossplay import play_cells
 from .population import Population, PopulationError, load_population_file, parse_population
 
@@ -99,8 +99,9 @@ def run_benchmark(
     if bad_limits:
         raise ValueError("; ".join(bad_limits))
     names = population.names
-    if Path(out).exists() and not Path(out).is_dir():
-        raise ValueError(f"--out {str(out)!r} is a file; expected a folder (made if missing) for the report")
+    problem = output_problem(out)
+    if problem:
+        raise ValueError(f"--out {problem}")
     if not names:
         raise ValueError("no agents given; expected at least one spec (e.g. --agents random heuristic)")
     unknown = [a for a in anchor if a not in names]
@@ -236,9 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         target = Path(args.out) if args.out else Path(args.league_plot).with_name("league.png")
         try:
-            if target.is_dir():
-                raise ValueError(f"--out {str(target)!r} is a folder; expected the image file to write (e.g. "
-                                 f"{str(target / 'league.png')!r})")
+            problem = output_problem(target, folder=False)
+            if problem:
+                raise ValueError(f"--out {problem}" + (f" (e.g. {str(target / 'league.png')!r})" if target.is_dir()
+                                                      else ""))
             target.parent.mkdir(parents=True, exist_ok=True)
             plot_league(args.league_plot, target)
         except ValueError as error:

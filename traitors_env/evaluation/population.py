@@ -42,7 +42,8 @@ class Population:
             raise PopulationError(f"agent name {name!r} is empty or holds a control character")
         if not specs or any(not s.strip() for s in specs):
             raise PopulationError(f"agent {name!r} has an empty spec; expected NAME=SPEC or NAME=SPEC1,SPEC2,…")
-        twice = sorted({s.strip() for s in specs if [t.strip() for t in specs].count(s.strip()) > 1})
+        same = [_same_run(s) for s in specs]
+        twice = sorted({s.strip() for s, key in zip(specs, same) if same.count(key) > 1})
         if twice:  # one run counted as two seeds would narrow the interval over seeds for nothing
             raise PopulationError(f"agent {name!r} groups {', '.join(map(repr, twice))} more than once; give each "
                                   "training seed's run once (NAME=SPEC1,SPEC2,…)")
@@ -60,6 +61,13 @@ class Population:
                 raise PopulationError(f"agent name {name!r} is given twice; names must be unique")
             self.specs[name] = spec
         self.groups.update(other.groups)
+
+
+def _same_run(spec: str) -> str:
+    """A key equal for two spellings of one path (relative or absolute, a trailing slash); the spec otherwise."""
+    spec = spec.strip()
+    path = Path(spec)
+    return str(path.resolve()) if path.exists() else spec.rstrip("/")
 
 
 def _default_name(spec: str) -> str:
