@@ -108,7 +108,7 @@ def run_benchmark(
     if unknown:
         raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
     from ..agents.llm import LLMOptions, LLMSpec, is_llm_spec
-    from .exploitability import load_exploitability, nash_conv
+    from .exploitability import load_exploitability, nash_conv, note_settings
 
     if reference is not None and reference not in names:
         raise ValueError(f"--reference {reference!r}: not an agent of the population ({', '.join(names)})")
@@ -118,6 +118,7 @@ def run_benchmark(
     reference = reference or default_reference(population.specs, anchor)
 
     exploits = load_exploitability(exploitability, population, game)
+    note_settings(exploits, players, claims)
 
     llm = llm or LLMOptions()
     specs = {}
