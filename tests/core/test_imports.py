@@ -15,7 +15,7 @@ PACKAGES = ("traitors_env", "training")
 
 #: Module prefixes per layer, lowest first; a module belongs to the layer of its longest matching prefix.
 LAYERS = (
-    ("traitors_env.core", "traitors_env.files", "traitors_env._version"),
+    ("traitors_env.core", "traitors_env.files", "traitors_env.cli_args", "traitors_env._version"),
     ("traitors_env.games",),
     ("traitors_env.agents",),
     ("traitors_env.evaluation",),
