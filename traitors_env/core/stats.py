@@ -50,9 +50,10 @@ def difference_interval(wins_a: int, games_a: int, wins_b: int, games_b: int,
 
 def sum_interval(wins_a: int, games_a: int, wins_b: int, games_b: int,
                  z: float = 1.959963984540054) -> tuple[float, float]:
-    """The interval of the sum of two binomial proportions ``wins_a / games_a + wins_b / games_b`` (default 95 %)
-    from their two :func:`wilson_interval` s, by the method of variance estimates recovery (MOVER, as
-    :func:`difference_interval` is for a difference); bounds in ``[0, 2]``.
+    """The interval of the sum of two binomial proportions ``wins_a / games_a + wins_b / games_b`` (default 95 %),
+    by the method of variance estimates recovery (MOVER); bounds in ``[0, 2]``. ``p_a + p_b = 1 + (p_a − (1 − p_b))``
+    and the Wilson interval of ``1 − p_b`` mirrors ``p_b``'s, so this is :func:`difference_interval` of ``p_a`` and
+    the losses ``(games_b − wins_b) / games_b``, plus 1.
 
     Source: G. Y. Zou and A. Donner, "Construction of confidence limits about effect measures: a general
     approach", Statistics in Medicine 27 (2008). The two samples are taken as independent.
@@ -60,11 +61,7 @@ def sum_interval(wins_a: int, games_a: int, wins_b: int, games_b: int,
     Raises:
         ValueError: as :func:`wilson_interval`, for either sample.
     """
-    low_a, high_a = wilson_interval(wins_a, games_a, z)
-    low_b, high_b = wilson_interval(wins_b, games_b, z)
-    p_a = wins_a / games_a if games_a else 0.5
-    p_b = wins_b / games_b if games_b else 0.5
-    total = p_a + p_b
-    low = total - math.sqrt((p_a - low_a) ** 2 + (p_b - low_b) ** 2)
-    high = total + math.sqrt((high_a - p_a) ** 2 + (high_b - p_b) ** 2)
-    return max(0.0, low), min(2.0, high)
+    if games_b < 0 or not 0 <= wins_b <= games_b:
+        raise ValueError(f"need 0 <= successes <= trials; got successes={wins_b}, trials={games_b}")
+    low, high = difference_interval(wins_a, games_a, games_b - wins_b, games_b, z)
+    return low + 1, high + 1
