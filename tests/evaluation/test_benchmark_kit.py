@@ -423,6 +423,13 @@ def test_bad_population_entries_are_named(tmp_path):
     for spelling in (f"{tmp_path}/run/", f"{tmp_path}/./run"):  # one folder, another spelling
         with pytest.raises(PopulationError, match="more than once"):
             parse_population([f"q={tmp_path}/run,{spelling}"])
+    # a run folder and the generation folder it plays (its newest completed one) are one run; an older one is not
+    (tmp_path / "run" / "checkpoints" / "gen_001").mkdir(parents=True)
+    (tmp_path / "run" / "checkpoints" / "gen_002").mkdir()
+    (tmp_path / "run" / "state.json").write_text('{"completed_generations": 2}')
+    with pytest.raises(PopulationError, match="more than once"):
+        parse_population([f"q={tmp_path}/run,{tmp_path}/run/checkpoints/gen_002"])
+    assert parse_population([f"q={tmp_path}/run,{tmp_path}/run/checkpoints/gen_001"]).groups == {"q": ["q/1", "q/2"]}
     path = tmp_path / "a.yaml"
     path.write_text("agents: {random: 1}\n")
     with pytest.raises(PopulationError, match="top-level key 'agents' holding a list"):

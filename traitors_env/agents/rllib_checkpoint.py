@@ -37,8 +37,7 @@ _MODULE_FILE = "class_and_ctor_args.pkl"  # written by RLlib's Checkpointable be
 def _newest_generation(path: Path) -> Path | None:
     if not (path / "checkpoints").is_dir():
         return None
-    completed = RunFolder(path).completed_generations()
-    return RunFolder(path).generation_dir(completed - 1) if completed else None
+    return RunFolder(path).newest_generation_dir()
 
 
 def is_rllib_checkpoint(path: str | Path) -> bool:

@@ -81,5 +81,11 @@ class RunFolder:
         state = state or self.read_state()
         return state["completed_generations"] if state else 0
 
+    def newest_generation_dir(self) -> Path | None:
+        """The folder of the newest completed generation (what the run folder plays as an agent), ``None`` before
+        the first. Raises RunFolderError for a ``state.json`` that cannot be read."""
+        completed = self.completed_generations()
+        return self.generation_dir(completed - 1) if completed else None
+
     def write_state(self, state: dict) -> None:
         atomic_write_text(self.state_path, json.dumps(state, indent=2))

@@ -215,11 +215,9 @@ def _checkpoint_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable]
     if _side_files(path, game) is None and (path / "checkpoints").is_dir():
         # A run folder: its newest generation is the last one state.json calls completed (a generation
         # killed while saving is not).
-        run = RunFolder(path)
-        completed = run.completed_generations()
-        if not completed:
+        folder = RunFolder(path).newest_generation_dir()
+        if folder is None:
             raise AgentSpecError(f"run folder {spec!r} has no generation completed yet (its state.json names none)")
-        folder = run.generation_dir(completed - 1)
     files = _side_files(folder, game)
     if files is None:
         first, second = game.type.sides

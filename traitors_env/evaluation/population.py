@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..agents.run_folder import RunFolder, RunFolderError
+
 __all__ = ["Population", "PopulationError", "load_population_file", "parse_population"]
 
 
@@ -64,10 +66,18 @@ class Population:
 
 
 def _same_run(spec: str) -> str:
-    """A key equal for two spellings of one path (relative or absolute, a trailing slash); the spec otherwise."""
+    """A key equal for two spellings of one path (relative or absolute, a trailing slash) and for a run folder and
+    the generation folder it plays (its newest completed one); the spec otherwise."""
     spec = spec.strip()
     path = Path(spec)
-    return str(path.resolve()) if path.exists() else spec.rstrip("/")
+    if not path.exists():
+        return spec.rstrip("/")
+    if (path / "checkpoints").is_dir():
+        try:
+            path = RunFolder(path).newest_generation_dir() or path
+        except RunFolderError:
+            pass  # the agent's loader names the damaged state.json
+    return str(path.resolve())
 
 
 def _default_name(spec: str) -> str:
