@@ -675,6 +675,9 @@ def config_from_dict(data: Any, source: str = "<config>") -> RunConfig:
 def load_config(path: str | Path) -> RunConfig:
     """Read and validate a YAML run configuration: a path, or the name of a shipped config (``quick``, ``tiny``).
 
+    A file may start from another with ``extends: PATH`` (relative to its own folder) and state only the keys it
+    changes (:func:`extend`); chains are followed.
+
     Raises:
         ConfigError: if the file is missing or a directory, is not YAML, or does not validate (the message
             names the file and the bad key).
@@ -692,11 +695,51 @@ def load_config(path: str | Path) -> RunConfig:
         raise ConfigError(f"config path {str(path)!r} is a directory, not a YAML file{hint}")
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist (try configs/quick.yaml)")
+    return config_from_dict(_read_extended(path, ()), str(path))
+
+
+def _read_extended(path: Path, chain: tuple[Path, ...]) -> Any:
+    """A config file's mapping with its ``extends:`` chain applied (:func:`extend`); ``chain``: the files that
+    extend this one, to name a cycle."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
         raise ConfigError(f"{path}: not valid YAML: {error}") from None
-    return config_from_dict(data, str(path))
+    if not isinstance(data, dict) or "extends" not in data:
+        return data
+    data = dict(data)
+    parent = data.pop("extends")
+    if not isinstance(parent, str) or not parent.strip():
+        raise ConfigError(f"{path}: extends: {parent!r}: expected the path of a config file, relative to "
+                          f"{str(path.parent)!r} (e.g. ../jax_league.yaml)")
+    base = path.parent / parent
+    if not base.is_file():
+        raise ConfigError(f"{path}: extends: {parent!r}: no config file at {str(base)!r}")
+    here = path.resolve()
+    if base.resolve() in (*chain, here):
+        cycle = " -> ".join(str(p) for p in (*chain, here, base.resolve()))
+        raise ConfigError(f"{path}: extends: {parent!r} makes a cycle ({cycle})")
+    return extend(_read_extended(base, (*chain, here)), data, f"{path}: extends: {parent!r}: {base}")
+
+
+def extend(base: Any, changes: dict, source: str = "<base>") -> dict:
+    """``changes`` over ``base`` (two config mappings, as read from YAML): a top-level key of ``changes`` replaces
+    ``base``'s, except that a section (``env``, ``league``, ``ppo`` …: a mapping in both) is merged key by key, each
+    key of the section replacing ``base``'s value whole (a list, or a mapping such as ``league.fixed_share``, is not
+    merged further). This is what ``extends: PATH`` in a config file does, so a config states only what it changes.
+
+    Raises:
+        ConfigError: ``base`` is not a mapping (naming ``source``).
+    """
+    if not isinstance(base, dict):
+        raise ConfigError(f"{source}: expected a mapping of keys at the top level, got {type(base).__name__}")
+    merged = dict(base)
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
 
 
 def dump_config(config: RunConfig) -> str:
