@@ -417,7 +417,7 @@ def test_agent_failing_mid_run_loses_no_finished_game(tmp_path):
 def test_bad_population_entries_are_named(tmp_path):
     with pytest.raises(PopulationError, match="'random' is given twice"):
         parse_population(["random", "random"])
-    with pytest.raises(PopulationError, match="agent 'q' groups 'runs/quick' more than once"):
+    with pytest.raises(PopulationError, match=r"agent 'q' groups one run more than once \('runs/quick': a path"):
         parse_population(["q=runs/quick, runs/quick"])  # one run is not two training seeds
     (tmp_path / "run").mkdir()
     for spelling in (f"{tmp_path}/run/", f"{tmp_path}/./run"):  # one folder, another spelling
@@ -430,6 +430,17 @@ def test_bad_population_entries_are_named(tmp_path):
     with pytest.raises(PopulationError, match="more than once"):
         parse_population([f"q={tmp_path}/run,{tmp_path}/run/checkpoints/gen_002"])
     assert parse_population([f"q={tmp_path}/run,{tmp_path}/run/checkpoints/gen_001"]).groups == {"q": ["q/1", "q/2"]}
+    (tmp_path / "run" / "league.json").write_text("{}")  # a league's mixture, with its meta-game named
+    with pytest.raises(PopulationError, match="more than once"):
+        parse_population([f"q={tmp_path}/run/league.json:pooled,{tmp_path}/./run//league.json:pooled"])
+    assert len(parse_population([f"q={tmp_path}/run/league.json:pooled,{tmp_path}/run/league.json:per_size"]).specs) == 2
+    # an agent's name and a seed group's are one namespace, whichever comes first (--agents, then --agents-file)
+    for first, second in ((["q=random"], ["q=random,heuristic"]), (["q=random,heuristic"], ["q=heuristic"])):
+        population = parse_population(first)
+        with pytest.raises(PopulationError, match="agent name 'q' is given twice"):
+            population.extend(parse_population(second))
+    with pytest.raises(PopulationError, match="agent name 'q' is given twice"):
+        parse_population(["q=random", "q=random,heuristic"])
     path = tmp_path / "a.yaml"
     path.write_text("agents: {random: 1}\n")
     with pytest.raises(PopulationError, match="top-level key 'agents' holding a list"):

@@ -580,7 +580,8 @@ def test_the_training_benchmark_without_the_jax_extra_is_a_clear_error(capsys, m
     assert "pip install -e '.[jax]'" in error and "--backends sb3" in error
 
 
-@pytest.mark.parametrize("text", ["{garbage", "[]", '{"history": []}', '{"completed_generations": "2"}'])
+@pytest.mark.parametrize("text", ["{garbage", "[]", '{"history": []}', '{"completed_generations": "2"}',
+                                  '{"completed_generations": -1}', '{"completed_generations": true}'])
 def test_corrupted_state_json_is_a_clear_error_and_keeps_the_run(tmp_path, capsys, text):
     """Review finding: ``--resume`` on a run whose state.json is damaged ended in a JSONDecodeError traceback."""
     config = tmp_path / "c.yaml"

@@ -53,7 +53,7 @@ class RunFolder:
         checkpoint folders and every log. A ``state.json`` written before (0-based history) is read 1-based.
 
         Raises:
-            RunFolderError: if ``state.json`` is not a JSON object with an int ``completed_generations``.
+            RunFolderError: if ``state.json`` is not a JSON object with a whole number ≥ 0 as ``completed_generations``.
         """
         if not self.state_path.is_file():
             return None
@@ -61,10 +61,11 @@ class RunFolder:
             state = json.loads(self.state_path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             state = error
-        if not isinstance(state, dict) or not isinstance(state.get("completed_generations"), int):
+        count = state.get("completed_generations") if isinstance(state, dict) else None
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             detail = f": {state}" if isinstance(state, Exception) else ""
             raise RunFolderError(
-                f"{str(self.state_path)!r} is not a run state (expected a JSON object with an int "
+                f"{str(self.state_path)!r} is not a run state (expected a JSON object with a whole number >= 0 as "
                 f"'completed_generations'){detail}; restore it, or train the run again with traitors-train --force (which deletes it)"
             )
         history = state.get("history") or []

@@ -45,23 +45,25 @@ class Population:
         if not specs or any(not s.strip() for s in specs):
             raise PopulationError(f"agent {name!r} has an empty spec; expected NAME=SPEC or NAME=SPEC1,SPEC2,…")
         same = [_same_run(s) for s in specs]
-        twice = sorted({s.strip() for s, key in zip(specs, same) if same.count(key) > 1})
+        twice = list(dict.fromkeys(s.strip() for s, key in zip(specs, same) if same.count(key) > 1))
         if twice:  # one run counted as two seeds would narrow the interval over seeds for nothing
-            raise PopulationError(f"agent {name!r} groups {', '.join(map(repr, twice))} more than once; give each "
-                                  "training seed's run once (NAME=SPEC1,SPEC2,…)")
+            raise PopulationError(f"agent {name!r} groups one run more than once ({', '.join(map(repr, twice))}: "
+                                  "a path given twice, two spellings of one, or a run folder and the generation it "
+                                  "plays); give each training seed's run once (NAME=SPEC1,SPEC2,…)")
         members = [name] if len(specs) == 1 else [f"{name}/{i}" for i in range(1, len(specs) + 1)]
-        for member, spec in zip(members, specs):
+        for member in dict.fromkeys([name, *members]):
             if member in self.specs or member in self.groups:
                 raise PopulationError(f"agent name {member!r} is given twice; names must be unique")
+        for member, spec in zip(members, specs):
             self.specs[member] = spec.strip()
         if len(specs) > 1:
             self.groups[name] = members
 
     def extend(self, other: Population) -> None:
-        for name, spec in other.specs.items():
-            if name in self.specs:
-                raise PopulationError(f"agent name {name!r} is given twice; names must be unique")
-            self.specs[name] = spec
+        mine = {*self.specs, *self.groups}
+        for name in [n for n in [*other.specs, *other.groups] if n in mine]:  # an agent's, or a seed group's name
+            raise PopulationError(f"agent name {name!r} is given twice; names must be unique")
+        self.specs.update(other.specs)
         self.groups.update(other.groups)
 
 
@@ -71,6 +73,9 @@ def _same_run(spec: str) -> str:
     spec = spec.strip()
     path = Path(spec)
     if not path.exists():
+        head, colon, tail = spec.rpartition(":")  # league.json:pooled, league.json:per_size
+        if colon and head and Path(head).exists():
+            return f"{_same_run(head)}:{tail}"
         return spec.rstrip("/")
     if (path / "checkpoints").is_dir():
         try:
