@@ -141,3 +141,13 @@ def test_jax_checkpoint_of_any_game(toy, tmp_path):
     np.testing.assert_allclose(agent.policy.probabilities(observation, mask), expected, rtol=1e-5)
     with pytest.raises(PolicyLoadError, match="traitors_aboard_v0 has 1228 and 196"):
         read_checkpoint(path)  # the default game's spaces
+
+
+def test_a_run_folder_with_no_completed_generation_says_why(tmp_path):
+    run = RunFolder(tmp_path / "run")
+    run.generation_dir(0).mkdir(parents=True)  # a training killed before its first generation was saved
+    with pytest.raises(AgentSpecError, match="no generation completed yet \\(it has no state.json: its training"):
+        agent_maker(str(run.path))
+    run.write_state({"completed_generations": 0, "history": []})
+    with pytest.raises(AgentSpecError, match="no generation completed yet \\(its state.json names none\\)"):
+        agent_maker(str(run.path))

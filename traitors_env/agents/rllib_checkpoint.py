@@ -149,6 +149,7 @@ def load_rllib_agent(spec: str, path: Path, seed=None, game: str | Game = DEFAUL
         return f"rllib:{path}", agent(path)
     folder = path if (path / MODULE_DIR).is_dir() else _newest_generation(path)
     if folder is None:
-        raise AgentSpecError(f"RLlib run folder {spec!r} has no iteration completed yet (its state.json names none)")
+        raise AgentSpecError(f"RLlib run folder {spec!r} has no iteration completed yet "
+                             f"({RunFolder(path).why_none_completed()})")
     modules = folder / MODULE_DIR
     return f"rllib:{folder}", SideAgent(*(agent(modules / side) for side in game.type.sides), game=game)

@@ -88,5 +88,12 @@ class RunFolder:
         completed = self.completed_generations()
         return self.generation_dir(completed - 1) if completed else None
 
+    def why_none_completed(self) -> str:
+        """Why a run folder has no completed generation, for an error message: no ``state.json`` yet, or one that
+        names none."""
+        if not self.state_path.is_file():
+            return "it has no state.json: its training has not finished a generation, or it is not a run folder"
+        return "its state.json names none"
+
     def write_state(self, state: dict) -> None:
         atomic_write_text(self.state_path, json.dumps(state, indent=2))

@@ -217,7 +217,8 @@ def _checkpoint_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable]
         # killed while saving is not).
         folder = RunFolder(path).newest_generation_dir()
         if folder is None:
-            raise AgentSpecError(f"run folder {spec!r} has no generation completed yet (its state.json names none)")
+            raise AgentSpecError(f"run folder {spec!r} has no generation completed yet "
+                                 f"({RunFolder(path).why_none_completed()})")
     files = _side_files(folder, game)
     if files is None:
         first, second = game.type.sides
