@@ -32,6 +32,7 @@ MEASURED = {
     "jax_league_no-last-exploiters": "e25b9a40a759545c",
     "jax_league_per-size": "c58bbcc296fd61bc",
     "jax_league_pirates-3p": "d3f8d52220e1dbe8",
+    "jax_league_pirate-exploiters-x4": "b25713b8de89ea33",
     "jax_league_pirates-45": "f6016d9668969d03",
     "jax_league_pirates-last": "4d4946d66704f91b",
     "jax_league_pirates-x4": "ce59c6002ffe36b7",
