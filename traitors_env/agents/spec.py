@@ -215,10 +215,10 @@ def _checkpoint_maker(spec: str, path: Path, game: Game) -> tuple[str, Callable]
     if _side_files(path, game) is None and (path / "checkpoints").is_dir():
         # A run folder: its newest generation is the last one state.json calls completed (a generation
         # killed while saving is not).
-        folder = RunFolder(path).newest_generation_dir()
+        run = RunFolder(path)
+        folder = run.newest_generation_dir()
         if folder is None:
-            raise AgentSpecError(f"run folder {spec!r} has no generation completed yet "
-                                 f"({RunFolder(path).why_none_completed()})")
+            raise AgentSpecError(f"run folder {spec!r} has no generation completed yet ({run.why_none_completed()})")
     files = _side_files(folder, game)
     if files is None:
         first, second = game.type.sides
