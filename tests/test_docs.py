@@ -152,6 +152,18 @@ def test_readme_is_a_front_door_with_the_two_commands():
     assert TRAIN_COMMAND in installation and f"```bash\n{TEST_COMMAND}\n```" in installation
 
 
+def test_ci_runs_the_readmes_two_commands_with_only_the_readmes_install():
+    """Issue 49: ``.ci/run`` installed every extra, so a test needing one that the README leaves out failed only for
+    the README's user. It now runs the README's first command, read from the README, then its test command, in a venv
+    of their own before any other extra is installed."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    pattern = re.search(r"readme_train=\$\(grep -m1 '\^([^']+)' README\.md\)", ci)
+    assert pattern and TRAIN_COMMAND.startswith(pattern.group(1))
+    assert [line for line in README.splitlines() if line.startswith(pattern.group(1))][0] == TRAIN_COMMAND
+    readme_tests = ci.index(TEST_COMMAND + "\n", pattern.end())
+    assert readme_tests < ci.index('pip install --quiet -e ".[train,dev,bench,jax')
+
+
 def test_readme_links_resolve():
     """The README is read on the forge, outside mkdocs: each relative link names a file that exists (and an anchor,
     where given, is checked by mkdocs on the page it points into)."""

@@ -15,10 +15,12 @@ from traitors_env.games.traitors_aboard.bots import HeuristicAgent
 
 
 def league_file(tmp_path, pirates, mutineers, game="traitors_aboard"):
+    """A league file of two bots a side, and the Pirates' plank probe where the weights name it: a probe member needs
+    the JAX twin (the ``jax`` extra), and the tests of the file's other checks run without it (issue 49)."""
     bots = [{"name": n, "kind": n, "iteration": 0, "checkpoint": None} for n in ("random", "heuristic")]
+    probe = [{"name": "plank", "kind": "probe", "iteration": 0, "checkpoint": None}] if "plank" in pirates else []
     data = {"schema": 1, "game": game, "sides": ["pirates", "mutineers"],
-            "members": {"pirates": [*bots, {"name": "plank", "kind": "probe", "iteration": 0, "checkpoint": None}],
-                        "mutineers": bots},
+            "members": {"pirates": [*bots, *probe], "mutineers": bots},
             "iterations": [{"iteration": 0, "nash": {"pirates": {"random": 1.0}, "mutineers": {"random": 1.0}}},
                            {"iteration": 1, "nash": {"pirates": pirates, "mutineers": mutineers}}]}
     path = tmp_path / "league.json"

@@ -77,6 +77,7 @@ def test_fixed_members_name_the_bots_and_the_twins_probes():
 
 
 def test_opponent_mix_draws_members_by_their_nash_weights_and_the_newest_by_its_share():
+    pytest.importorskip("jax")  # training.jax_backend imports JAX (the jax extra)
     from training.jax_backend.league import Member, opponent_mix
 
     members = [Member("random", "random"), Member("heuristic", "heuristic"), Member("plank", "probe"),
@@ -101,6 +102,7 @@ def test_fixed_share_keeps_games_for_fixed_members_the_nash_mixture_drops():
     """``league.fixed_share``: a fixed member keeps its share of the training games even at Nash weight 0 (the
     league's Mutineers met the plank probe only through the Nash mixture, which dropped it, and lost to it); a name
     the other side lacks keeps nothing; the Nash mixture shares the rest."""
+    pytest.importorskip("jax")  # training.jax_backend imports JAX (the jax extra)
     from training.jax_backend.league import Member, opponent_mix
 
     members = [Member("random", "random"), Member("heuristic", "heuristic"), Member("plank", "probe"),
@@ -165,6 +167,7 @@ def test_a_sides_own_share_must_name_a_member_of_the_other_sides_population(tmp_
 
 def test_the_loop_trains_each_side_with_its_own_fixed_shares(tmp_path, monkeypatch):
     """The league loop hands each side's training the shares :meth:`LeagueSection.shares_for` gives it."""
+    pytest.importorskip("jax")  # training.jax_backend imports JAX (the jax extra)
     from training.jax_backend import league as league_module
 
     seen = []
@@ -518,6 +521,7 @@ def test_the_rollout_draws_each_games_opponent_from_the_row_of_its_table_size():
 
 
 def test_opponent_mix_by_size_gives_each_size_its_own_nash_mixture_over_one_past_pool():
+    pytest.importorskip("jax")  # training.jax_backend imports JAX (the jax extra)
     from training.jax_backend.league import Member, opponent_mix, opponent_mix_by_size
 
     members = [Member("random", "random"), Member("heuristic", "heuristic"),
@@ -580,6 +584,7 @@ def test_a_per_size_league_solves_and_trains_on_each_table_sizes_meta_game(tmp_p
 def test_a_full_past_pool_keeps_each_table_sizes_heaviest_policy():
     """More policy members than the ``past`` pool holds: each size keeps its heaviest policy (a size whose
     mixture is all on members the other sizes do not use still trains against a policy), then the most drawn."""
+    pytest.importorskip("jax")  # training.jax_backend imports JAX (the jax extra)
     from training.jax_backend.league import Member, opponent_mix_by_size
 
     members = [Member("heuristic", "heuristic")] + [Member(f"league_{i}", "policy", i, "x") for i in range(1, 5)]
