@@ -1,4 +1,4 @@
-"""``scripts/action_profile.py``: the kinds of one side's main-phase actions (docs/backends/jax.md quotes it)."""
+"""``docs/notes/lab/action_profile.py``: the kinds of one side's main-phase actions (docs/backends/jax.md quotes it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from traitors_env.games.traitors_aboard import actions as A
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "action_profile.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "notes" / "lab" / "action_profile.py"
 
 
 def load_script():

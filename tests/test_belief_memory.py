@@ -1,4 +1,4 @@
-"""``scripts/belief_memory.py`` (issue 27, item 5): the probes' data are the observer's own observations, labelled
+"""``docs/notes/lab/belief_memory.py`` (issue 27, item 5): the probes' data are the observer's own observations, labelled
 with the game master's true roles, held out by game, and the script scores both probes per table size and phase on
 the same decisions as the base rate and the observer's own beliefs."""
 
@@ -17,7 +17,7 @@ from traitors_env.games.traitors_aboard.observation import OFFSETS, SEAT_FEATURE
 
 pytest.importorskip("torch")
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "belief_memory.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "notes" / "lab" / "belief_memory.py"
 REVEALED_PIRATE = SEAT_FEATURES.index("revealed Pirate")
 REVEALED_MUTINEER = SEAT_FEATURES.index("revealed Mutineer")
 

@@ -149,8 +149,9 @@ class OpponentPool:
     (:attr:`~traitors_env.core.Game.team_play` false) the opponents also play the learner's own side, where a
     missing snapshot is the heuristic's, so there the bots are built at once (heuristic, then random).
     The policies of a drawn snapshot (both of a pair) are built when it is drawn: building one draws nothing from
-    ``seed``'s stream, but loading a checkpoint initialises a network first, which advances torch's global
-    generator (the learner's sampling), so when it happens is part of a seeded run.
+    ``seed``'s stream, and loading its checkpoint leaves the global generators alone (the learner's sampling), so
+    a resumed run, which loads at other moments, plays as an uninterrupted one. :meth:`reseed` starts the stream
+    again.
 
     Raises:
         ValueError: for an unknown kind, a negative weight, or no kind left with positive weight.
@@ -171,6 +172,17 @@ class OpponentPool:
         self.rng = np.random.default_rng(seed)
         self._bots: dict[str, object] = {}
         self._makers: dict[str, Callable] = {}
+        if not self.game.team_play:
+            for name in ("heuristic", "random"):
+                self._bot(name)
+
+    def reseed(self, seed) -> None:
+        """Start the pool's stream again from ``seed`` (anything ``numpy.random.default_rng`` takes), as if the pool
+        had been built with it: the generator is reseeded in place (the snapshot agents already handed out share
+        it) and the bots are built again, with seeds drawn from the new stream (:class:`training.team_env.TeamEnv`
+        calls this from ``reset(seed=…)``, so that the seed fixes the opponents' play too)."""
+        self.rng.bit_generator.state = np.random.default_rng(seed).bit_generator.state
+        self._bots.clear()
         if not self.game.team_play:
             for name in ("heuristic", "random"):
                 self._bot(name)

@@ -32,6 +32,7 @@ import numpy as np
 
 from traitors_env.core.game import Game
 from traitors_env.core.registry import load_game
+from traitors_env.files import atomic_write_text, output_problem
 
 from .config import RunConfig, load_config
 
@@ -340,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error(f"--seconds={args.seconds!r}; expected a positive number")
+    if args.json and (problem := output_problem(args.json, folder=False, make_parents=False)):
+        parser.error(f"--json {problem}")  # before the measurement, not after it
     progress = None if args.quiet else (lambda message: print(message, file=sys.stderr, flush=True))
     jax_config = load_config(args.jax_config)
     if "jax" in args.backends:
@@ -354,9 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(format_report(result))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump({"training": result}, handle, indent=2)
-            handle.write("\n")
+        atomic_write_text(args.json, json.dumps({"training": result}, indent=2) + "\n")
     return 0
 
 

@@ -441,10 +441,46 @@ class RunConfig(_Section):
 
     @model_validator(mode="after")
     def _check_backend(self) -> RunConfig:
+        """Every key that names a side, a table size, a bot or a feature fits the game and the backend (a
+        ``ValueError`` naming the key, the first one found in the order below)."""
         game = self.game
+        sides = game.type.sides
         problem = backend_problem(game, self.backend)
         if problem:
             raise ValueError(problem)
+        self._check_sides_and_sizes()
+        self._check_warm_start_and_hindsight()
+        per_team = self.evaluation.deterministic
+        if isinstance(per_team, dict) and not set(per_team) <= set(sides):
+            unknown = sorted(set(per_team) - set(sides))
+            raise ValueError(
+                f"evaluation.deterministic names {unknown}, not a team of {self.env.name}; expected keys among "
+                f"{list(sides)} (or one true/false for all)"
+            )
+        if self.ppo.belief_coef > 0 and (self.backend != "jax" or game.hidden_side is None):
+            raise ValueError(
+                f"ppo.belief_coef={self.ppo.belief_coef} trains a belief head, which needs backend: jax (this config: "
+                f"{self.backend!r}) and a game with a hidden side ({self.env.name}: Game.hidden_side="
+                f"{game.hidden_side!r}); expected ppo.belief_coef: 0"
+            )
+        if self.ppo.belief_net_arch and self.ppo.belief_coef == 0:
+            raise ValueError(
+                f"ppo.belief_net_arch={self.ppo.belief_net_arch} shapes a belief head, which this config does not train "
+                "(ppo.belief_coef: 0); expected ppo.belief_net_arch: [] or, with backend: jax and a game with a "
+                "hidden side, ppo.belief_coef > 0"
+            )
+        if self.league is not None:
+            self._check_league()
+        if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
+            raise ValueError(
+                f"ppo.batch_size={self.ppo.batch_size} (the minibatch) is larger than rllib.train_batch_size="
+                f"{self.rllib.train_batch_size}; expected ppo.batch_size <= rllib.train_batch_size"
+            )
+        return self
+
+    def _check_sides_and_sizes(self) -> None:
+        """The keys that name the Mutineers, the evaluation's table sizes and ``training.steps_per_side``."""
+        game = self.game
         sides = game.type.sides
         for key, value in (("env.mutineers_player_count_weights", self.env.mutineers_player_count_weights),
                            ("training.mutineers_steps", self.training.mutineers_steps)):
@@ -458,19 +494,18 @@ class RunConfig(_Section):
                 "env.mutineers_player_count_weights is for backend sb3 or jax, which train the sides in turn; this "
                 f"config has backend {self.backend!r} and env {self.env.name!r}"
             )
-        kind = game.type
-        bad = [n for n in self.evaluation.player_counts or () if not kind.min_players <= n <= kind.max_players]
-        if bad:
-            raise ValueError(
-                f"evaluation.player_counts holds {', '.join(map(str, bad))}; {self.env.name} has table sizes "
-                f"{kind.min_players}–{kind.max_players}"
-            )
+        self._check_table_sizes("evaluation.player_counts", self.evaluation.player_counts)
         unknown_sides = sorted(set(self.training.steps_per_side or ()) - set(sides))
         if unknown_sides:
             raise ValueError(
                 f"training.steps_per_side names {unknown_sides}, not a side of {self.env.name}; expected keys among "
                 f"{list(sides)}"
             )
+
+    def _check_warm_start_and_hindsight(self) -> None:
+        """``warm_start`` and ``hindsight``: sides of the game, backend sb3, a bot or a hindsight action it has."""
+        game = self.game
+        sides = game.type.sides
         unknown_sides = sorted(set(self.warm_start.sides) - set(sides))
         if unknown_sides:
             raise ValueError(
@@ -500,80 +535,63 @@ class RunConfig(_Section):
                     f"hindsight.sides={hindsight} needs a game that declares Game.hindsight_action; {self.env.name} "
                     "declares none; expected hindsight.sides: []"
                 )
-        per_team = self.evaluation.deterministic
-        if isinstance(per_team, dict) and not set(per_team) <= set(sides):
-            unknown = sorted(set(per_team) - set(sides))
+
+    def _check_table_sizes(self, key: str, counts) -> None:
+        """A ``ValueError`` naming ``key`` for a table size in ``counts`` (``None``: none given) the game does not have."""
+        kind = self.game.type
+        bad = [n for n in counts or () if not kind.min_players <= n <= kind.max_players]
+        if bad:
             raise ValueError(
-                f"evaluation.deterministic names {unknown}, not a team of {self.env.name}; expected keys among "
-                f"{list(sides)} (or one true/false for all)"
+                f"{key} holds {', '.join(map(str, bad))}; {self.env.name} has table sizes "
+                f"{kind.min_players}–{kind.max_players}"
             )
-        if self.ppo.belief_coef > 0 and (self.backend != "jax" or game.hidden_side is None):
+
+    def _check_league(self) -> None:
+        """The ``league:`` section: backend jax, one generation per iteration, sides and table sizes of the game."""
+        sides = self.game.type.sides
+        if self.backend != "jax":
             raise ValueError(
-                f"ppo.belief_coef={self.ppo.belief_coef} trains a belief head, which needs backend: jax (this config: "
-                f"{self.backend!r}) and a game with a hidden side ({self.env.name}: Game.hidden_side="
-                f"{game.hidden_side!r}); expected ppo.belief_coef: 0"
+                f"league: trains with backend: jax only (its cross-play and meta-game run in the JAX twin); "
+                f"this config has backend {self.backend!r}: set backend: jax or remove the league section"
             )
-        if self.ppo.belief_net_arch and self.ppo.belief_coef == 0:
+        if self.training.generations != self.league.iterations:
             raise ValueError(
-                f"ppo.belief_net_arch={self.ppo.belief_net_arch} shapes a belief head, which this config does not train "
-                "(ppo.belief_coef: 0); expected ppo.belief_net_arch: [] or, with backend: jax and a game with a "
-                "hidden side, ppo.belief_coef > 0"
+                f"training.generations={self.training.generations} differs from league.iterations="
+                f"{self.league.iterations}; with a league the run has one generation per iteration: leave "
+                "training.generations out"
             )
-        if self.league is not None:
-            if self.backend != "jax":
-                raise ValueError(
-                    f"league: trains with backend: jax only (its cross-play and meta-game run in the JAX twin); "
-                    f"this config has backend {self.backend!r}: set backend: jax or remove the league section"
-                )
-            if self.training.generations != self.league.iterations:
-                raise ValueError(
-                    f"training.generations={self.training.generations} differs from league.iterations="
-                    f"{self.league.iterations}; with a league the run has one generation per iteration: leave "
-                    "training.generations out"
-                )
-            nested = sorted(k for k, v in self.league.fixed_share.items() if isinstance(v, dict) and k not in sides)
-            if nested:
-                raise ValueError(
-                    f"league.fixed_share holds shares under {nested}, not a side of {self.env.name}; a nested entry "
-                    f"is keyed by the side whose training keeps them, among {list(sides)}"
-                )
-            if self.league.order is not None and sorted(self.league.order) != sorted(sides):
-                raise ValueError(
-                    f"league.order is {self.league.order}; expected each side of {self.env.name} once, in the order "
-                    f"the iterations train them, e.g. {list(reversed(sides))}"
-                )
-            unknown = sorted(set(self.league.exploiters) - set(sides))
-            if unknown:
-                raise ValueError(
-                    f"league.exploiters names {unknown}, not a side of {self.env.name}; expected keys among "
-                    f"{list(sides)}"
-                )
-            bad = [n for n in self.league.player_counts or () if not kind.min_players <= n <= kind.max_players]
-            if bad:
-                raise ValueError(
-                    f"league.player_counts holds {', '.join(map(str, bad))}; {self.env.name} has table sizes "
-                    f"{kind.min_players}–{kind.max_players}"
-                )
-            if self.league.meta_game == "per_size":
-                cross = self.league.player_counts or self.env.player_counts
-                missing = sorted(set(self.env.player_counts) - set(cross))
-                if missing:
-                    raise ValueError(
-                        f"league.meta_game: per_size solves a meta-game at every training table size, but "
-                        f"league.player_counts={cross} lacks {missing} of env.player_counts={self.env.player_counts}; "
-                        "leave league.player_counts out or make it cover them"
-                    )
-                if self.league.games < len(cross):
-                    raise ValueError(
-                        f"league.games={self.league.games} is fewer than the {len(cross)} table sizes of the "
-                        f"cross-play; league.meta_game: per_size needs at least one game per size and cell"
-                    )
-        if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:
+        nested = sorted(k for k, v in self.league.fixed_share.items() if isinstance(v, dict) and k not in sides)
+        if nested:
             raise ValueError(
-                f"ppo.batch_size={self.ppo.batch_size} (the minibatch) is larger than rllib.train_batch_size="
-                f"{self.rllib.train_batch_size}; expected ppo.batch_size <= rllib.train_batch_size"
+                f"league.fixed_share holds shares under {nested}, not a side of {self.env.name}; a nested entry "
+                f"is keyed by the side whose training keeps them, among {list(sides)}"
             )
-        return self
+        if self.league.order is not None and sorted(self.league.order) != sorted(sides):
+            raise ValueError(
+                f"league.order is {self.league.order}; expected each side of {self.env.name} once, in the order "
+                f"the iterations train them, e.g. {list(reversed(sides))}"
+            )
+        unknown = sorted(set(self.league.exploiters) - set(sides))
+        if unknown:
+            raise ValueError(
+                f"league.exploiters names {unknown}, not a side of {self.env.name}; expected keys among "
+                f"{list(sides)}"
+            )
+        self._check_table_sizes("league.player_counts", self.league.player_counts)
+        if self.league.meta_game == "per_size":
+            cross = self.league.player_counts or self.env.player_counts
+            missing = sorted(set(self.env.player_counts) - set(cross))
+            if missing:
+                raise ValueError(
+                    f"league.meta_game: per_size solves a meta-game at every training table size, but "
+                    f"league.player_counts={cross} lacks {missing} of env.player_counts={self.env.player_counts}; "
+                    "leave league.player_counts out or make it cover them"
+                )
+            if self.league.games < len(cross):
+                raise ValueError(
+                    f"league.games={self.league.games} is fewer than the {len(cross)} table sizes of the "
+                    f"cross-play; league.meta_game: per_size needs at least one game per size and cell"
+                )
 
     @model_validator(mode="before")
     @classmethod

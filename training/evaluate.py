@@ -13,11 +13,11 @@ game is evaluated follows from the :class:`~traitors_env.core.Game` (never from 
   policy (``sides[0]`` against ``sides[1]``), each policy playing every seat of its side, per table size and
   pooled (:func:`evaluate_matrix`, played by the benchmark kit's cross-play, so game ``i`` at table size ``n`` is
   dealt from the same seed in every cell); the learning checks compare each side's three policies against the
-  other side's heuristic, also per table size (:func:`size_checks`);
+  other side's heuristic, also per table size (:func:`size_checks`; :mod:`training.evaluation_matrix`);
 - **a game with individual rewards** (The Traitors): per side and policy, the policy at the one seat an agent
   of that side plays (:meth:`~traitors_env.core.Game.seat_for_agent`), every other seat played by the heuristic,
   per table size and pooled (:func:`evaluate_seats`; game ``g`` is dealt from ``seed + g``, the same deals for
-  every policy); the learning check: trained's interval above random's.
+  every policy); the learning check: trained's interval above random's (:mod:`training.evaluation_seats`).
 
 An evaluation of another generation (``--generation``) or with another number of games (``--games``) leaves the
 default files alone and writes ``evaluation_gen002_games30.json`` / ``.csv`` / ``.md`` instead (generation 2,
@@ -27,12 +27,9 @@ default files alone and writes ``evaluation_gen002_games30.json`` / ``.csv`` / `
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -41,16 +38,30 @@ from traitors_env.agents.checkpoint import PolicyLoadError
 from traitors_env.core import Game, load_game
 from traitors_env.core.registry import DEFAULT_GAME
 from traitors_env.core.stats import wilson_interval
-from traitors_env.evaluation.crossplay import play_cells
-from traitors_env.evaluation.report import possessive
 
 from .agents import AgentSpec
 from .config import ConfigError, RunConfig, load_config
+from .evaluation_matrix import (
+    POLICIES,
+    SIZE_MARGIN,
+    VS_HEURISTIC,
+    Cell,
+    EvaluationError,
+    against_heuristic,
+    cells_csv,
+    evaluate_matrix,
+    learning_checks,
+    markdown_report,
+    side_rate,
+    size_checks,
+)
+from .evaluation_seats import evaluate_seats, play_seat_games, seat_csv, seat_learning_checks, seat_markdown_report
 from .run import derive_seed
 from .storage import RunFolder, RunFolderError, atomic_write_text
 
 __all__ = [
     "POLICIES",
+    "SIZE_MARGIN",
     "VS_HEURISTIC",
     "Cell",
     "EvaluationError",
@@ -69,410 +80,7 @@ __all__ = [
     "wilson_interval",
 ]
 
-POLICIES = ("trained", "heuristic", "random")
 
-
-class EvaluationError(ValueError):
-    """An evaluation that cannot run as asked (bad --generation/--games, not a run folder); the message says why."""
-
-
-# ================================================================ zero-sum team games: the matrix
-@dataclass
-class Cell:
-    """The games of one (table size, row-side policy, column-side policy): ``row_wins`` of ``games`` won by the row
-    side (``sides[0]``)."""
-
-    num_players: int | str  # "all" for pooled cells
-    row: str
-    column: str
-    games: int
-    row_wins: int
-
-    @property
-    def row_win_rate(self) -> float:
-        return self.row_wins / self.games if self.games else float("nan")
-
-    def as_row(self, game: Game | str = DEFAULT_GAME) -> dict:
-        """The cell as a report row, keyed by the game's side keys: the two policies, games, the row side's wins,
-        and each side's win rate with its 95% Wilson interval."""
-        first, second = load_game(game).type.sides
-        low, high = wilson_interval(self.row_wins, self.games)
-        return {
-            "num_players": self.num_players,
-            first: self.row,
-            second: self.column,
-            "games": self.games,
-            f"{first}_wins": self.row_wins,
-            f"{first}_win_rate": round(self.row_win_rate, 4),
-            f"{first}_ci_low": round(low, 4),
-            f"{first}_ci_high": round(high, 4),
-            f"{second}_win_rate": round(1 - self.row_win_rate, 4),
-            f"{second}_ci_low": round(1 - high, 4),
-            f"{second}_ci_high": round(1 - low, 4),
-        }
-
-
-def evaluate_matrix(
-    specs: dict[str, dict[str, AgentSpec]],
-    player_counts: Sequence[int],
-    games: int,
-    seed: int,
-    claims: bool = True,
-    workers: int = 1,
-    pairs: Sequence[tuple[str, str]] | None = None,
-    progress: bool = False,
-    game: Game | str = DEFAULT_GAME,
-) -> list[Cell]:
-    """Win counts of row-side policies against column-side policies of a zero-sum team game.
-
-    Args:
-        specs: ``{side key: {name: AgentSpec}}`` for both sides (``{"pirates": …, "mutineers": …}``); names from
-            :data:`POLICIES`.
-        player_counts: table sizes.
-        games: seeded games per cell.
-        seed: base seed of the deals and agents.
-        workers: processes (1 = this process).
-        pairs: ``(row name, column name)`` cells to play; default every pair.
-        progress: show a tqdm progress bar over the games (on stderr).
-        game: the game.
-
-    Returns:
-        one :class:`Cell` per table size and pair, then one pooled cell (``num_players="all"``) per pair.
-
-    Raises:
-        EvaluationError: naming an agent that failed.
-    """
-    game = load_game(game)
-    first, second = game.type.sides
-    if pairs is None:
-        pairs = [(p, m) for p in specs[first] for m in specs[second]]
-    # The benchmark kit plays the games: each game's deal and agents are seeded from its own index, so
-    # the counts are the same for any number of workers (traitors_env.evaluation.crossplay).
-    cells_to_play = [
-        (n, p_name, specs[first][p_name], m_name, specs[second][m_name])
-        for n in player_counts
-        for p_name, m_name in pairs
-    ]
-    played = play_cells(cells_to_play, games, seed=seed, claims=claims, workers=workers, progress=progress,
-                        desc="evaluation", game=game.name, beliefs=False)  # win rates only: no belief scoring
-    if played.failures:
-        failure = played.failures[0]
-        raise EvaluationError(f"agent {failure['agent']!r} failed playing the {failure['team']}: {failure['error']}")
-    if played.interrupted:
-        raise KeyboardInterrupt
-    cells = [Cell(n, p, m, cell.games, cell.pirate_wins) for (n, p, m), cell in played.cells.items()]
-    cells.sort(key=lambda c: (c.num_players, POLICIES.index(c.row), POLICIES.index(c.column)))
-    for p_name, m_name in pairs:
-        same = [c for c in cells if c.row == p_name and c.column == m_name]
-        cells.append(Cell("all", p_name, m_name, sum(c.games for c in same), sum(c.row_wins for c in same)))
-    return cells
-
-
-def _side_rate(cell: Cell, side: int) -> dict:
-    """Side ``side``'s (0 row, 1 column) win rate in ``cell`` with its 95% Wilson interval and the number of games."""
-    wins = cell.row_wins if side == 0 else cell.games - cell.row_wins
-    low, high = wilson_interval(wins, cell.games)
-    return {"win_rate": wins / cell.games, "ci_low": low, "ci_high": high, "games": cell.games}
-
-
-def _against_heuristic(side: int, policy: str) -> tuple[str, str]:
-    """The (row, column) policies of the cell where ``policy`` plays ``side`` against the other side's heuristic."""
-    return (policy, "heuristic") if side == 0 else ("heuristic", policy)
-
-
-def learning_checks(cells: list[Cell], game: Game | str = DEFAULT_GAME) -> dict:
-    """The acceptance checks, pooled over table sizes, for each side against heuristic opponents.
-
-    ``trained_beats_random``: the trained policy's win rate is above the random policy's, with the
-    95% intervals apart. ``trained_beats_heuristic``: likewise against the heuristic policy's
-    own win rate in the same side and against the same opponents.
-    """
-    sides = load_game(game).type.sides
-    pooled = {(c.row, c.column): c for c in cells if c.num_players == "all"}
-    result = {}
-    for side, key in enumerate(sides):
-        rates = {}
-        for policy in POLICIES:
-            cell = pooled.get(_against_heuristic(side, policy))
-            if cell is not None:
-                rates[policy] = _side_rate(cell, side)
-        entry = {"vs": f"heuristic {sides[1 - side]}", "win_rates": rates}
-        if "trained" in rates:
-            trained = rates["trained"]
-            for other in ("random", "heuristic"):
-                if other in rates:
-                    entry[f"trained_beats_{other}"] = bool(trained["ci_low"] > rates[other]["ci_high"])
-        result[key] = entry
-    return result
-
-
-#: the cells that decide the learning checks: each side's three policies against the other side's heuristic
-VS_HEURISTIC = (
-    ("trained", "heuristic"),
-    ("heuristic", "heuristic"),
-    ("random", "heuristic"),
-    ("heuristic", "trained"),
-    ("heuristic", "random"),
-)
-#: the per-table-size target (issue 13): trained beats the heuristic policy by this much, intervals apart
-SIZE_MARGIN = 0.10
-
-
-def size_checks(cells: list[Cell], margin: float = SIZE_MARGIN, game: Game | str = DEFAULT_GAME) -> dict:
-    """Per table size and side, against heuristic opponents: the trained and the heuristic policy's win rates
-    in the same side on the same deals (95% Wilson intervals), their difference, and ``passes``: the trained
-    policy wins by at least ``margin`` with the intervals apart.
-
-    Returns:
-        ``{num_players: {side key: {"trained": {...}, "heuristic": {...}, "difference": float, "passes": bool}}}``,
-        sizes that lack one of the cells left out.
-    """
-    sides = load_game(game).type.sides
-    out: dict = {}
-    by_key = {(c.num_players, c.row, c.column): c for c in cells if c.num_players != "all"}
-    for n in sorted({c.num_players for c in cells if c.num_players != "all"}):
-        row = {}
-        for side, key in enumerate(sides):
-            rates = {}
-            for policy in ("trained", "heuristic"):
-                cell = by_key.get((n, *_against_heuristic(side, policy)))
-                if cell is None:
-                    break
-                rates[policy] = _side_rate(cell, side)
-            else:
-                difference = rates["trained"]["win_rate"] - rates["heuristic"]["win_rate"]
-                apart = rates["trained"]["ci_low"] > rates["heuristic"]["ci_high"]
-                # a little slack on the margin: the rates are fractions of whole games
-                row[key] = {**rates, "difference": difference, "passes": bool(difference >= margin - 1e-9 and apart)}
-        if row:
-            out[n] = row
-    return out
-
-
-def _pct(rate: float) -> str:
-    return f"{100 * rate:.1f}"
-
-
-def markdown_report(cells: list[Cell], checks: dict, title: str, game: Game | str = DEFAULT_GAME) -> str:
-    """The evaluation as markdown: a row-side win-rate matrix per table size, then the learning checks."""
-    game = load_game(game)
-    sides, (row_label, column_label) = game.type.sides, game.type.side_labels
-    out = [
-        f"# {title}",
-        "",
-        f"{possessive(row_label)} win rate in % [95% Wilson interval]; rows: {row_label} policy, columns: {column_label} policy.",
-        "",
-    ]
-    counts = []
-    for c in cells:
-        if c.num_players not in counts:
-            counts.append(c.num_players)
-    for n in counts:
-        table = {(c.row, c.column): c for c in cells if c.num_players == n}
-        columns = [m for m in POLICIES if any(k[1] == m for k in table)]
-        rows = [p for p in POLICIES if any(k[0] == p for k in table)]
-        games = next(iter(table.values())).games
-        heading = "all table sizes pooled" if n == "all" else f"{n} players"
-        out += [f"## {heading} ({games} games per cell)", ""]
-        out.append(f"| {row_label} \\ {column_label} | " + " | ".join(columns) + " |")
-        out.append("|---|" + "---|" * len(columns))
-        for p in rows:
-            line = []
-            for m in columns:
-                cell = table.get((p, m))
-                if cell is None:
-                    line.append("")
-                    continue
-                low, high = wilson_interval(cell.row_wins, cell.games)
-                line.append(f"{_pct(cell.row_win_rate)} [{_pct(low)}, {_pct(high)}]")
-            out.append(f"| {p} | " + " | ".join(line) + " |")
-        out.append("")
-    out += ["## Learning checks (pooled over table sizes, against heuristic opponents)", ""]
-    out.append("| team | opponents | trained | heuristic | random | trained > random | trained > heuristic |")
-    out.append("|---|---|---|---|---|---|---|")
-    for team, entry in checks.items():
-        rates = entry["win_rates"]
-
-        def fmt(name: str, rates=rates) -> str:
-            r = rates.get(name)
-            return "" if r is None else f"{_pct(r['win_rate'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]"
-
-        def yes(key: str, entry=entry) -> str:
-            return "" if key not in entry else ("yes" if entry[key] else "no")
-
-        out.append(
-            f"| {team} | {entry['vs']} | {fmt('trained')} | {fmt('heuristic')} | {fmt('random')} | "
-            f"{yes('trained_beats_random')} | {yes('trained_beats_heuristic')} |"
-        )
-    out.append("")
-    out.append(
-        "yes/no: whether the two win rates' 95% Wilson intervals do not overlap (yes = the trained policy's "
-        "interval lies entirely above the other policy's)."
-    )
-    out.append("")
-    sizes = size_checks(cells, game=game)
-    if sizes:
-        header = " | ".join(f"{label}: trained | {label}: heuristic | passes" for label in game.type.side_labels)
-        out += [
-            f"## Per table size: trained vs heuristic policy, against heuristic opponents (≥ {100 * SIZE_MARGIN:.0f} "
-            "points, intervals apart)",
-            "",
-            f"| players | {header} |",
-            "|---:|---|---|---|---|---|---|",
-        ]
-        for n, row in sizes.items():
-            parts = []
-            for key in sides:
-                e = row.get(key)
-                if e is None:
-                    parts += ["", "", ""]
-                    continue
-                parts += [
-                    f"{_pct(e[p]['win_rate'])} [{_pct(e[p]['ci_low'])}, {_pct(e[p]['ci_high'])}]" for p in ("trained", "heuristic")
-                ]
-                parts.append(f"{'yes' if e['passes'] else 'no'} ({100 * e['difference']:+.1f})")
-            out.append(f"| {n} | " + " | ".join(parts) + " |")
-        out.append("")
-    return "\n".join(out)
-
-
-def cells_csv(cells: list[Cell], game: Game | str = DEFAULT_GAME) -> str:
-    rows = [c.as_row(game) for c in cells]
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-# ================================================================ games with individual rewards: one seat
-def play_seat_games(game: Game | str, agent, opponents, side: int, num_players: int, games: int, seed: int,
-                    claims: bool = True) -> int:
-    """Play ``games`` games of ``num_players`` with ``agent`` at the seat an agent of ``side`` plays
-    (:meth:`~traitors_env.core.Game.seat_for_agent`) and ``opponents`` at every other seat, game ``g`` dealt from
-    ``seed + g``; every decision is asked of its player through the AEC loop. Returns the evaluated seat's wins.
-
-    Raises:
-        ValueError: for a table size the game does not have (from its env).
-    """
-    game = load_game(game)
-    env = game.raw_env(num_players=num_players, claims=claims)
-    seat_of = {name: i for i, name in enumerate(env.possible_agents)}
-    wins = 0
-    for g in range(games):
-        env.reset(seed=seed + g)
-        seat = game.seat_for_agent(env.game, side, seed + g)
-        for name in env.agent_iter():
-            observation, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            player = agent if seat_of[name] == seat else opponents
-            env.step(player.act(observation["observation"], observation["action_mask"]))
-        wins += bool(game.seat_won(env.game, seat))
-    return wins
-
-
-def _rate(wins: int, games: int) -> dict:
-    low, high = wilson_interval(wins, games)
-    return {"win_rate": wins / games, "ci_low": low, "ci_high": high, "games": games}
-
-
-def evaluate_seats(config: RunConfig, snapshots: dict[str, str] | None, policies: Sequence[str], games: int,
-                   seed: int) -> dict:
-    """Per side (training order) and policy: its win rate (95% Wilson) at the side's seat against heuristic opponents.
-
-    ``games`` are spread over the evaluation table sizes (``games // len(sizes)`` each, at least 1); every policy
-    meets the same deals (game ``g`` at ``n`` players from ``seed + 1000 n + g``). A policy is built once per
-    table size from ``seed`` (the heuristic opponents from ``seed + 1``); ``trained`` plays ``snapshots[side]``.
-
-    Returns:
-        ``{side: {policy: {"win_rate", "ci_low", "ci_high", "games", "per_table": {"n": {...}}}}}``.
-    """
-    game = config.game
-    counts = config.eval_player_counts
-    per_count = max(1, games // len(counts))
-    result: dict = {}
-    for side in game.sides_in_training_order:
-        key = game.type.sides[side]
-        result[key] = {}
-        for policy in policies:
-            wins = total = 0
-            per_table = {}
-            for n in counts:
-                if policy == "trained":
-                    agent = AgentSpec("policy", snapshots[key], config.deterministic(key), game.name).build(seed)
-                else:
-                    agent = game.make_bot(policy, seed)
-                won = play_seat_games(game, agent, game.make_bot("heuristic", seed + 1), side, n, per_count,
-                                      seed + 1000 * n, claims=config.env.claims)
-                per_table[str(n)] = _rate(won, per_count)
-                wins += won
-                total += per_count
-            result[key][policy] = {**_rate(wins, total), "per_table": per_table}
-    return result
-
-
-def seat_learning_checks(report: dict) -> dict:
-    """Per side: does the trained policy beat random against heuristic opponents with the intervals apart?"""
-    return {
-        side: bool(report[side]["trained"]["ci_low"] > report[side]["random"]["ci_high"])
-        for side in report
-        if "trained" in report[side] and "random" in report[side]
-    }
-
-
-def seat_markdown_report(report: dict, title: str, game: Game | str = DEFAULT_GAME) -> str:
-    """Per side and table size: the win rate of each policy against heuristic opponents, with 95% intervals."""
-    game = load_game(game)
-    lines = [
-        f"# {title}",
-        "",
-        "Win rate of the policy in the side's seat, every other seat played by the heuristic (95 % Wilson).",
-        "",
-    ]
-    for side, entries in report.items():
-        policies = list(entries)
-        tables = list(next(iter(entries.values()))["per_table"])
-        lines += [
-            f"## {game.type.side_labels[game.type.side_index(side)]}",
-            "",
-            "| players | " + " | ".join(policies) + " |",
-            "|---" * (len(policies) + 1) + "|",
-        ]
-        for n in tables + ["all"]:
-            cells = []
-            for policy in policies:
-                entry = entries[policy] if n == "all" else entries[policy]["per_table"][n]
-                cells.append(
-                    f"{entry['win_rate']:.3f} ({entry['ci_low']:.3f}–{entry['ci_high']:.3f}, {entry['games']} games)"
-                )
-            lines.append(f"| {n} | " + " | ".join(cells) + " |")
-        lines.append("")
-    checks = seat_learning_checks(report)
-    if checks:
-        lines.append(
-            "Learning check (trained's interval above random's): "
-            + ", ".join(f"{side}: {'yes' if ok else 'no'}" for side, ok in checks.items())
-        )
-    return "\n".join(lines) + "\n"
-
-
-def seat_csv(report: dict) -> str:
-    rows = []
-    for side, entries in report.items():
-        for policy, entry in entries.items():
-            for n, values in [*entry["per_table"].items(), ("all", entry)]:
-                rows.append({"side": side, "policy": policy, "num_players": n,
-                             **{k: values[k] for k in ("games", "win_rate", "ci_low", "ci_high")}})
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-# ================================================================ both kinds
 def vs_heuristic(config: RunConfig, snapshots: dict[str, str] | None, baselines: bool) -> dict:
     """Per side: win rate (95% Wilson) of the trained snapshot against heuristic opponents, over
     ``evaluation.games_per_generation`` seeded games spread over the evaluation table sizes; with ``baselines``,
@@ -504,7 +112,7 @@ def vs_heuristic(config: RunConfig, snapshots: dict[str, str] | None, baselines:
     result: dict = {key: {} for key in game.type.sides}
     for name in names:
         for side, key in enumerate(game.type.sides):
-            result[key][name] = _side_rate(pooled[_against_heuristic(side, name)], side)
+            result[key][name] = side_rate(pooled[against_heuristic(side, name)], side)
     return result
 
 

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
+import re
 import shlex
 import shutil
 from pathlib import Path
 
-from .storage import RunFolder
+from .storage import EPISODES_ENTRY, RunFolder
 
 __all__ = [
+    "EPISODES_ENTRY",
+    "RESTORED_COUNTERS",
     "discard_incomplete_generations",
     "load_checkpoint",
     "evaluate_command",
@@ -33,28 +37,91 @@ __all__ = [
 ]
 
 PROGRESS_CSV = "progress.csv"
+#: A generation's checkpoint folder (``gen_003``) and the suffix of its TensorBoard event files (``….gen_003``).
+GENERATION_FOLDER = re.compile(r"gen_(\d+)")
+GENERATION_EVENTS = re.compile(r"\.gen_(\d+)$")
 
 
-def load_checkpoint(path: Path, venv):
-    """The ``MaskablePPO`` model saved at ``path``, attached to ``venv``, to train on from a resumed generation.
+#: The counters of a ``MaskablePPO`` restored from a snapshot's ``data`` (plain JSON numbers in SB3's zip; the
+#: hyperparameters and schedules come from the run's config, never from the file).
+RESTORED_COUNTERS = ("num_timesteps", "_total_timesteps", "_num_timesteps_at_start", "_episode_num", "_n_updates",
+                     "_current_progress_remaining")
+#: the one counter that is a fraction (of training left, 1 → 0), not a count
+_FRACTIONS = ("_current_progress_remaining",)
+#: the largest count accepted: SB3 keeps its counters in int64 arithmetic (numpy) in places
+_MAX_COUNT = 2**63 - 1
+
+
+def _counter_error(key: str, value) -> str | None:
+    """Why ``value`` cannot be the counter ``key`` (a crafted 1e300 or NaN trains 0 steps and reports success),
+    or ``None``."""
+    if key in _FRACTIONS:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
+        return None if ok else "a number from 0 to 1"
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT
+    return None if ok else "a non-negative integer"
+
+
+def load_checkpoint(path: Path, model) -> None:
+    """Restore the snapshot at ``path`` into ``model``, a fresh ``MaskablePPO`` built from the run's config
+    (:func:`training.sb3.new_model`, the same arguments as when the run started), to train on from a resumed
+    generation: its policy and optimizer state, its counters (:data:`RESTORED_COUNTERS`) and the episodes of its
+    ``rollout/ep_*`` logs. Data only: SB3's own ``MaskablePPO.load`` would unpickle the zip's ``:serialized:``
+    entries (code, in a crafted file); here they are never read (docs/security.md).
 
     Raises:
-        PolicyLoadError: if ``path`` is missing or is not a readable MaskablePPO zip (a truncated or damaged
-            file), naming the file; nothing in the run folder is changed.
+        PolicyLoadError: if ``path`` is missing or is not a readable MaskablePPO zip of this run's architecture (a
+            truncated or damaged file), or a counter is not a non-negative integer (``_current_progress_remaining``:
+            a number from 0 to 1), naming the file (and the counter); nothing in the run folder is changed.
     """
-    from sb3_contrib import MaskablePPO
-
-    from traitors_env.agents.checkpoint import PolicyLoadError
+    from traitors_env.agents.checkpoint import PolicyLoadError, one_line, read_snapshot, snapshot_activation
 
     if not Path(path).is_file():
         raise PolicyLoadError(f"cannot resume: checkpoint {str(path)!r} is missing")
     try:
-        return MaskablePPO.load(path, env=venv, device="cpu")
-    except Exception as error:  # zipfile.BadZipFile, EOFError, KeyError, pickle errors … from a damaged file
+        data, params = read_snapshot(path)
+        snapshot_activation(path, data)  # another policy class is refused
+        model.policy.load_state_dict(params["policy"], strict=True)
+        model.policy.optimizer.load_state_dict(params["policy.optimizer"])
+        episodes = _saved_episodes(path)
+    except Exception as error:  # PolicyLoadError, a missing optimizer, weights of another net_arch, …
         raise PolicyLoadError(
             f"cannot resume: checkpoint {str(path)!r} is not a readable MaskablePPO zip ({type(error).__name__}: "
-            f"{error}); restore it, or start over with --force"
+            f"{one_line(error)}); restore it, or start over with --force"
         ) from None
+    for key in RESTORED_COUNTERS:  # all checked before any is set
+        if key in data and (expected := _counter_error(key, data[key])):
+            raise PolicyLoadError(f"cannot resume: checkpoint {str(path)!r} has {key} = {data[key]!r} in its data; "
+                                  f"expected {expected}; restore it, or start over with --force")
+    for key in RESTORED_COUNTERS:
+        if key in data:
+            setattr(model, key, data[key])
+    if episodes is not None:
+        from collections import deque
+
+        model.ep_info_buffer = deque(episodes, maxlen=model._stats_window_size)
+        model.ep_success_buffer = deque(maxlen=model._stats_window_size)  # SB3 makes both or neither
+
+
+def _saved_episodes(path: Path) -> list[dict] | None:
+    """The episodes of :data:`EPISODES_ENTRY` with VecMonitor's types (``r`` float32, ``l`` int32: SB3 averages
+    them as such), ``None`` for a snapshot without the entry (written before it existed)."""
+    import zipfile
+
+    import numpy as np
+
+    from traitors_env.agents.checkpoint import MAX_DATA_BYTES
+
+    with zipfile.ZipFile(path) as archive:
+        if EPISODES_ENTRY not in archive.namelist():
+            return None
+        size = archive.getinfo(EPISODES_ENTRY).file_size
+        if size > MAX_DATA_BYTES:  # checked before reading: a zip bomb is refused, not inflated
+            raise ValueError(f"{EPISODES_ENTRY} holds {size} bytes uncompressed; expected at most {MAX_DATA_BYTES}")
+        episodes = json.loads(archive.read(EPISODES_ENTRY).decode("utf-8"))
+    if not isinstance(episodes, list) or not all(isinstance(e, dict) and {"r", "l"} <= set(e) for e in episodes):
+        raise ValueError(f"{EPISODES_ENTRY} is not a list of episodes (objects with 'r' and 'l')")
+    return [{**e, "r": np.float32(e["r"]), "l": np.int32(e["l"])} for e in episodes]
 
 
 def _event_suffix(generation: int) -> str:
@@ -81,10 +148,13 @@ def discard_incomplete_generations(run: RunFolder, completed: int) -> None:
     """Remove what generations after ``completed`` (a count: 1-based generations ``> completed``) left behind."""
     if run.checkpoints.is_dir():
         for folder in run.checkpoints.iterdir():
-            if folder.is_dir() and folder.name.startswith("gen_") and int(folder.name[4:]) > completed:
+            found = GENERATION_FOLDER.fullmatch(folder.name)
+            # only gen_NNN itself: a folder of another name (gen_001_best, a user's copy) is not the run's to delete
+            if found and folder.is_dir() and not folder.is_symlink() and int(found.group(1)) > completed:
                 shutil.rmtree(folder)
     for events in (run.path / "tensorboard").glob("*/events.out.tfevents.*.gen_*"):
-        if int(events.name.rsplit(".gen_", 1)[1]) > completed:
+        found = GENERATION_EVENTS.search(events.name)
+        if found and int(found.group(1)) > completed:
             events.unlink()
     _truncate_progress(run.path / PROGRESS_CSV, completed)
 
@@ -106,10 +176,11 @@ def _truncate_progress(path: Path, completed: int) -> None:
         writer.writerows(rows)
 
 
-def resume_command(args: argparse.Namespace) -> str:
+def resume_command(args: argparse.Namespace, rllib: bool = False) -> str:
     """The ``traitors-train`` command line that resumes the run ``args`` (parsed ``traitors-train`` arguments)
-    started: the same config file and overrides, plus ``--resume``."""
-    words = ["traitors-train", "--config", args.config, "--resume"]
+    started: the same config file and overrides, plus ``--resume`` (and, for an RLlib run, ``rllib``, which this
+    user trained: ``--trust-checkpoint``)."""
+    words = ["traitors-train", "--config", args.config, "--resume"] + (["--trust-checkpoint"] if rllib else [])
     for flag in ("name", "output_dir", "seed", "generations"):
         value = getattr(args, flag, None)
         if value is not None:
@@ -133,7 +204,7 @@ def interrupted_message(args: argparse.Namespace, config) -> str:
     if completed >= total:
         return (
             f"interrupted after training: all {total} generations are saved in {run.path}. Evaluate them with\n"
-            f"  {evaluate_command(run.path)}\nor resume the run (training is done, it evaluates) with\n  {resume_command(args)}"
+            f"  {evaluate_command(run.path)}\nor resume the run (training is done, it evaluates) with\n  {resume_command(args, config.backend == 'rllib')}"
         )
     if not run.config_path.is_file():
         return "interrupted before the run folder was written; nothing was saved"
@@ -141,5 +212,5 @@ def interrupted_message(args: argparse.Namespace, config) -> str:
     return (
         f"interrupted during generation {completed + 1} of {total}: {saved} saved in {run.path}, "
         f"generation {completed + 1} was discarded. Resume (from generation {completed + 1}) with\n"
-        f"  {resume_command(args)}"
+        f"  {resume_command(args, config.backend == 'rllib')}"
     )

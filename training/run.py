@@ -27,6 +27,7 @@ __all__ = [
     "BACKEND_EXTRAS",
     "PROGRESS_COLUMNS",
     "RESUMABLE_CHANGES",
+    "RLLIB_RESUME_REFUSED",
     "RunError",
     "check_backend_extra",
     "derive_seed",
@@ -74,6 +75,12 @@ PROGRESS_COLUMNS = (
 #: The modules of each optional backend's extra (pyproject.toml), checked before the run folder is touched.
 BACKEND_EXTRAS = {"jax": ("jax", ("jax", "flax", "optax", "pgx")), "rllib": ("rllib", ("ray",)),
                   "sb3": ("train", ("torch", "stable_baselines3", "sb3_contrib"))}  # sb3: a wheel installed without [train]
+
+
+#: Why ``--resume`` of an RLlib run needs ``--trust-checkpoint`` (docs/security.md): RLlib restores its algorithm
+#: checkpoint by unpickling, so a run folder from someone else could run code.
+RLLIB_RESUME_REFUSED = ("--resume of an RLlib run restores RLlib's checkpoint, which is a pickle and can run code: "
+                        "resume only a run folder you trained yourself, and say so with --trust-checkpoint")
 
 
 class RunError(RuntimeError):

@@ -238,13 +238,13 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
         print(f"resuming run {config.name!r} at generation {start + 1} of {total_generations} ({done} completed)")
 
     venv = build_vec_env(config)
-    models = {}
+    # Built from the config as at the start of the run, a resumed run's too (its weights are then read as data
+    # only, training.resume.load_checkpoint): the same constructions move the global generators the same way.
+    models = {team: new_model(config, venv, derive_seed(config.seed, 1, index)) for index, team in enumerate(order)}
     if start > 0:
         for team in order:
-            models[team] = load_checkpoint(run.checkpoint(start - 1, team), venv)
+            load_checkpoint(run.checkpoint(start - 1, team), models[team])
     else:
-        for index, team in enumerate(order):
-            models[team] = new_model(config, venv, derive_seed(config.seed, 1, index))
         warm = config.warm_start
         for index, team in enumerate(order):
             if team in warm.sides:  # behaviour cloning before generation 1 (training.clone; off by default)

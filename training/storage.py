@@ -18,19 +18,38 @@ A generation counts as completed once ``state.json`` says so; that file is repla
 
 from __future__ import annotations
 
+import json
 import os
+import zipfile
 from pathlib import Path
 
 from traitors_env.agents.run_folder import RunFolder, RunFolderError
 from traitors_env.files import atomic_write_text
 
-__all__ = ["RunFolder", "RunFolderError", "atomic_write_text", "save_model_atomic"]
+__all__ = ["EPISODES_ENTRY", "RunFolder", "RunFolderError", "atomic_write_text", "save_model_atomic"]
+
+#: The zip entry :func:`save_model_atomic` adds: the episodes SB3 averages its ``rollout/ep_*`` logs over, as JSON
+#: (SB3 itself pickles them into ``data``, which a resume never unpickles: :func:`training.resume.load_checkpoint`).
+EPISODES_ENTRY = "ep_info_buffer.json"
 
 
 def save_model_atomic(model, path: Path) -> None:
-    """``model.save`` to a temporary ``.zip`` beside ``path``, then ``os.replace`` (SB3 appends ``.zip`` otherwise)."""
+    """``model.save`` to a temporary ``.zip`` beside ``path``, then ``os.replace`` (SB3 appends ``.zip`` otherwise).
+
+    The zip also gets ``ep_info_buffer.json`` (:data:`EPISODES_ENTRY`): the episodes SB3's
+    ``rollout/ep_*`` logs average over, as JSON, so that a resumed run, which never unpickles SB3's own copy in
+    ``data``, logs what the uninterrupted run logs. SB3's loader ignores the entry.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.stem}.tmp.zip")
     model.save(tmp)
+    episodes = [{key: _plain(value) for key, value in episode.items()} for episode in model.ep_info_buffer or ()]
+    with zipfile.ZipFile(tmp, "a") as archive:
+        archive.writestr(EPISODES_ENTRY, json.dumps(episodes))
     os.replace(tmp, path)
+
+
+def _plain(value):
+    """A numpy scalar of VecMonitor's episode info as the JSON number or bool it holds (exactly: float32 in a double)."""
+    return value.item() if hasattr(value, "item") else value

@@ -36,7 +36,17 @@ How transitions are formed:
   learn from; :meth:`TeamEnv.reset` deals again and counts it in ``info["games_without_learner_decision"]``.
 
 Draws, per game, from the env's generator in this order: the table size, the deal's seed, the opponent
-(:meth:`OpponentPool.draw`).
+(:meth:`OpponentPool.draw`). ``reset(seed=s)`` fixes everything that follows, as gymnasium's contract asks: it
+seeds the env's generator and restarts the opponent pool's own stream (:meth:`OpponentPool.reseed`, from ``s``
+and :data:`POOL_STREAM`), which the opponents' bots and sampled policies draw from.
+
+Masked actions: :meth:`TeamEnv.action_masks` gives the legal ones. A learner action outside the mask raises the
+game's illegal-action error by default (a learner that sends one has a bug). With ``illegal_actions="lose"`` the
+env follows PettingZoo's convention for illegal moves (``TerminateIllegalWrapper``): the game ends there, the
+learner loses (reward :data:`ILLEGAL_ACTION_REWARD`, ``info["illegal_action"]`` true). That accepts every action
+of ``action_space``, which gymnasium's ``check_env`` needs: it steps with an unmasked ``action_space.sample()``
+drawn before the ``reset`` it is played after, so no mask could be given to it
+(``tests/training/test_team_env_seeding.py``).
 
 Observations are the environment's ``float32`` vector divided by :func:`~training.agents.observation_scale`
 (every feature in [-1, 1]); the action mask comes from :meth:`TeamEnv.action_masks`, which sb3-contrib's
@@ -52,12 +62,18 @@ import numpy as np
 from gymnasium import spaces
 
 from traitors_env.core import Game, load_game
+from traitors_env.core.actions import as_index, is_index
 from traitors_env.core.registry import DEFAULT_GAME
 
 from .agents import OpponentPool, observation_scale
 from .table_sizes import table_size_probabilities
 
-__all__ = ["IllegalOpponentActionError", "TeamEnv", "parse_side"]
+__all__ = ["ILLEGAL_ACTION_REWARD", "POOL_STREAM", "IllegalOpponentActionError", "TeamEnv", "parse_side"]
+
+#: Mixed with ``reset``'s seed to seed the opponent pool's stream (another stream than the env's own generator).
+POOL_STREAM = 0x9001
+#: The learner's reward for an action outside its mask with ``illegal_actions="lose"`` (PettingZoo's -1).
+ILLEGAL_ACTION_REWARD = -1.0
 
 
 class IllegalOpponentActionError(ValueError):
@@ -76,6 +92,9 @@ class TeamEnv(gymnasium.Env):
         player_count_weights: relative weights of ``player_counts``; ``None`` = uniform.
         claims: the claim step of the game.
         game: the game (registry name, environment id or :class:`~traitors_env.core.Game`).
+        hindsight: put the game's hindsight answer of each learner decision in ``info`` (see below).
+        illegal_actions: ``"raise"`` (default): a learner action outside the mask raises; ``"lose"``: it ends the
+            game, lost (see the module doc).
 
     Spaces: observation ``Box(-1, 1, observation_shape, float32)`` (scaled); action ``Discrete(num_actions)``.
 
@@ -104,8 +123,13 @@ class TeamEnv(gymnasium.Env):
         claims: bool = True,
         game: Game | str = DEFAULT_GAME,
         hindsight: bool = False,
+        illegal_actions: str = "raise",
     ) -> None:
         super().__init__()
+        if illegal_actions not in ("raise", "lose"):
+            raise ValueError(f"illegal_actions={illegal_actions!r}; expected 'raise' or 'lose'")
+        self.illegal_actions = illegal_actions
+        self._forfeited = False
         self.registered_game: Game = load_game(game)
         kind = self.registered_game.type
         self.observation_space = spaces.Box(low=-1.0, high=1.0, shape=kind.observation_shape, dtype=np.float32)
@@ -168,6 +192,9 @@ class TeamEnv(gymnasium.Env):
             RuntimeError: if the given position ends before the learner's first decision.
         """
         super().reset(seed=seed)
+        if seed is not None and hasattr(self.pool, "reseed"):  # the opponents' stream too: the seed fixes the game
+            self.pool.reseed([int(seed), POOL_STREAM])
+        self._forfeited = False
         position = (options or {}).get("position")
         skipped = 0
         while True:
@@ -210,13 +237,18 @@ class TeamEnv(gymnasium.Env):
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
         env = self._env
-        if env is None or env.game.is_terminal:
+        if env is None or env.game.is_terminal or self._forfeited:
             raise RuntimeError("step() called before reset() or after the game ended; call reset()")
         state = env.game
         seat = state.current_player
+        # Both modes take the same actions: Python and numpy ints and 0-d integer arrays (gymnasium's Discrete holds
+        # these); a float or bool is no action index, refused by the engine or forfeited, never truncated by int().
+        action = as_index(action)
+        if self.illegal_actions == "lose" and not self._legal(state, action):
+            return self._forfeit(seat, action)
         # read before the action is applied: the label belongs to the decision (hidden state; never observed)
         label = self._hindsight(state, seat) if self._hindsight is not None else None
-        env.step(int(action))  # raises the game's illegal-action error (naming the legal set) for a masked action
+        env.step(action)  # raises the game's illegal-action error (naming the legal set) for a masked action
         self._decisions += 1
         self._game_decisions += 1
         self._last_learner_seat = seat
@@ -240,11 +272,25 @@ class TeamEnv(gymnasium.Env):
         """The legal actions of the learner seat to act, ``bool`` shape ``(num_actions,)``; all ``False`` once the
         game is over."""
         state = self._env.game
-        if state.is_terminal:
+        if state.is_terminal or self._forfeited:
             return np.zeros(self.action_space.n, dtype=bool)
         return state.legal_mask().astype(bool)
 
     # ------------------------------------------------------------ internals
+    @staticmethod
+    def _legal(state, action) -> bool:
+        mask = state.legal_mask()
+        return is_index(action, mask.size) and bool(mask[action])
+
+    def _forfeit(self, seat: int, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """``illegal_actions="lose"``: the game ends on the learner's illegal ``action``, lost."""
+        self._forfeited = True
+        self._decisions += 1
+        info = {"illegal_action": True, "action": action, "won": False, "num_players": self._env.game.num_players,
+                "learner_decisions": self._decisions, "game_decisions": self._game_decisions,
+                "opponent": self._opponent_kind}
+        return self._observe(seat), ILLEGAL_ACTION_REWARD, True, False, info
+
     @property
     def game(self):
         """The running engine state (for tests and debugging; not an observation)."""

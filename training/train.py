@@ -35,7 +35,14 @@ from traitors_env.core.registry import DEFAULT_GAME
 from .config import ConfigError, RunConfig, config_from_dict, load_config
 from .evaluate import EvaluationError, evaluate_run, evaluation_is_current
 from .resume import evaluate_command, interrupted_message
-from .run import RunError, check_backend_extra, derive_seed, prepare_run_folder, saved_generations  # noqa: F401
+from .run import (  # noqa: F401
+    RLLIB_RESUME_REFUSED,
+    RunError,
+    check_backend_extra,
+    derive_seed,
+    prepare_run_folder,
+    saved_generations,
+)
 from .sb3 import build_vec_env, configure_team  # noqa: F401
 from .sb3 import new_model as _new_model  # noqa: F401
 from .storage import RunFolder, RunFolderError, save_model_atomic  # noqa: F401
@@ -62,16 +69,21 @@ def backend_module(backend: str):
     return importlib.import_module(BACKENDS[backend])
 
 
-def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFolder:
+def train(config: RunConfig, resume: bool = False, force: bool = False, trust_checkpoint: bool = False) -> RunFolder:
     """Run (or resume) the generations of ``config`` with its backend; returns the run folder.
 
+    ``trust_checkpoint``: resuming an RLlib run restores RLlib's own checkpoint, pickles that can run code; it is
+    refused without (:data:`RLLIB_RESUME_REFUSED`). The other backends read their checkpoints as data.
+
     Raises:
-        RunError: see :func:`training.run.prepare_run_folder`.
+        RunError: see :func:`training.run.prepare_run_folder`; an RLlib ``resume`` without ``trust_checkpoint``.
     """
     if config.league is not None:  # population training (backend: jax only, checked by the config)
         from .jax_backend.league import train_league
 
         return train_league(config, resume=resume, force=force)
+    if config.backend == "rllib":
+        return backend_module("rllib").train(config, resume=resume, force=force, trust_checkpoint=trust_checkpoint)
     return backend_module(config.backend).train(config, resume=resume, force=force)
 
 
@@ -104,6 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", help="a shipped config's name (quick, tiny, …: --list-configs) or a YAML file's path")
     parser.add_argument("--list-configs", action="store_true", help="print the shipped configs, one line each, and exit")
     parser.add_argument("--resume", action="store_true", help="continue the run from its last completed generation")
+    parser.add_argument("--trust-checkpoint", action="store_true",
+                        help="needed to --resume an RLlib run: its checkpoint is a pickle, which can run code; resume "
+                        "only a run folder you trained yourself")
     parser.add_argument("--force", action="store_true", help="delete an existing run folder of the same name first")
     parser.add_argument("--name", default=None, help="override name of the config (the run folder <output-dir>/<name>)")
     parser.add_argument("--output-dir", default=None, help="override output_dir of the config")
@@ -136,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if data.get("league"):  # a league's iterations are its generations
                 data["league"]["iterations"] = args.generations
         config = config_from_dict(data, "command line")
+        if args.resume and config.backend == "rllib" and config.league is None and not args.trust_checkpoint:
+            raise RunError(RLLIB_RESUME_REFUSED)  # before anything of the run folder is read
         check_backend_extra(config)
         if config.backend == "rllib" and argv is None:  # the command itself, not a call from Python
             from .rllib.runner import pin_hash_seed
@@ -156,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     data["league"]["iterations"] = saved
                 config = config_from_dict(data, "command line")
         began = time.perf_counter()
-        run = train(config, resume=args.resume, force=args.force)
+        run = train(config, resume=args.resume, force=args.force, trust_checkpoint=args.trust_checkpoint)
         trained = time.perf_counter() - began
         if args.no_eval:
             print(f"run folder: {run.path} (not evaluated: --no-eval); evaluate it with: {evaluate_command(run.path)}")

@@ -51,6 +51,9 @@ They are reported, never enforced: the exit status is 0 whether they are met or 
 
 ``--json PATH`` writes the same figures machine-readably (see :func:`run_benchmark`); ``--jax`` adds the
 batched JAX twin of every game that has one (:mod:`traitors_env.benchmark_jax`).
+
+This module chooses the games and tables, runs the measurement and holds the command line; the loops it times are in
+:mod:`traitors_env.benchmark_loops`, the ratios, targets and report in :mod:`traitors_env.benchmark_report`.
 """
 
 from __future__ import annotations
@@ -59,217 +62,49 @@ import argparse
 import json
 import os
 import platform
-import random
-import statistics
 import sys
-import time
-import tracemalloc
-import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from .benchmark_loops import (
+    APIS,
+    CLOCKS,
+    LEDUC,
+    LEDUC_APIS,
+    MEMORY_METHOD,
+    Budget,
+    Run,
+    Section,
+    load_leduc,
+    peak_kib,
+    play_aec,
+    play_engine,
+    random_legal_action,
+    runner_for,
+)
+from .benchmark_report import (
+    ISSUE_LEDUC_ENV_RATE,
+    TARGET_ENGINE_RATE,
+    TARGET_ENV_RATIO,
+    TARGET_ENV_VS_RAW,
+    TARGET_MAX_SLOWDOWN,
+    TARGET_PLAYERS,
+    TARGET_RAW_RATIO,
+    format_report,
+    ratios_of,
+    targets_of,
+)
 from .core.game import Game
 from .core.registry import GameLoadError, load_game, registered_games
+from .files import atomic_write_text, output_problem
 
-#: The loops measured for each game and table size, in table order.
-APIS = ("env", "raw_env", "engine")
-#: The leduc_holdem_v4 loops measured as the reference.
-LEDUC = "leduc_holdem_v4"
-LEDUC_APIS = ("env", "raw_env")
-
-TARGET_PLAYERS = 5
-TARGET_ENV_RATIO = 1.5
-TARGET_RAW_RATIO = 4.0
-#: env() against the same game's raw_env() (issue 26: PettingZoo's wrappers in one cheap layer).
-TARGET_ENV_VS_RAW = 0.6
-TARGET_ENGINE_RATE = 100_000.0
-#: leduc_holdem_v4 env() decisions/s on the machine the issue's targets were set on: the engine target
-#: in leduc units is TARGET_ENGINE_RATE / ISSUE_LEDUC_ENV_RATE ≈ 9.1 × leduc env(), a figure any machine can check.
-ISSUE_LEDUC_ENV_RATE = 11_000.0
-TARGET_MAX_SLOWDOWN = 2.0
-
-MEMORY_METHOD = (
-    "tracemalloc peak (Python objects and numpy buffers) while building the environment and playing "
-    "the memory games, in a separate untimed pass"
-)
-
-
-#: The clocks a run can be timed with (``--clock``).
-CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
-
-
-@dataclass
-class Budget:
-    """How long one repetition runs: ``games`` episodes if given, else at least ``seconds`` of play.
-
-    ``clock`` names the clock of :data:`CLOCKS` that times it: ``"cpu"`` (this process's CPU time,
-    the default: less disturbed by other processes on a shared machine) or ``"wall"``.
-    """
-
-    seconds: float = 1.0
-    games: int | None = None
-    clock: str = "cpu"
-
-    def done(self, episodes: int, elapsed: float) -> bool:
-        if self.games is not None:
-            return episodes >= self.games
-        return elapsed >= self.seconds
-
-
-@dataclass
-class Run:
-    """One measured repetition: decisions, finished episodes, seconds."""
-
-    decisions: int
-    episodes: int
-    seconds: float
-
-    @property
-    def rate(self) -> float:
-        return self.decisions / self.seconds if self.seconds > 0 else float("nan")
-
-
-@dataclass
-class Section:
-    """All repetitions of one loop (one game, table size and API)."""
-
-    game: str
-    players: int
-    api: str
-    runs: list[Run] = field(default_factory=list)
-    peak_kib: float | None = None
-
-    @property
-    def median_rate(self) -> float:
-        return statistics.median(run.rate for run in self.runs)
-
-    @property
-    def mean_episode_length(self) -> float:
-        episodes = sum(run.episodes for run in self.runs)
-        return sum(run.decisions for run in self.runs) / episodes if episodes else float("nan")
-
-    def as_dict(self) -> dict:
-        rates = [run.rate for run in self.runs]
-        return {
-            "decisions_per_s": self.median_rate,
-            "decisions_per_s_min": min(rates),
-            "decisions_per_s_max": max(rates),
-            "mean_episode_length": self.mean_episode_length,
-            "peak_memory_kib": self.peak_kib,
-            "runs": [
-                {
-                    "decisions": run.decisions,
-                    "episodes": run.episodes,
-                    "seconds": run.seconds,
-                    "decisions_per_s": run.rate,
-                }
-                for run in self.runs
-            ],
-        }
-
-
-# ------------------------------------------------------------------ the loops
-def random_legal_action(chooser: random.Random, action_mask: np.ndarray) -> int:
-    """A uniformly random legal action from a 1-D ``action_mask`` (the same code for every env measured).
-
-    ``int(random() * k)`` rather than ``randrange(k)``: the same choice up to a bias below 2**-45,
-    at a fraction of the cost, so the loop measures the environment rather than the chooser.
-    """
-    legal = action_mask.nonzero()[0]
-    return int(legal[int(chooser.random() * len(legal))])
-
-
-def play_aec(env, seed: int, budget: Budget) -> Run:
-    """The standard AEC loop over ``env`` with random legal actions, until ``budget`` is spent.
-
-    ``env.reset(seed=seed)`` before timing; every later episode starts with ``env.reset()``
-    (continuing the env's RNG), inside the timing.
-    """
-    chooser = random.Random(seed)
-    env.reset(seed=seed)
-    decisions = episodes = 0
-    clock = CLOCKS[budget.clock]
-    start = clock()
-    while True:
-        for _agent in env.agent_iter():
-            observation, reward, termination, truncation, info = env.last()
-            if termination or truncation:
-                action = None
-            else:
-                action = random_legal_action(chooser, observation["action_mask"])
-                decisions += 1
-            env.step(action)
-        episodes += 1
-        elapsed = clock() - start
-        if budget.done(episodes, elapsed):
-            return Run(decisions, episodes, elapsed)
-        env.reset()
-
-
-def play_engine(game: Game, num_players: int, seed: int, budget: Budget) -> Run:
-    """Random legal games of ``game``'s engine alone: legal actions and transitions, no observation.
-
-    The games are the ones :func:`play_aec` plays on ``game.raw_env`` with the same seed: the same
-    episode seeds (``raw_env.reset`` deals ``game.new_initial_state(n, episode_seed)``), the same chooser, and
-    ``legal_actions()`` is sorted like the indices of the mask.
-    """
-    chooser = random.Random(seed)
-    rng = np.random.default_rng(seed)  # draws the later episodes' seeds, as raw_env.reset() does
-    episode_seed = seed
-    new_game = game.new_initial_state
-    decisions = episodes = 0
-    clock = CLOCKS[budget.clock]
-    start = clock()
-    while True:
-        state = new_game(num_players, episode_seed, True)
-        episode_seed = int(rng.integers(2**63))
-        while not state.is_terminal:
-            legal = state.legal_actions()
-            state.apply_action(legal[int(chooser.random() * len(legal))])
-            decisions += 1
-        episodes += 1
-        elapsed = clock() - start
-        if budget.done(episodes, elapsed):
-            return Run(decisions, episodes, elapsed)
-
-
-def load_leduc():
-    """PettingZoo's ``leduc_holdem_v4`` module, or the reason it cannot be loaded (a ``str``)."""
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "create env without registry" DeprecationWarning
-            from pettingzoo.classic import leduc_holdem_v4
-    except Exception as error:  # ImportError, gymnasium's DependencyNotInstalled, …
-        return f"leduc_holdem_v4 could not be imported ({type(error).__name__}: {error}); install the extra: pip install -e '.[bench]'"
-    return leduc_holdem_v4
-
-
-def _runner(section: Section, game: Game | None, leduc) -> Callable[[int, Budget], Run]:
-    """A function ``(seed, budget) -> Run`` that builds a fresh environment and plays it."""
-    if game is None:  # leduc_holdem_v4
-        make = leduc.env if section.api == "env" else leduc.raw_env
-        return lambda seed, budget: play_aec(make(), seed, budget)
-    n = section.players
-    if section.api == "engine":
-        return lambda seed, budget: play_engine(game, n, seed, budget)
-    make = game.env if section.api == "env" else game.raw_env
-    return lambda seed, budget: play_aec(make(num_players=n, claims=True), seed, budget)
-
-
-def _peak_kib(runner: Callable[[int, Budget], Run], seed: int, games: int) -> float:
-    """tracemalloc peak, in KiB above the traced memory at the start, of building an env and playing ``games``."""
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        runner(seed, Budget(games=games, clock="wall"))
-        return (tracemalloc.get_traced_memory()[1] - base) / 1024
-    finally:
-        tracemalloc.stop()
-
+__all__ = [
+    "APIS", "CLOCKS", "ISSUE_LEDUC_ENV_RATE", "LEDUC", "LEDUC_APIS", "MEMORY_METHOD", "TARGET_ENGINE_RATE",
+    "TARGET_ENV_RATIO", "TARGET_ENV_VS_RAW", "TARGET_MAX_SLOWDOWN", "TARGET_PLAYERS", "TARGET_RAW_RATIO", "Budget",
+    "Run", "Section", "default_players", "format_report", "load_leduc", "main", "plan_tables", "play_aec",
+    "play_engine", "random_legal_action", "run_benchmark", "select_games",
+]
 
 # ------------------------------------------------------------------ which games, which tables
 def default_players(game: Game) -> tuple[int, ...]:
@@ -395,44 +230,19 @@ def run_benchmark(
     sections = [Section(env_id, n, api) for env_id, sizes in tables.items() for n in sizes for api in APIS]
     if skipped is None:
         sections += [Section(LEDUC, 2, api) for api in LEDUC_APIS]
-    runners = [_runner(s, by_id.get(s.game), leduc_module) for s in sections]
+    runners = [runner_for(s, by_id.get(s.game), leduc_module) for s in sections]
 
-    for section, runner in zip(sections, runners):  # fill caches, import lazily-loaded code
-        say(f"warm-up {section.game} {section.players}p {section.api}")
-        runner(seed + 10_000, Budget(games=warmup_games, clock=budget.clock))
-    # A repetition is ``slices`` rounds in which every loop plays budget/slices, the order reversed
-    # every other round: a slow spell of a shared machine (seconds long) then falls on every loop
-    # alike, instead of on whichever loop ran during it.
-    slices = 1 if budget.games is not None else slices
-    part = Budget(seconds=budget.seconds / slices, games=budget.games, clock=budget.clock)
-    order = list(range(len(sections)))
-    for rep in range(repeats):
-        say(f"repetition {rep + 1}/{repeats}")
-        totals = [Run(0, 0, 0.0) for _ in sections]
-        for round_ in range(slices):
-            for i in order if round_ % 2 == 0 else reversed(order):
-                run = runners[i](seed + rep * slices + round_, part)
-                totals[i] = Run(
-                    totals[i].decisions + run.decisions,
-                    totals[i].episodes + run.episodes,
-                    totals[i].seconds + run.seconds,
-                )
-        for section, total in zip(sections, totals):
-            section.runs.append(total)
-    if memory_games > 0:
-        say("memory pass (tracemalloc)")
-        for section, runner in zip(sections, runners):
-            section.peak_kib = _peak_kib(runner, seed, memory_games)
+    _measure(sections, runners, budget, repeats, seed, slices, warmup_games, memory_games, say)
 
     figures = {
         env_id: {str(n): {s.api: s.as_dict() for s in sections if s.game == env_id and s.players == n} for n in sizes}
         for env_id, sizes in tables.items()
     }
     leduc_figures = {s.api: s.as_dict() for s in sections if s.game == LEDUC} or None
-    ratios: dict = {env_id: _ratios(table, leduc_figures) for env_id, table in figures.items()}
+    ratios: dict = {env_id: ratios_of(table, leduc_figures) for env_id, table in figures.items()}
     first = next(iter(figures))
     ratios.update(ratios[first])  # the first game's per-size ratios where they were before issue 26
-    targets = [t for env_id, table in figures.items() for t in _targets(by_id[env_id], table, leduc_figures)]
+    targets = [t for env_id, table in figures.items() for t in targets_of(by_id[env_id], table, leduc_figures)]
     encoders = {env_id: str(game.extras.get("observation_encoder", "not declared")) for env_id, game in by_id.items()}
     return {
         "meta": {
@@ -470,68 +280,36 @@ def run_benchmark(
     }
 
 
-def _ratios(table: dict, leduc: dict | None) -> dict:
-    """Per table size: every loop over leduc's ``env()`` and ``raw_env()`` (when leduc ran), and ``env()`` over
-    ``raw_env()``."""
-    out = {}
-    for n, apis in table.items():
-        entry = {}
-        if leduc:
-            for api in APIS:
-                for ref in LEDUC_APIS:
-                    entry[f"{api}_vs_leduc_{ref}"] = apis[api]["decisions_per_s"] / leduc[ref]["decisions_per_s"]
-        entry["env_vs_raw_env"] = apis["env"]["decisions_per_s"] / apis["raw_env"]["decisions_per_s"]
-        out[n] = entry
-    return out
-
-
-def _rates(figures: dict) -> list[float]:
-    return [run["decisions_per_s"] for run in figures["runs"]]
-
-
-def _target(name: str, measured: float, per_repetition: list[float], required: float, at_least: bool) -> dict:
-    return {
-        "name": name,
-        "measured": measured,
-        # The same figure within each repetition (its loops ran interleaved, so a slow spell cancels).
-        "per_repetition": per_repetition,
-        "required": f"{'>=' if at_least else '<='} {required:g}",
-        "met": measured >= required if at_least else measured <= required,
-    }
-
-
-def _ratio_target(name: str, figures: dict, reference: dict, required: float, at_least: bool = True) -> dict:
-    """A target on ``figures`` / ``reference`` (decisions/s): the ratio of the medians, and per repetition."""
-    measured = figures["decisions_per_s"] / reference["decisions_per_s"]
-    paired = [a / b for a, b in zip(_rates(figures), _rates(reference))]
-    return _target(name, measured, paired, required, at_least)
-
-
-def _targets(game: Game, table: dict, leduc: dict | None) -> list[dict]:
-    """The issue's targets that this run's figures of ``game`` can decide: the medians' figure, and per repetition."""
-    targets = []
-    key = str(TARGET_PLAYERS)
-    if key in table:
-        at = table[key]
-        if leduc:
-            for api, factor in (("env", TARGET_ENV_RATIO), ("raw_env", TARGET_RAW_RATIO)):
-                name = f"{api}() at {TARGET_PLAYERS} players / {LEDUC} env()"
-                targets.append(_ratio_target(name, at[api], leduc["env"], factor))
-        name = f"engine decisions/s at {TARGET_PLAYERS} players"
-        engine = at["engine"]
-        targets.append(_target(name, engine["decisions_per_s"], _rates(engine), TARGET_ENGINE_RATE, True))
-        if leduc:  # the same target measured against this machine's speed instead of the issue's machine's
-            name = f"engine at {TARGET_PLAYERS} players / {LEDUC} env() (the engine target in leduc units)"
-            required = round(TARGET_ENGINE_RATE / ISSUE_LEDUC_ENV_RATE, 1)
-            targets.append(_ratio_target(name, engine, leduc["env"], required))
-        name = f"env() at {TARGET_PLAYERS} players / raw_env()"
-        targets.append(_ratio_target(name, at["env"], at["raw_env"], TARGET_ENV_VS_RAW))
-    lo, hi = str(game.type.min_players), str(game.type.max_players)
-    if lo in table and hi in table and lo != hi:
-        for api in APIS:
-            name = f"{api} slowdown from {lo} to {hi} players"
-            targets.append(_ratio_target(name, table[lo][api], table[hi][api], TARGET_MAX_SLOWDOWN, at_least=False))
-    return [{"name": t["name"], "game": game.type.env_id, **t} for t in targets]
+def _measure(sections: list[Section], runners: list, budget: Budget, repeats: int, seed: int, slices: int,
+             warmup_games: int, memory_games: int, say: Callable[[str], None]) -> None:
+    """Play every section's loop: the warm-up, then ``repeats`` repetitions into ``section.runs``, then the memory
+    pass into ``section.peak_kib`` (see :func:`run_benchmark`)."""
+    for section, runner in zip(sections, runners):  # fill caches, import lazily-loaded code
+        say(f"warm-up {section.game} {section.players}p {section.api}")
+        runner(seed + 10_000, Budget(games=warmup_games, clock=budget.clock))
+    # A repetition is ``slices`` rounds in which every loop plays budget/slices, the order reversed
+    # every other round: a slow spell of a shared machine (seconds long) then falls on every loop
+    # alike, instead of on whichever loop ran during it.
+    slices = 1 if budget.games is not None else slices
+    part = Budget(seconds=budget.seconds / slices, games=budget.games, clock=budget.clock)
+    order = list(range(len(sections)))
+    for rep in range(repeats):
+        say(f"repetition {rep + 1}/{repeats}")
+        totals = [Run(0, 0, 0.0) for _ in sections]
+        for round_ in range(slices):
+            for i in order if round_ % 2 == 0 else reversed(order):
+                run = runners[i](seed + rep * slices + round_, part)
+                totals[i] = Run(
+                    totals[i].decisions + run.decisions,
+                    totals[i].episodes + run.episodes,
+                    totals[i].seconds + run.seconds,
+                )
+        for section, total in zip(sections, totals):
+            section.runs.append(total)
+    if memory_games > 0:
+        say("memory pass (tracemalloc)")
+        for section, runner in zip(sections, runners):
+            section.peak_kib = peak_kib(runner, seed, memory_games)
 
 
 def _version(distribution: str) -> str | None:
@@ -559,85 +337,6 @@ def _load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except (AttributeError, OSError):
         return None
-
-
-# ------------------------------------------------------------------ report
-def format_report(result: dict) -> str:
-    """The figures of :func:`run_benchmark` as markdown tables: one row per game, table size and loop."""
-    meta = result["meta"]
-    budget = (
-        f"{meta['games_per_repeat']} games"
-        if meta["games_per_repeat"] is not None
-        else f"{meta['seconds_per_repeat']:g} s in {meta['slices']} interleaved parts"
-    )
-    encoders = ", ".join(f"{game} {encoder}" for game, encoder in meta["observation_encoders"].items())
-    load = meta.get("load_average")
-    lines = [
-        f"Random legal games, claims on; median of {meta['repeats']} repetitions of {budget} each; seed {meta['seed']}; "
-        f"timed by {'process CPU time' if meta['clock'] == 'cpu' else 'wall-clock time'}.",
-        f"Python {meta['python']}, numpy {meta['numpy']}, pettingzoo {meta['pettingzoo']}, rlcard {meta['rlcard']}; "
-        f"{meta['machine']}, {meta['cpu_count']} CPUs"
-        + (
-            ""
-            if load is None
-            else f", load average {' '.join(f'{x:.2f}' for x in load)} at the start, "
-            f"{' '.join(f'{x:.2f}' for x in meta['load_average_after'])} at the end"
-        )
-        + f"; observation encoder: {encoders}.",
-        "",
-        "| game | players | API | decisions/s (median) | min–max | × raw_env() | × leduc env() | × leduc raw_env() "
-        "| mean episode length | peak memory (KiB) |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-
-    def row(game: str, players: int, api: str, figures: dict, ratios: dict | None, raw_env: dict | None) -> str:
-        def ratio(ref: str) -> str:
-            key = f"{api}_vs_leduc_{ref}"
-            return f"{ratios[key]:.2f}" if ratios and key in ratios else "–"
-
-        own = f"{figures['decisions_per_s'] / raw_env['decisions_per_s']:.2f}" if raw_env else "–"
-        peak = figures["peak_memory_kib"]
-        return (
-            f"| {game} | {players} | {api} | {figures['decisions_per_s']:,.0f} | "
-            f"{figures['decisions_per_s_min']:,.0f}–{figures['decisions_per_s_max']:,.0f} | {own} | {ratio('env')} | "
-            f"{ratio('raw_env')} | {figures['mean_episode_length']:.1f} | {'–' if peak is None else f'{peak:,.0f}'} |"
-        )
-
-    for game in meta["games"]:
-        for n, apis in result[game].items():
-            for api, figures in apis.items():
-                lines.append(row(game, int(n), api, figures, result["ratios"][game].get(n), apis["raw_env"]))
-    leduc = result[LEDUC]
-    if leduc:
-        for api, figures in leduc.items():
-            lines.append(row(LEDUC, 2, api, figures, None, None))
-    lines.append("")
-    rss = meta["max_rss_kib"]
-    lines.append(
-        f"Peak memory: {meta['memory_method']} ({meta['memory_games']} games); "
-        f"process ru_maxrss: {'not reported' if rss is None else f'{rss:,.0f} KiB'}."
-    )
-    for game, reason in meta["skipped_games"].items():
-        lines.append(f"{game} skipped: {reason}.")
-    if result["leduc_skipped"]:
-        lines.append(f"{LEDUC} skipped: {result['leduc_skipped']}")
-    if result["targets"]:
-        lines += [
-            "",
-            "| game | target | measured (medians) | per repetition (min–max) | required | met |",
-            "|---|---|---:|---:|---:|---|",
-        ]
-
-        def number(value: float) -> str:
-            return f"{value:,.0f}" if value >= 1000 else f"{value:.2f}"
-
-        for target in result["targets"]:
-            spread = target["per_repetition"]
-            lines.append(
-                f"| {target.get('game') or '–'} | {target['name']} | {number(target['measured'])} | "
-                f"{number(min(spread))}–{number(max(spread))} | {target['required']} | {'yes' if target['met'] else 'NO'} |"
-            )
-    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------ command line
@@ -753,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
         value = getattr(args, name)
         if value is not None and (value < 0 or (value == 0 and name != "memory_games")):
             parser.error(f"--{name.replace('_', '-')}={value!r}; expected a positive number")
+    if args.json and (problem := output_problem(args.json, folder=False, make_parents=False)):
+        parser.error(f"--json {problem}")  # before the measurement, not after it
     try:
         chosen = select_games(args.game_names)
     except ValueError as error:  # UnknownGameError
@@ -796,9 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(_run_jax(args, result, quick, progress))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(result, handle, indent=2)
-            handle.write("\n")
+        atomic_write_text(args.json, json.dumps(result, indent=2) + "\n")
     return 0
 
 

@@ -1,9 +1,11 @@
-"""Atomic file writes: a kill never leaves a half-written file behind a final name."""
+"""File helpers: atomic writes (a kill never leaves a half-written file behind a final name), and paths read from
+a data file confined to its folder (:func:`confined_path`)."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 
@@ -29,14 +31,34 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    """The process's umask, read without changing it where the system allows (Linux 4.7+: ``/proc/self/status``).
+
+    ``os.umask`` reads it only by setting it: setting 0 for a moment, as before, let another thread create a file
+    in that moment with the wrong mode. Elsewhere it is read once, under a lock, and kept.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):  # "Umask:\t0022"
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    global _cached_umask
+    with _umask_lock:
+        if _cached_umask is None:
+            _cached_umask = os.umask(0o077)  # the strictest mask for that moment: a file made then is private
+            os.umask(_cached_umask)
+        return _cached_umask
 
 
-def output_problem(path: str | Path, folder: bool = True) -> str | None:
+_umask_lock = threading.Lock()
+_cached_umask: int | None = None
+
+
+def output_problem(path: str | Path, folder: bool = True, make_parents: bool = True) -> str | None:
     """Why ``path`` cannot be written as an output folder (``folder``) or file, or ``None``: it, or a folder it
-    would be made in, is an existing file (or, for a file, it is an existing folder). Checked before any work, so
+    would be made in, is an existing file (or, for a file, it is an existing folder), or the folder it would be
+    written in is not writable; with ``make_parents=False``, its folder does not exist. Checked before any work, so
     that a long run does not fail at its last step."""
     path = Path(path)
     if path.exists():
@@ -44,8 +66,32 @@ def output_problem(path: str | Path, folder: bool = True) -> str | None:
             return f"{str(path)!r} is a file; expected a folder (made if missing)"
         if not folder and path.is_dir():
             return f"{str(path)!r} is a folder; expected a file to write"
-        return None
-    blocker = next((p for p in path.parents if p.exists()), None)
-    if blocker is not None and not blocker.is_dir():
-        return f"{str(path)!r} cannot be made: {str(blocker)!r} is a file"
+        where = path if folder else path.parent  # an atomic write makes its temporary file beside the file
+    else:
+        blocker = next((p for p in path.parents if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            return f"{str(path)!r} cannot be made: {str(blocker)!r} is a file"
+        if not make_parents and blocker != path.parent:
+            return f"{str(path)!r} cannot be written: its folder {str(path.parent)!r} does not exist"
+        where = blocker
+    if where is not None and not os.access(where, os.W_OK | os.X_OK):
+        return f"{str(path)!r} cannot be written: the folder {str(where)!r} is not writable"
     return None
+
+
+def confined_path(folder: str | Path, relative: str) -> Path:
+    """``folder / relative`` for a path read from a data file in ``folder`` (a league member's checkpoint): a file
+    someone sent must not lead the reader to any other file on the machine.
+
+    Raises:
+        ValueError: for an absolute path, or one that leads outside ``folder`` once ``..`` and symbolic links are
+            resolved (the message names the path, where it leads and the folder).
+    """
+    folder = Path(folder)
+    if Path(relative).is_absolute() or Path(relative).drive:
+        raise ValueError(f"{relative!r} is an absolute path; expected a path relative to {str(folder)!r}, inside it")
+    base, target = folder.resolve(), (folder / relative).resolve()
+    if not target.is_relative_to(base):
+        raise ValueError(f"{relative!r} leads to {str(target)!r}, outside {str(base)!r}; expected a path inside "
+                         "that folder")
+    return folder / relative

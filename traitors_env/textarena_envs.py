@@ -45,7 +45,7 @@ import textarena as ta
 from textarena.wrappers import ActionFormattingWrapper, LLMObservationWrapper
 
 from .core.game import Game
-from .core.registry import load_game, registered_games
+from .core.registry import load_game, loadable_games
 from .core.text import InvalidReply, TextDecision, TextView
 
 __all__ = ["TextArenaGame", "register_all", "textarena_id"]
@@ -186,13 +186,10 @@ def _reply_text(action: str) -> str:
 
 def register_all() -> list[str]:
     """Register every registered game not yet in TextArena's registry (``<id>`` with TextArena's wrappers,
-    ``<id>-raw`` without); returns the ids registered now (a broken game plug-in is left out)."""
+    ``<id>-raw`` without); returns the ids registered now (a broken game plug-in is left out, with a warning)."""
     added = []
-    for name in registered_games():
-        try:
-            env_id = textarena_id(name)
-        except Exception:  # noqa: BLE001 - a broken plug-in must not stop the others (the registry says why)
-            continue
+    for game in loadable_games():
+        name, env_id = game.name, textarena_id(game)
         for suffix, wrappers in (("", WRAPPERS), ("-raw", None)):
             if f"{env_id}{suffix}" in ta.envs.registration.ENV_REGISTRY:
                 continue

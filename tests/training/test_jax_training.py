@@ -351,10 +351,37 @@ def test_broken_jax_checkpoint_is_a_clear_error(tmp_path):
 
     path = tmp_path / "pirates.msgpack"
     path.write_bytes(b"not msgpack at all")
-    with pytest.raises(PolicyLoadError, match="not a JAX PPO checkpoint|not a 'traitors-aboard-jax-ppo'"):
+    with pytest.raises(PolicyLoadError, match="not a JAX PPO checkpoint|not a 'traitors-env-jax-ppo'"):
         load_frozen_policy(path)
     with pytest.raises(PolicyLoadError, match="does not exist"):
         load_frozen_policy(tmp_path / "missing.msgpack")
+
+
+def test_the_checkpoint_format_names_no_game_and_the_old_name_still_reads(tmp_path):
+    """The format string is generic; a checkpoint written under its earlier name (``traitors-aboard-jax-ppo``) reads
+    as before, and a file of another format is refused."""
+    from flax import serialization
+
+    from traitors_env.agents.checkpoint import PolicyLoadError
+    from traitors_env.agents.jax_checkpoint import FORMAT, OLD_FORMATS, read_checkpoint, save_checkpoint
+
+    assert FORMAT == "traitors-env-jax-ppo" and OLD_FORMATS == ("traitors-aboard-jax-ppo",)
+    kind = load_game(DEFAULT_GAME).type
+    params = {"params": {"actor": {"out": {"kernel": np.zeros((kind.observation_shape[0], kind.num_actions),
+                                                              np.float32),
+                                           "bias": np.zeros(kind.num_actions, np.float32)}}}}
+    path = tmp_path / "pirates.msgpack"
+    save_checkpoint(path, params, {}, team="pirates", net_arch=[], activation="tanh", num_timesteps=7)
+    assert read_checkpoint(path)["format"] == FORMAT
+    for name, readable in (("traitors-aboard-jax-ppo", True), ("someone-elses-format", False)):
+        data = serialization.msgpack_restore(path.read_bytes())
+        data["format"] = name
+        path.write_bytes(serialization.msgpack_serialize(data))
+        if readable:
+            assert read_checkpoint(path)["num_timesteps"] == 7
+        else:
+            with pytest.raises(PolicyLoadError, match="is not a 'traitors-env-jax-ppo' file"):
+                read_checkpoint(path)
 
 
 # ---------------------------------------------------------------- the run: 2 generations, resume, agents by spec

@@ -234,7 +234,7 @@ def test_tiny_config_trains_two_iterations_resumes_and_its_teams_are_agents_by_s
 
     data = config.model_dump(mode="json")
     data["training"]["generations"] = 3
-    run = train_rllib(config_from_dict(data), resume=True)
+    run = train_rllib(config_from_dict(data), resume=True, trust_checkpoint=True)
     state = json.loads(run.state_path.read_text())
     assert state["completed_generations"] == 3 and [h["generation"] for h in state["history"]] == [1, 2, 3]
     assert (run.generation_dir(1) / "learner_group/learner/rl_module/mutineers/module_state.pkl").read_bytes() == before
@@ -365,7 +365,7 @@ def test_keep_checkpoints_prunes_older_iterations_yet_past_loads_them_and_resume
 
     check_past(3)
     data["training"]["generations"] = 5
-    run = train_rllib(config_from_dict(data), resume=True)
+    run = train_rllib(config_from_dict(data), resume=True, trust_checkpoint=True)
     assert run.completed_generations() == 5 and _full_checkpoints(run) == ["gen_005"]
     check_past(4)
     label, agent = load_agent(str(run.generation_dir(0)), seed=0)
@@ -432,7 +432,7 @@ def test_unreachable_ray_address_fails_fast_naming_it_and_loses_nothing(tmp_path
         (earlier / "state.json").write_text('{"completed_generations": 1, "history": []}')
         (earlier / "checkpoints" / "gen_001" / "weights").write_bytes(b"saved")
         before = _snapshot(earlier)
-        for extra in (["--force"], ["--resume"], ["--name", "fresh"]):
+        for extra in (["--force"], ["--resume", "--trust-checkpoint"], ["--name", "fresh"]):
             began = time.monotonic()
             assert train_main(["--config", str(config), "--output-dir", str(tmp_path), *extra]) == 2
             assert time.monotonic() - began < 30

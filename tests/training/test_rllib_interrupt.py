@@ -91,7 +91,8 @@ def test_ctrl_c_keeps_completed_iterations_stops_ray_and_prints_the_resume_comma
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
     assert process.returncode == 130, (stdout[-2000:], stderr[-3000:])
-    resume = shlex.join(["traitors-train", "--config", str(path), "--resume", "--output-dir", str(output)])
+    resume = shlex.join(["traitors-train", "--config", str(path), "--resume", "--trust-checkpoint", "--output-dir",
+                         str(output)])
     assert f"\n  {resume}\n" in stderr, stderr[-3000:]
 
     state = json.loads(state_path.read_text())
@@ -125,7 +126,7 @@ def test_resume_in_a_new_process_trains_on(tmp_path):
     assert first.returncode == 0, first.stderr[-2000:]
     generations = yaml.safe_load(TINY.read_text())["training"]["generations"]
     resumed = subprocess.run(
-        base + ["--resume", "--generations", str(generations + 1)], cwd=ROOT, env=env, capture_output=True, text=True,
+        base + ["--resume", "--trust-checkpoint", "--generations", str(generations + 1)], cwd=ROOT, env=env, capture_output=True, text=True,
         timeout=600,
     )
     assert resumed.returncode == 0, resumed.stderr[-2000:]

@@ -142,7 +142,7 @@ def test_traitors_train_prints_a_notice_once_though_it_pins_the_hash_seed(tmp_pa
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHASHSEED", "RAY_ADDRESS")}
     env["PYTHONUNBUFFERED"] = "1"
     args = [sys.executable, "-m", "training.train", "--config", str(TINY), "--output-dir", str(tmp_path)]
-    done = subprocess.run([*args, "--resume", "--no-eval"], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([*args, "--resume", "--trust-checkpoint", "--no-eval"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.count("keeping training.generations = 3") == 1, done.stdout
     assert done.stdout.count("nothing to train") == 1, done.stdout

@@ -32,7 +32,7 @@ import jax
 import jax.numpy as jnp
 
 from traitors_env.core import load_game, registered_games
-from traitors_env.core.registry import DEFAULT_GAME
+from traitors_env.core.registry import DEFAULT_GAME, loadable_games
 
 __all__ = ["STANDIN", "Engine", "EngineUnavailableError", "engine_names", "make_engine", "standin_engine",
            "twin_engine"]
@@ -154,8 +154,9 @@ def _random_bot():
 
 def engine_names() -> tuple[str, ...]:
     """The engines :func:`make_engine` knows: every registered game with a JAX twin (by its name), the same with
-    the random bot for its heuristic (``<name>_without_heuristic``, development only), and ``standin``."""
-    twins = [name for name in registered_games() if load_game(name).jax is not None]
+    the random bot for its heuristic (``<name>_without_heuristic``, development only), and ``standin``. A game that
+    does not load (a broken plug-in) is left out with a warning (:func:`~traitors_env.core.registry.loadable_games`)."""
+    twins = [game.name for game in loadable_games() if game.jax is not None]
     return (*twins, STANDIN, *(f"{name}{WITHOUT_HEURISTIC}" for name in twins))
 
 
@@ -165,12 +166,15 @@ def make_engine(name: str, claims: bool = True) -> Engine:
 
     Raises:
         ValueError: for another name.
+        traitors_env.core.registry.GameLoadError: for a registered game that does not load (a broken plug-in).
         EngineUnavailableError: see :func:`twin_engine`.
     """
     if name == STANDIN:
         return standin_engine()
+    game = name.removesuffix(WITHOUT_HEURISTIC)
+    if game in registered_games():
+        load_game(game)  # a game that does not load says why (GameLoadError), not "engine not known"
     names = engine_names()
     if name not in names:
         raise ValueError(f"engine {name!r} is not known; expected one of {', '.join(names)}")
-    game = name.removesuffix(WITHOUT_HEURISTIC)
     return twin_engine(game, claims, heuristic=game == name)

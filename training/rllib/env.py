@@ -13,7 +13,7 @@ The acting seat gets reward 0 on every step. When the game ends (on anyone's dec
 seat of the table gets its own final observation, its side's terminal reward (the game's return, e.g. +1 won,
 −1 lost, R17) and ``terminated=True``: seats thrown overboard and seats that never acted included. The
 final info of every seat also holds ``table_rewards``, the terminal reward of every seat of the
-table by agent id, and ``team_won``/``num_players``.
+table by agent id, and ``won``/``num_players`` (the keys of the other game masters).
 
 What RLlib does with these (ray 2.60, ``MultiAgentEpisode.add_env_step``): a seat that acted
 (overboard seats included, whatever turn they stopped at) has a "hanging" action that the final
@@ -201,7 +201,7 @@ class GameMasterEnv(MultiAgentEnv):
             terminateds[agent] = True
             info = dict(env.infos[env.possible_agents[other]])
             # The whole table's result in every seat's info: RLlib keeps the infos of seats that acted only.
-            info.update(team_won=bool(self.registered_game.seat_won(game, other)), num_players=game.num_players,
+            info.update(won=bool(self.registered_game.seat_won(game, other)), num_players=game.num_players,
                         table_rewards=dict(table_rewards))
             infos[agent] = info
         return observations, rewards, terminateds, {"__all__": False}, infos

@@ -37,7 +37,7 @@ from traitors_env.core import load_game
 from traitors_env.core.registry import DEFAULT_GAME
 
 from ..config import RunConfig
-from ..run import RunError, derive_seed, prepare_run_folder
+from ..run import RLLIB_RESUME_REFUSED, RunError, derive_seed, prepare_run_folder
 from ..storage import RunFolder, atomic_write_text
 from .checkpoints import MODULE_DIR, kept_when_pruned
 
@@ -235,10 +235,14 @@ def refresh_past_modules(algo, run: RunFolder, completed: int, config: RunConfig
     chosen = {team: int(rng.integers(completed - 1)) + 1 for team in sides}
     paths = {team: str((run.generation_dir(g - 1) / MODULE_DIR / team).resolve()) for team, g in chosen.items()}
 
+    from traitors_env.agents.rllib_checkpoint import read_module_state
+
     def load(learner) -> None:
         for team, generation in chosen.items():
             module = learner.module[past_module(team)]
-            module.restore_from_path(paths[team])  # the team module's weights (strict=False keeps `snapshot`)
+            # the team module's weights, read as data only (RLlib's restore_from_path unpickles); strict=False
+            # in set_state keeps `snapshot`
+            module.set_state(read_module_state(paths[team]))
             module.snapshot.fill_(generation)
 
     algo.learner_group.foreach_learner(load)
@@ -403,13 +407,20 @@ def remembered_interrupt():
         signal.signal(signal.SIGINT, previous)
 
 
-def train_rllib(config: RunConfig, resume: bool = False, force: bool = False) -> RunFolder:
+def train_rllib(config: RunConfig, resume: bool = False, force: bool = False,
+                trust_checkpoint: bool = False) -> RunFolder:
     """Run (or resume) ``training.generations`` RLlib iterations of ``config``; returns the run folder.
 
+    ``resume`` restores RLlib's algorithm checkpoint (pickles: it can run code), so it needs ``trust_checkpoint``:
+    the caller's word that it trained this run folder itself (``traitors-train --trust-checkpoint``).
+
     Raises:
-        training.run.RunError: see :func:`training.run.prepare_run_folder`; or the cluster to join is
-            unreachable (:func:`check_ray_reachable`, before the run folder is touched).
+        training.run.RunError: ``resume`` without ``trust_checkpoint`` (before anything is read); see
+            :func:`training.run.prepare_run_folder`; or the cluster to join is unreachable
+            (:func:`check_ray_reachable`, before the run folder is touched).
     """
+    if resume and not trust_checkpoint:
+        raise RunError(RLLIB_RESUME_REFUSED)
     import ray
     import torch
     from torch.utils.tensorboard import SummaryWriter

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game
+from ..files import confined_path
 from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .side import SideAgent
 
@@ -98,9 +99,11 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
     Raises:
         AgentSpecError: naming ``spec`` (default: the path) and what is wrong: unreadable JSON, another game, a
             side without members or weights, a member without a name or of an unknown kind, a name given twice,
-            a policy without a checkpoint, a weight that is not a finite number ≥ 0 or names no member, or a side
+            a policy without a checkpoint, a weight that is not a finite number ≥ 0 or names no member, weights whose sum overflows, JSON nested
+            too deeply, a checkpoint holding a NUL byte, a probe member without the jax extra, or a side
             whose weights are all 0 (in ``nash`` or at a table size of ``nash_by_size``), or a ``nash_by_size`` key
-            that is not a table size of the game; ``per_size`` for a file without ``nash_by_size``.
+            that is not a table size of the game; ``per_size`` for a file without ``nash_by_size``; a checkpoint
+            that is an absolute path or leads outside the file's folder (``..``, a symbolic link).
     """
     path, choice = Path(path), mixture
     if choice not in (None, *MIXTURES):
@@ -114,6 +117,8 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         fail(f"cannot read the league file: {error}")
+    except RecursionError:  # JSON nested deeper than Python's stack
+        fail("cannot read the league file: its JSON is nested too deeply")
     if not isinstance(data, dict):
         fail(f"the league file holds a {type(data).__name__}; expected the JSON object a league writes")
     if data.get("game") != game.name:
@@ -137,13 +142,16 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
         for name, weight in weights.items():
             if name not in seen:
                 fail(f"the Nash weights of side {side!r}{where} name {name!r}, not a member ({', '.join(seen)})")
-            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
-                    or weight < 0:
-                fail(f"the Nash weight of {side} member {name!r}{where} is {weight!r}; expected a finite number >= 0")
+            if not _finite_weight(weight):
+                shown = weight if not isinstance(weight, int) or abs(weight) < 10**20 else "an integer too large"
+                fail(f"the Nash weight of {side} member {name!r}{where} is {shown!r}; expected a finite number >= 0")
         chosen = [(member, float(weights[name])) for name, member in seen.items() if weights.get(name, 0) > 0]
         if not chosen:
             fail(f"the Nash mixture of side {side!r}{where} gives no member a positive weight")
         total = sum(w for _, w in chosen)
+        if not math.isfinite(total):  # 1e308 + 1e308: the normalised weights would be NaN
+            fail(f"the Nash weights of side {side!r}{where} sum to {total}; expected finite numbers whose sum is "
+                 "finite and positive")
         return [(m, w / total) for m, w in chosen]
 
     for side in game.type.sides:
@@ -161,7 +169,10 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
             if kind not in KINDS:
                 fail(f"member {name!r} has kind {kind!r}; expected one of {', '.join(KINDS)}")
             if kind == "probe":
-                twin = probes(game)
+                try:
+                    twin = probes(game)
+                except AgentSpecError as error:  # the jax extra is missing: name the file and the member
+                    fail(f"probe member {name!r}: {error}")
                 if name not in twin:
                     fail(f"member {name!r} is not a probe of {game.type.env_id}'s JAX twin "
                          f"({', '.join(twin) or 'it has none'})")
@@ -170,7 +181,13 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
             if kind == "policy":
                 if not isinstance(member.get("checkpoint"), str) or not member["checkpoint"]:
                     fail(f"policy member {name!r} has no checkpoint (a path relative to the league file)")
-                member = {**member, "checkpoint": path.parent / member["checkpoint"]}
+                if "\x00" in member["checkpoint"]:  # the OS would say only "embedded null byte"
+                    fail(f"policy member {name!r}: its checkpoint {member['checkpoint']!r} holds a NUL byte; "
+                         "expected a path")
+                try:  # a league file may come from someone else: its paths must stay in its folder
+                    member = {**member, "checkpoint": confined_path(path.parent, member["checkpoint"])}
+                except ValueError as error:
+                    fail(f"policy member {name!r} of {str(path)!r}: its checkpoint {error}")
             seen[name] = member
         population[side] = seen
         mixtures[side] = mixture(nash[side], side, "")
@@ -197,6 +214,17 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
     if not isinstance(deterministic, bool):  # bool("false") is True
         fail(f"deterministic is {deterministic!r}; expected true or false")
     return {"deterministic": deterministic, "mixtures": mixtures, "by_size": by_size}
+
+
+def _finite_weight(weight: object) -> bool:
+    """Whether ``weight`` is a number >= 0 whose float is finite (JSON's ``10**400`` is a Python int that
+    ``math.isfinite`` cannot convert)."""
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(weight)) and weight >= 0
+    except OverflowError:
+        return False
 
 
 class ProbeAgent:

@@ -152,14 +152,26 @@ class LLMOptions:
         return out
 
 
+#: A query parameter or ``name=value`` pair that carries a secret (``?api-key=…`` of Azure-style gateways,
+#: ``?key=…``, ``api_key=…``, ``token=…``): its value.
+_SECRET_PARAMETER = re.compile(
+    r"(?i)\b((?:api[-_]?key|key|access[-_]?token|token|secret|password|passwd|auth|sig)=)[^&#\s'\"]+")
+#: A key as a server echoes it, masked whatever its prefix: ``sk-abc****wxyz``, ``abc123********wxyz``.
+_MASKED_KEY = re.compile(r"[A-Za-z0-9_\-]*\*{3,}[A-Za-z0-9_\-]*")
+#: Whatever follows "API key …:" (``Incorrect API key provided: abc123…``) or "Bearer" in an echoed message.
+_NAMED_KEY = re.compile(r"(?i)(\bapi[-_ ]?key\b[A-Za-z ]{0,40}:\s+|\bbearer\s+)[^\s,;]*[^\s,;.]")
+
+
 def redact_url(url: str | None) -> str | None:
-    """``url`` without a user name or password (``http://u:p@host/v1`` → ``http://***@host/v1``)."""
+    """``url`` without a user name, password or secret query value (``http://u:p@host/v1`` → ``http://***@host/v1``,
+    ``…/v1?api-key=abc`` → ``…/v1?api-key=***``)."""
     if not url:
         return url
     parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]))
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2])
+    parts = parts._replace(query=_SECRET_PARAMETER.sub(r"\1***", parts.query))
+    return urlunsplit(parts)
 
 
 def is_llm_spec(spec: object) -> bool:
@@ -204,11 +216,15 @@ def _client(options: LLMOptions):
 
 
 def _redact(text: str, options: LLMOptions) -> str:
-    """``text`` without the API key (whole, or a masked ``sk-…`` form a server echoes)."""
+    """``text`` (a server's message) without the API key: whole, masked in any form a server echoes (``sk-…``, or
+    ``abc123****wxyz`` after "Incorrect API key provided:"), and without secret values in URLs' query strings."""
     secret = os.environ.get(options.api_key_env)
     if secret:
         text = text.replace(secret, "***")
-    return re.sub(r"sk-[A-Za-z0-9_*\-]{4,}", "sk-***", text)
+    text = re.sub(r"sk-[A-Za-z0-9_*\-]{4,}", "sk-***", text)
+    text = _SECRET_PARAMETER.sub(r"\1***", text)
+    text = _NAMED_KEY.sub(r"\1***", text)
+    return _MASKED_KEY.sub("***", text)
 
 
 def _add(stats: dict, key: str, amount) -> None:

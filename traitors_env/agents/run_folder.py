@@ -53,7 +53,8 @@ class RunFolder:
         checkpoint folders and every log. A ``state.json`` written before (0-based history) is read 1-based.
 
         Raises:
-            RunFolderError: if ``state.json`` is not a JSON object with a whole number ≥ 0 as ``completed_generations``.
+            RunFolderError: if ``state.json`` is not a JSON object with a whole number ≥ 0 as ``completed_generations``
+                and a list of objects (or nothing) as ``history``.
         """
         if not self.state_path.is_file():
             return None
@@ -69,6 +70,14 @@ class RunFolder:
                 f"'completed_generations'){detail}; restore it, or train the run again with traitors-train --force (which deletes it)"
             )
         history = state.get("history") or []
+        bad = next((i for i, entry in enumerate(history) if not isinstance(entry, dict)), None) \
+            if isinstance(history, list) else "history"
+        if bad is not None:
+            what = f"entry {bad} is {history[bad]!r:.80}" if isinstance(bad, int) else f"it is {history!r:.80}"
+            raise RunFolderError(
+                f"{str(self.state_path)!r} is not a run state: its 'history' must be a list of JSON objects, one per "
+                f"completed generation; {what}. Restore it, or train the run again with traitors-train --force"
+            )
         if history and history[0].get("generation") == 0:  # the old 0-based numbering: generation 1 was 0
             for entry in history:
                 entry["generation"] += 1

@@ -49,7 +49,7 @@ from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .run_folder import RunFolder
 from .side import SideAgent
 
-__all__ = ["AgentSpecError", "agent_maker", "load_agent"]
+__all__ = ["AgentSpecError", "agent_maker", "is_code_spec", "load_agent"]
 
 #: The checkpoint file suffixes of the SB3 and JAX backends, in the order a generation folder is searched.
 _SUFFIXES = (".msgpack", ".zip")
@@ -109,8 +109,7 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
     path = Path(spec)
     if path.exists():
         return _checkpoint_maker(spec, path, game)
-    module_part = spec.rpartition(":")[0]
-    if module_part and (module_part.endswith(".py") or not spec.startswith((".", "/"))):
+    if _factory_form(spec):
         make = _factory_maker(spec)
         make(0)  # a factory that fails or returns no agent is refused before any game
         return f"factory:{spec}", make
@@ -120,6 +119,29 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
         "file or folder, a language model openai:MODEL, nor a factory 'package.module:function' or 'path/to/file.py:function'"
         + (f"; did you mean {close[0]!r}?" if close else "")
     )
+
+
+def _factory_form(spec: str) -> bool:
+    """Whether ``spec`` has a factory's form, ``package.module:function`` or ``path/to/file.py:function`` (what
+    :func:`agent_maker` imports once no other kind of spec matched)."""
+    module_part = spec.rpartition(":")[0]
+    return bool(module_part) and (module_part.endswith(".py") or not spec.startswith((".", "/")))
+
+
+def is_code_spec(spec: object) -> bool:
+    """Whether :func:`agent_maker` would import and run code for ``spec``: a factory ``package.module:function`` or
+    ``path/to/file.py:function``, not a bot name, an ``openai:MODEL``, a league file or an existing path (checked
+    without importing anything, for specs read from a file someone may have sent: docs/security.md)."""
+    from .llm import is_llm_spec
+
+    if not isinstance(spec, str) or ":" not in spec or is_llm_spec(spec):
+        return False  # a bot name has no colon
+    try:
+        if league_spec(spec) or Path(spec).exists():
+            return False
+    except (AgentSpecError, OSError, ValueError):  # a bad league suffix, a name too long for a path: no code either
+        return False
+    return _factory_form(spec)
 
 
 def _factory_maker(spec: str) -> Callable:

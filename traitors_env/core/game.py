@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -343,11 +343,6 @@ class Game:
 
     def has(self, capability: str) -> bool:
         return getattr(self, capability, None) is not None
-
-
-def seats_of(sides: Sequence[int], side: int) -> list[int]:
-    """The seats whose side is ``side`` in a per-seat list of sides."""
-    return [s for s, value in enumerate(sides) if value == side]
 
 
 def add_claims_arguments(parser) -> None:

@@ -16,13 +16,13 @@ import copyreg
 import importlib
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib import metadata
 
 from .game import Game
 
-__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "GameLoadError", "UnknownGameError", "load_game", "on_register",
-           "register_game", "registered_env_ids", "registered_games", "unregister_game"]
+__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "GameLoadError", "UnknownGameError", "load_game",
+           "loadable_games", "on_register", "register_game", "registered_env_ids", "registered_games", "unregister_game"]
 
 #: The games that ship with the package: name → entry point.
 BUILTIN_GAMES = {
@@ -41,6 +41,7 @@ _entry_points: dict[str, str | Game | Callable[[], Game]] = dict(BUILTIN_GAMES)
 _env_ids: dict[str, str] = {name: f"{name}_v0" for name in BUILTIN_GAMES}
 _loaded: dict[str, Game] = {}
 _plugins_read = False
+_warned: set[str] = set()  # games whose load failure loadable_games() has reported (once per process and entry point)
 _listeners: list[Callable[[], object]] = []  # called after every register_game (PettingZoo's registry: on_register)
 _NAME = re.compile(r"[a-z0-9_]+")
 
@@ -50,7 +51,8 @@ class UnknownGameError(ValueError):
 
 
 class GameLoadError(ValueError):
-    """A registered game whose entry point cannot be imported or called (a plug-in installed without what it needs)."""
+    """A registered game whose entry point cannot be imported or called (a plug-in installed without what it needs),
+    or gives something other than the game registered (not a :class:`Game`, another name or env id)."""
 
 
 def register_game(name: str, entry_point: str | Game | Callable[[], Game], *, env_id: str | None = None,
@@ -89,6 +91,7 @@ def register_game(name: str, entry_point: str | Game | Callable[[], Game], *, en
     _entry_points[name] = entry_point
     _env_ids[name] = env_id
     _loaded.clear()  # an environment id may have pointed at the replaced game
+    _warned.discard(name)  # a replaced entry point that fails again is reported again
     for callback in _listeners:
         callback()
 
@@ -113,6 +116,7 @@ def unregister_game(name: str) -> None:
     _entry_points.pop(name, None)
     _env_ids.pop(name, None)
     _loaded.clear()
+    _warned.discard(name)
 
 
 def _read_plugins() -> None:
@@ -161,12 +165,12 @@ def _resolve(name: str) -> Game:
             raise GameLoadError(f"game {name!r} could not be loaded from its entry point {entry!r}: "
                                 f"{type(error).__name__}: {error}") from error
     if not isinstance(game, Game):
-        raise TypeError(f"entry point of game {name!r} gave {type(game).__name__}, not a traitors_env.core.Game")
+        raise GameLoadError(f"entry point of game {name!r} gave {type(game).__name__}, not a traitors_env.core.Game")
     if game.type.short_name != name:
-        raise ValueError(f"game registered as {name!r} calls itself {game.type.short_name!r}")
+        raise GameLoadError(f"game registered as {name!r} calls itself {game.type.short_name!r}")
     if game.type.env_id != _env_ids[name]:
-        raise ValueError(f"game {name!r} was registered with env_id {_env_ids[name]!r} but its GameType says "
-                         f"{game.type.env_id!r}")
+        raise GameLoadError(f"game {name!r} was registered with env_id {_env_ids[name]!r} but its GameType says "
+                            f"{game.type.env_id!r}")
     return game
 
 
@@ -175,6 +179,7 @@ def load_game(name: str | Game) -> Game:
 
     Raises:
         UnknownGameError: naming ``name`` and the registered games.
+        GameLoadError: for a registered game whose entry point fails (the plug-in's own error, chained).
     """
     if isinstance(name, Game):
         return name
@@ -189,6 +194,26 @@ def load_game(name: str | Game) -> Game:
     game = _loaded.get(key) or _resolve(key)
     _loaded[key] = _loaded[name] = game
     return game
+
+
+def loadable_games() -> Iterator[Game]:
+    """Every registered game that loads, in :func:`registered_games` order, each loaded as it is reached (a caller
+    that stops early loads no more).
+
+    What every tool that lists or loads all games uses (the JAX engines, ``traitors-replay``, TextArena's
+    registration), so that one broken plug-in leaves the others working, as Gymnasium and PettingZoo keep a
+    plug-in's failure local to it. A game whose entry point fails (:class:`GameLoadError`) is left out with one
+    ``UserWarning`` per process naming it; :func:`load_game` of that game still raises the error.
+    """
+    for name in registered_games():
+        try:
+            game = load_game(name)
+        except GameLoadError as error:
+            if name not in _warned:
+                _warned.add(name)
+                warnings.warn(f"left out a game that does not load: {error}", stacklevel=2)
+            continue
+        yield game
 
 
 def _reduce_game(game: Game):

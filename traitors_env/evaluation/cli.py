@@ -78,43 +78,17 @@ def run_benchmark(
             ``records`` for a game without records (``MissingCapabilityError``), or an ``exploitability`` entry
             that cannot be read or attached (``ExploitabilityError``).
     """
+    from ..agents.llm import LLMOptions, LLMSpec, is_llm_spec
     from ..agents.spec import agent_maker
-    from ..core.game import MissingCapabilityError
-    from .plots import plot_beliefs, plot_calibration, plot_crossplay, plot_metrics, plot_ratings
-    from .report import build_report, markdown
+    from .exploitability import load_exploitability, nash_conv, note_settings
+    from .report import build_report
     from .summary import default_reference, summarize_agents
 
     game = load_game(game)
     claims = game.default_claims if claims is None else bool(claims)
     players = list(dict.fromkeys(int(n) for n in players))  # a size given twice is played once
-    lo, hi = game.type.min_players, game.type.max_players
-    bad = [n for n in players if not lo <= n <= hi]
-    if bad or not players:
-        raise ValueError(f"--players {bad or players}: expected table sizes in {lo}–{hi} ({game.type.env_id})")
-    if records and game.records is None:
-        raise MissingCapabilityError(f"--records {records}: {game.type.env_id} has no game records")
-    limits = (("--games", games, 1), ("--workers", workers, 1), ("--records", records, 0),
-              ("--llm-concurrency", llm_concurrency, 1))
-    bad_limits = [f"{flag} {value}: expected at least {least}" for flag, value, least in limits if value < least]
-    if bad_limits:
-        raise ValueError("; ".join(bad_limits))
+    _check_arguments(game, population.names, players, games, workers, records, llm_concurrency, out, anchor, reference)
     names = population.names
-    problem = output_problem(out)
-    if problem:
-        raise ValueError(f"--out {problem}")
-    if not names:
-        raise ValueError("no agents given; expected at least one spec (e.g. --agents random heuristic)")
-    unknown = [a for a in anchor if a not in names]
-    if unknown:
-        raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
-    from ..agents.llm import LLMOptions, LLMSpec, is_llm_spec
-    from .exploitability import load_exploitability, nash_conv, note_settings
-
-    if reference is not None and reference not in names:
-        raise ValueError(f"--reference {reference!r}: not an agent of the population ({', '.join(names)})")
-    if reference is not None and anchor and reference not in anchor:
-        raise ValueError(f"--reference {reference!r}: not among --anchor {list(anchor)}; its own cell (the margins' "
-                         "baseline) is played only for an anchor")
     reference = reference or default_reference(population.specs, anchor)
 
     exploits = load_exploitability(exploitability, population, game)
@@ -145,10 +119,51 @@ def run_benchmark(
         conv = nash_conv(exploits, game)
         if conv:
             report["nash_conv"] = conv
-    out = Path(out)
+    report["summary"] = summarize_agents(report, game)  # with whatever was added after build_report (exploitability)
+    files = _write_outputs(report, crossplay.records, Path(out), plots, game)
+    return {**report, "files": [str(f) for f in files]}
+
+
+def _check_arguments(game: Game, names: Sequence[str], players: list[int], games: int, workers: int, records: int,
+                     llm_concurrency: int, out: str | Path, anchor: Sequence[str], reference: str | None) -> None:
+    """:func:`run_benchmark`'s ``ValueError`` (or ``MissingCapabilityError``) for the first argument it cannot take,
+    before anything is read or played."""
+    from ..core.game import MissingCapabilityError
+
+    lo, hi = game.type.min_players, game.type.max_players
+    bad = [n for n in players if not lo <= n <= hi]
+    if bad or not players:
+        raise ValueError(f"--players {bad or players}: expected table sizes in {lo}–{hi} ({game.type.env_id})")
+    if records and game.records is None:
+        raise MissingCapabilityError(f"--records {records}: {game.type.env_id} has no game records")
+    limits = (("--games", games, 1), ("--workers", workers, 1), ("--records", records, 0),
+              ("--llm-concurrency", llm_concurrency, 1))
+    bad_limits = [f"{flag} {value}: expected at least {least}" for flag, value, least in limits if value < least]
+    if bad_limits:
+        raise ValueError("; ".join(bad_limits))
+    problem = output_problem(out)
+    if problem:
+        raise ValueError(f"--out {problem}")
+    if not names:
+        raise ValueError("no agents given; expected at least one spec (e.g. --agents random heuristic)")
+    unknown = [a for a in anchor if a not in names]
+    if unknown:
+        raise ValueError(f"--anchor {unknown}: not agents of the population ({', '.join(names)})")
+    if reference is not None and reference not in names:
+        raise ValueError(f"--reference {reference!r}: not an agent of the population ({', '.join(names)})")
+    if reference is not None and anchor and reference not in anchor:
+        raise ValueError(f"--reference {reference!r}: not among --anchor {list(anchor)}; its own cell (the margins' "
+                         "baseline) is played only for an anchor")
+
+
+def _write_outputs(report: dict, records: list, out: Path, plots: bool, game: Game) -> list[Path]:
+    """Write ``report.json``, ``report.md``, the plots (with ``plots``) and the game ``records`` into ``out``, removing
+    the kit's outputs of an earlier report there that this one does not rewrite; returns the paths written."""
+    from .plots import plot_beliefs, plot_calibration, plot_crossplay, plot_metrics, plot_ratings
+    from .report import markdown
+
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "report.json", out / "report.md"]
-    report["summary"] = summarize_agents(report, game)  # with whatever was added after build_report (exploitability)
     text = markdown(report)  # before either file is written: one that fails leaves the earlier pair as it was
     atomic_write_text(files[0], json.dumps(report, indent=1))
     atomic_write_text(files[1], text)
@@ -171,11 +186,11 @@ def run_benchmark(
                 files.append(out / "calibration.png")
             except ValueError:  # every believer knows every seat (nothing to calibrate)
                 pass
-    if crossplay.records:
+    if records:
         (out / "records").mkdir(exist_ok=True)
-        for name, text in crossplay.records:
+        for name, text in records:
             atomic_write_text(out / "records" / name, text + "\n")
-    return {**report, "files": [str(f) for f in files]}
+    return files
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -198,7 +213,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="agents: random, heuristic, a checkpoint (.zip, generation or run folder), "
                         "openai:MODEL (a language model, see --llm-*), "
                         "package.module:function; NAME=SPEC names one, NAME=SPEC1,SPEC2 groups training seeds")
-    parser.add_argument("--agents-file", default=None, help="YAML file with a list 'agents' of the same entries")
+    parser.add_argument("--agents-file", default=None,
+                        help="YAML file with a list 'agents' of the same entries; read as data: an entry naming code "
+                        "(package.module:function, file.py:function) is refused without --allow-code-specs")
+    parser.add_argument("--allow-code-specs", action="store_true",
+                        help="let the --agents-file name code (package.module:function, file.py:function), which is "
+                        "imported and run: only for a file you trust as you would a Python script")
     parser.add_argument("--league-plot", default=None, metavar="LEAGUE_JSON",
                         help="draw the league's Nash weights over iterations from a league.json (plots.league_weights) "
                         "into --out (default: league.png beside it) and exit; no games are played")
@@ -254,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         population = parse_population(args.agents)
         if args.agents_file:
-            population.extend(load_population_file(args.agents_file))
+            population.extend(load_population_file(args.agents_file, allow_code_specs=args.allow_code_specs))
         game = load_game(args.game)
         players = args.players or list(game.type.player_counts)
         report = run_benchmark(

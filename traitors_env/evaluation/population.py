@@ -12,6 +12,9 @@ aggregates them over seeds (bootstrap interval). A YAML file holds the same::
       - claims-on:                        # a seed group
           - runs/ablation/seed0/claims-on
           - runs/ablation/seed1/claims-on
+
+A file's specs are read as data: one that names code (``package.module:function``, ``file.py:function``) is
+refused unless the reader allows it (``traitors-eval --allow-code-specs``; docs/security.md).
 """
 
 from __future__ import annotations
@@ -105,13 +108,23 @@ def parse_population(entries: list[str]) -> Population:
     return population
 
 
-def load_population_file(path: str | Path) -> Population:
+def load_population_file(path: str | Path, allow_code_specs: bool = False) -> Population:
     """A population from a YAML file (see the module doc).
 
+    An agents file may come from someone else: a spec in it that names code (``package.module:function``,
+    ``path/to/file.py:function``, which would be imported and run) is refused unless ``allow_code_specs``
+    (``traitors-eval --allow-code-specs``); every other spec is read as data (docs/security.md).
+
     Raises:
-        PopulationError: naming the file and the bad entry.
+        PopulationError: naming the file and the bad entry (also a name that is not text, YAML's ``null:``, and an
+            ``openai:MODEL`` entry without the llm extra).
     """
+    import importlib.util
+
     import yaml
+
+    from ..agents.llm import is_llm_spec
+    from ..agents.spec import is_code_spec
 
     path = Path(path)
     try:
@@ -126,15 +139,28 @@ def load_population_file(path: str | Path) -> Population:
     population = Population()
     for entry in entries:
         if isinstance(entry, str):
-            population.add(_default_name(entry), [entry])
+            name, specs = _default_name(entry), [entry]
         elif isinstance(entry, dict) and len(entry) == 1:
             (name, value), = entry.items()
+            if isinstance(name, bool) or not isinstance(name, (str, int)):  # YAML's `null:`/`yes:` keys
+                raise PopulationError(f"agents file {str(path)!r}: entry {entry!r} has the name {name!r}; expected "
+                                      "a text name (quote it: 'null': SPEC)")
             specs = value if isinstance(value, list) else [value]
             if not all(isinstance(s, str) for s in specs):
                 raise PopulationError(f"agents file {str(path)!r}: agent {name!r} needs a spec string or a list of them")
-            population.add(str(name), specs)
         else:
             raise PopulationError(
                 f"agents file {str(path)!r}: entry {entry!r} is neither a spec nor a one-key mapping NAME: SPEC(S)"
             )
+        code = next((s for s in specs if is_code_spec(s.strip())), None) if not allow_code_specs else None
+        if code is not None:  # checked before any spec is resolved: nothing of the file's is imported
+            raise PopulationError(
+                f"agents file {str(path)!r}: agent {name!r} names code ({code.strip()!r}: a factory, imported and run "
+                "when loaded); a file may name bots, checkpoints, league files and openai:MODEL only. If you trust "
+                "the file, pass --allow-code-specs; or give that spec with --agents")
+        llm = next((s for s in specs if is_llm_spec(s.strip())), None)
+        if llm is not None and importlib.util.find_spec("openai") is None:  # name the entry, not only the extra
+            raise PopulationError(f"agents file {str(path)!r}: agent {name!r} ({llm.strip()!r}) is a language model; "
+                                  "openai:MODEL agents need the llm extra (pip install -e '.[llm]')")
+        population.add(str(name), specs)
     return population

@@ -338,13 +338,27 @@ def _deduction_markdown(deduction: dict | None, game: Game) -> list[str]:
 def markdown(report: dict, title: str = "Benchmark report") -> str:
     """``report.md``: settings, failures, the per-agent summary (:func:`.summary.summary_markdown`, recomputed from
     the report), cross-play matrices, ratings, meta-game, metrics, deduction, text agents, seed groups."""
+    game = report_game(report["settings"])
+    team_keys = game.type.sides
+    out = _settings_markdown(report, game, title)
+    out += _failures_markdown(report)
+    out += summary_markdown(report, game)
+    out += _crossplay_markdown(report, game)
+    out += _ratings_markdown(report, game)
+    out += _nash_markdown(report, game)
+    out += _metrics_markdown(report, game)
+    out += _deduction_markdown(report.get("deduction"), game)
+    out += exploitability_markdown(report.get("exploitability"))
+    out += nash_conv_markdown(report.get("nash_conv"))
+    out += _text_markdown(report, team_keys)
+    out += _seed_groups_markdown(report, game)
+    return "\n".join(out) + "\n"
+
+
+def _settings_markdown(report: dict, game, title: str) -> list[str]:
+    """The title, the game, the settings and the agents' specs (with the language models' options)."""
     s = report["settings"]
-    names = list(report["agents"])
-    game = report_game(s)
-    row_team, column_team = team_keys = game.type.sides
     row_label, column_label = game.type.side_labels
-    mixed = game.type.mixed_motive
-    metric_list = game.metrics.METRICS if game.metrics is not None else ()
     out = [f"# {title}", "", f"Game: `{game.type.env_id}` ({game.type.long_name}).", ""]
     out.append(
         f"{s['games']} seeded games per cell (table size × {row_label} agent × {column_label} agent), seed {s['seed']}, "
@@ -360,6 +374,12 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
                 f"{llm['max_tokens']}, timeout {llm['timeout']} s, {llm['retries']} retries per request, "
                 f"{llm['reply_retries']} retries per invalid reply, tools {'on' if llm['tools'] else 'off'}, "
                 f"{llm['concurrency']} game{'s' if llm['concurrency'] != 1 else ''} at once; key from ${llm['api_key_env']}.", ""]
+    return out
+
+
+def _failures_markdown(report: dict) -> list[str]:
+    """The agents that failed, each failure once, and whether the run was interrupted."""
+    out = []
     if report["failures"] or report["interrupted"]:
         out += ["## Failures", ""]
         if report["interrupted"]:
@@ -373,8 +393,16 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out.append(f"- **{f['agent']}** as the {f['team']} failed (first at {f['num_players']} players, game "
                        f"{f['game']}): {f['error']}")
         out += ["", "Cells marked † lost games to a failure; their finished games are kept.", ""]
-    out += summary_markdown(report, game)
-    out += ["## Cross-play", "", f"{possessive(row_label)} win rate in % [95 % Wilson interval]; rows: {row_label} agent, "
+    return out
+
+
+def _crossplay_markdown(report: dict, game) -> list[str]:
+    """The cross-play matrices: pooled, then per table size."""
+    s, names = report["settings"], list(report["agents"])
+    row_team, column_team = game.type.sides
+    row_label, column_label = game.type.side_labels
+    mixed = game.type.mixed_motive
+    out = ["## Cross-play", "", f"{possessive(row_label)} win rate in % [95 % Wilson interval]; rows: {row_label} agent, "
             f"columns: {column_label} agent."
             + (f" Below it, the {column_label} seats' own win rate (per seat and game; individual rewards)."
                if mixed else ""), ""]
@@ -401,7 +429,15 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
                 cells.append(text)
             out.append(f"| {p} | " + " | ".join(cells) + " |")
         out.append("")
-    out += ["## Ratings", "", "openskill Plackett–Luce team ratings over all games (each seat a team member); "
+    return out
+
+
+def _ratings_markdown(report: dict, game) -> list[str]:
+    """The openskill team ratings per agent and side."""
+    names = list(report["agents"])
+    row_label, column_label = game.type.side_labels
+    mixed = game.type.mixed_motive
+    out = ["## Ratings", "", "openskill Plackett–Luce team ratings over all games (each seat a team member); "
             "ordinal = μ − 3σ."
             + (f" A game counts as won by the {column_label} when the {row_label} did not win." if mixed else ""),
             "", f"| agent | {row_label} μ ± σ | {row_label} ordinal | {column_label} μ ± σ | {column_label} ordinal |",
@@ -409,11 +445,18 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
     for name in names:
         r = report["ratings"].get(name, {})
         cells = []
-        for team in team_keys:
+        for team in game.type.sides:
             t = r.get(team)
             cells += ["–", "–"] if t is None else [f"{t['mu']:.2f} ± {t['sigma']:.2f}", f"{t['ordinal']:.2f}"]
         out.append(f"| {name} | " + " | ".join(cells) + " |")
-    out += ["", "## Meta-game (Nash equilibrium)", "",
+    return out
+
+
+def _nash_markdown(report: dict, game) -> list[str]:
+    """The meta-game's equilibrium mixtures and value, pooled and per table size."""
+    row_label, column_label = game.type.side_labels
+    mixed = game.type.mixed_motive
+    out = ["", "## Meta-game (Nash equilibrium)", "",
             f"The cross-play matrix as a zero-sum game (the {row_label} agent maximises its win rate, the "
             f"{column_label} agent minimises it); equilibrium mixtures and the value. *unused*: no equilibrium gives "
             "the agent weight."
@@ -426,11 +469,19 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             out.append(f"- {label}: skipped ({nash['skipped']})")
             continue
         parts = []
-        for team in team_keys:
+        for team in game.type.sides:
             mix = ", ".join(f"{a} {w:.2f}" for a, w in nash[team]["mixture"].items() if w > 1e-6)
             unused = nash[team]["unused"]
             parts.append(f"{team}: {mix}" + (f" (unused: {', '.join(unused)})" if unused else ""))
         out.append(f"- {label}: value ({possessive(row_label)} win rate) {_pct(nash['value'])} %; " + "; ".join(parts))
+    return out
+
+
+def _metrics_markdown(report: dict, game) -> list[str]:
+    """The hidden-role metrics per agent and side (or why there are none)."""
+    names = list(report["agents"])
+    metric_list = game.metrics.METRICS if game.metrics is not None else ()
+    out = []
     if game.metrics is None:
         out += ["", "## Hidden-role metrics", "", f"Not computed: `{game.type.env_id}` has no hidden-role metrics.", ""]
     else:
@@ -438,7 +489,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
                 "Per agent and side, pooled over opponents and table sizes; value [95 % interval] (n = count). "
                 f"Definitions: the game's metrics (`{getattr(game.metrics, '__name__', type(game.metrics).__name__)}`).",
                 ""]
-    for team in team_keys if game.metrics is not None else ():
+    for team in game.type.sides if game.metrics is not None else ():
         present = [n for n in names if team in report["metrics"].get(n, {})]
         if not present:
             continue
@@ -451,15 +502,18 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
             unit = " (%)" if metric.kind == "rate" else ""
             out.append(f"| {metric.name}{unit} | " + " | ".join(cells) + " |")
         out.append("")
-    out += _deduction_markdown(report.get("deduction"), game)
-    out += exploitability_markdown(report.get("exploitability"))
-    out += nash_conv_markdown(report.get("nash_conv"))
-    out += _text_markdown(report, team_keys)
+    return out
+
+
+def _seed_groups_markdown(report: dict, game) -> list[str]:
+    """The means over training seeds of the agents given as seed groups."""
+    metric_list = game.metrics.METRICS if game.metrics is not None else ()
+    out = []
     if report["seed_groups"]:
         out += ["## Over training seeds", "",
                 "Mean over seeds [95 % bootstrap interval over seeds, scipy.stats.bootstrap percentile].", ""]
         groups = list(report["seed_groups"])
-        for team in team_keys:
+        for team in game.type.sides:
             out += [f"### As the {team}", "",
                     "| metric | " + " | ".join(f"{g} ({report['seed_groups'][g]['seeds']} seeds)" for g in groups) + " |",
                     "|---|" + "---|" * len(groups)]
@@ -471,7 +525,7 @@ def markdown(report: dict, title: str = "Benchmark report") -> str:
                     continue
                 out.append(f"| {name}{' (%)' if percent else ''} | " + " | ".join(cells) + " |")
             out.append("")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _text_markdown(report: dict, team_keys) -> list[str]:

@@ -33,7 +33,7 @@ from rich.text import Text
 
 from ..core.game import Game
 from ..core.records import RecordError, record_format
-from ..core.registry import DEFAULT_GAME, load_game, registered_games
+from ..core.registry import DEFAULT_GAME, GameLoadError, load_game, loadable_games, registered_games
 from .text_view import view_of
 
 
@@ -118,8 +118,7 @@ def game_of_record(source: str) -> Game:
         RecordError: for a missing or unreadable file or text that is not JSON.
     """
     wanted = record_format(source)
-    for name in registered_games():
-        game = load_game(name)
+    for game in loadable_games():  # a broken plug-in is left out with a warning, not the end of every replay
         if game.records is not None and game.records.GameRecord.model_fields["format"].default == wanted:
             return game
     return load_game(DEFAULT_GAME)
@@ -146,6 +145,9 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None) -> i
     console = console or Console(highlight=False)
     try:
         game = load_game(args.game) if args.game else game_of_record(args.record)
+    except GameLoadError as error:  # --game names a plug-in that does not load: its own error, in one line
+        console.print(Text(f"traitors-replay: --game {args.game}: {error}"))
+        return 2
     except RecordError as error:
         console.print(Text(f"traitors-replay: {args.record}: {error}"))
         return 2

@@ -45,7 +45,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...core.actions import is_index, not_an_index
+from ...core.actions import as_index, illegal_action
 from . import actions as A
 from .cards import (
     BANISH_LOSS,
@@ -533,21 +533,10 @@ class GameState:
             self._end_of_phase()
 
     def _checked_action(self, action: object, legal: list[int]) -> int:
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()
-        if isinstance(action, np.integer):
-            action = int(action)
+        action = as_index(action)
         if type(action) is int and action in legal:
             return action
-        if self.is_terminal:
-            raise IllegalActionError(f"action {action!r} given after the game ended; no action is legal")
-        if is_index(action, A.NUM_ACTIONS):
-            what = f"action {action} ({A.describe_action(action, self.current_player, self.num_players)})"
-        else:
-            what = not_an_index(action, A.NUM_ACTIONS)
-        raise IllegalActionError(
-            f"{what} is not legal for player_{self.current_player} in phase {self.phase.name}; legal actions: {legal}"
-        )
+        raise illegal_action(self, action, legal, A, IllegalActionError)
 
     def _ask(self, phase: Phase, seats: list[int]) -> None:
         self.phase = phase

@@ -11,7 +11,9 @@ Every rule of a turn lives in one method named after it (``_place_loot``, ``_pla
 kept here; :mod:`traitors_env.games.traitors_aboard.observation` reads only what an agent may know.
 
 A game can start from the shuffled deck (:meth:`GameState.new`) or from any explicit
-position (:meth:`GameState.from_position`).
+position (:meth:`GameState.from_position`, checked in :mod:`~traitors_env.games.traitors_aboard.position`).
+The chest's cards and what the public knows of them live in :mod:`~traitors_env.games.traitors_aboard.chest`;
+the legal action sets in :mod:`~traitors_env.games.traitors_aboard.legal`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from ...core.actions import is_index, not_an_index
+from ...core.actions import as_index, illegal_action
 from . import actions as A
 from .cards import (
     HAND_SIZE,
@@ -40,6 +42,20 @@ from .cards import (
     TableSetup,
     table_setup,
 )
+from .chest import ChestCard, ScrambledGroup, forget_removed, scramble
+from .legal import Legal, legal_for
+from .position import PositionError, set_position
+
+__all__ = [
+    "NUM_PHASES",
+    "ChestCard",
+    "GameConfig",
+    "GameState",
+    "IllegalActionError",
+    "Phase",
+    "PositionError",
+    "ScrambledGroup",
+]
 
 
 class Phase(IntEnum):
@@ -64,47 +80,6 @@ _PLANK = CardKind.PLANK
 
 class IllegalActionError(ValueError):
     """An action index that is not legal in the current state."""
-
-
-class PositionError(ValueError):
-    """A malformed explicit position given to :meth:`GameState.from_position`."""
-
-
-class ScrambledGroup:
-    """Chest cards whose order a Spyglass hid from the public (R07).
-
-    ``counts`` is the public multiset of their announcements (indices 0 = +1, 1 = 0,
-    2 = −2), or ``None`` once the public can no longer tell it (a Good Riddance took
-    part of a mixed group, or a Spyglass took part of one).
-    """
-
-    __slots__ = ("counts", "size")
-
-    def __init__(self, counts: list[int] | None, size: int) -> None:
-        self.counts = counts
-        self.size = size
-
-    def key(self) -> tuple:
-        """The group's public knowledge as a hashable value (for :meth:`GameState.fingerprint`)."""
-        return (None if self.counts is None else tuple(self.counts), self.size)
-
-
-class ChestCard:
-    """One face-down loot card in the chest.
-
-    ``kind`` is hidden. ``placer``/``announced`` are public while ``group is None``
-    (the card's position is still attributable); ``known_by`` is a bitmask of the
-    seats that know ``kind`` at this position (the placer; a Spyglass player).
-    """
-
-    __slots__ = ("kind", "placer", "announced", "known_by", "group")
-
-    def __init__(self, kind: int, placer: int, announced: int, known_by: int, group: ScrambledGroup | None = None):
-        self.kind = kind
-        self.placer = placer
-        self.announced = announced
-        self.known_by = known_by
-        self.group = group
 
 
 @dataclass(frozen=True)
@@ -134,21 +109,6 @@ class GameConfig:
             )
 
 
-class _Legal:
-    """Cached legal actions of one situation: sorted tuple, set and int8 mask."""
-
-    __slots__ = ("actions", "set", "mask")
-
-    def __init__(self, legal: list[int]) -> None:
-        self.actions = tuple(sorted(legal))
-        self.set = frozenset(legal)
-        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-        mask[list(legal)] = 1
-        mask.flags.writeable = False
-        self.mask = mask
-
-
-_LEGAL_CACHE: dict[tuple, _Legal] = {}
 #: Per table size, the deck as card kinds in kind order (shuffled by :meth:`GameState.new`).
 _SORTED_DECKS = {
     n: tuple(kind for kind, count in enumerate(table_setup(n).deck_counts()) for _ in range(count))
@@ -185,7 +145,7 @@ class GameState:
         self.planks: list[int] = [0] * n
         self.aboard: list[bool] = [True] * n
         self._aboard_bits = (1 << n) - 1  # bit s set while seat s is aboard (mirrors ``aboard``)
-        self._legal_entry: _Legal | None = None  # this decision's legal actions, once computed
+        self._legal_entry: Legal | None = None  # this decision's legal actions, once computed
         self.revealed: list[bool] = [False] * n
         self.current_player = 0
         self.phase = Phase.MAIN
@@ -277,98 +237,11 @@ class GameState:
         config = GameConfig(num_players=num_players, claims=claims, first_player=None)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         state = cls(config, rng)
-        n, setup = num_players, state.setup
-
-        def fail(message: str) -> None:
-            raise PositionError(message)
-
-        if len(roles) != n:
-            fail(f"roles has {len(roles)} entries; expected one per seat ({n})")
-        try:
-            state.roles = [Role(int(r)) for r in roles]
-        except (TypeError, ValueError):  # TypeError: e.g. None
-            fail(f"roles={list(roles)!r} holds a value that is not a Role (0 = Pirate, 1 = Mutineer)")
-        if state.roles.count(Role.MUTINEER) != setup.mutineers:
-            fail(
-                f"roles has {_count(state.roles.count(Role.MUTINEER), 'Mutineer')}; {n} players play with "
-                f"{_count(setup.pirates, 'Pirate')} and {_count(setup.mutineers, 'Mutineer')}"
-            )
-        overboard_set = set()
-        for seat in overboard:
-            if not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
-                fail(f"overboard seat {seat!r} is not a seat in 0–{n - 1}")
-            overboard_set.add(int(seat))
-        for seat in overboard_set:
-            state.aboard[seat] = False
-            state._aboard_bits &= ~(1 << seat)
-            state.revealed[seat] = True
-        if not (isinstance(current_player, (int, np.integer)) and 0 <= current_player < n):
-            fail(f"current_player={current_player!r} is not a seat in 0–{n - 1}")
-        if not state.aboard[current_player]:
-            fail(f"current_player={current_player} is overboard; the current player must be aboard")
-        state.current_player = int(current_player)
-
-        def kind_of(value: object, where: str) -> int:
-            try:
-                return int(CardKind(int(value)))  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                fail(f"{where}={value!r} is not a CardKind (0–{NUM_CARD_KINDS - 1})")
-            raise AssertionError  # unreachable
-
-        if len(hands) != n:
-            fail(f"hands has {len(hands)} entries; expected one per seat ({n})")
-        for seat, hand in enumerate(hands):
-            expected = HAND_SIZE if state.aboard[seat] else 0
-            if len(hand) != expected:
-                fail(f"hands[{seat}] holds {len(hand)} cards; a seat {'aboard' if expected else 'overboard'} holds {expected}")
-            for card in hand:
-                state.hands[seat][kind_of(card, f"hands[{seat}] card")] += 1
-        if len(draw_pile) == 0:
-            fail("draw_pile is empty; a game with an empty draw pile is over (R06)")
-        state.draw_pile = [kind_of(c, "draw_pile card") for c in reversed(draw_pile)]
-        state.draw_known = [0] * len(state.draw_pile)
-        for entry in reversed(chest):
-            if len(entry) != 3:
-                fail(f"chest entry {entry!r} is not (card, placer, announced)")
-            card, placer, announced = entry
-            card = kind_of(card, "chest card")
-            if card > CardKind.LOOT_MINUS_2:
-                fail(f"chest card {CardKind(card).name} is an action card; only loot goes in the chest (R04)")
-            if not (isinstance(placer, (int, np.integer)) and 0 <= placer < n):
-                fail(f"chest placer {placer!r} is not a seat in 0–{n - 1}")
-            announced = kind_of(announced, "chest announced")
-            if announced > CardKind.LOOT_MINUS_2:
-                fail(f"chest announced={announced!r} is not a loot value index (0 = +1, 1 = 0, 2 = -2)")
-            state.chest.append(ChestCard(card, int(placer), announced, 1 << int(placer)))
-            state.loot_placed[placer] += 1
-            state.announced_sum[placer] += LOOT_VALUES[announced]
-        plank_list = [0] * n if planks is None else list(planks)
-        if len(plank_list) != n:
-            fail(f"planks has {len(plank_list)} entries; expected one per seat ({n})")
-        for seat, count in enumerate(plank_list):
-            limit = PLANKS_TO_OVERBOARD - 1 if state.aboard[seat] else 0
-            if not (isinstance(count, (int, np.integer)) and 0 <= count <= limit):
-                fail(f"planks[{seat}]={count!r}; a seat {'aboard' if limit else 'overboard'} has 0–{limit} Planks in front")
-        state.planks = [int(c) for c in plank_list]
-
-        used = [0] * NUM_CARD_KINDS
-        for hand in state.hands:
-            for kind in range(NUM_CARD_KINDS):
-                used[kind] += hand[kind]
-        for kind in state.draw_pile:
-            used[kind] += 1
-        for card in state.chest:
-            used[card.kind] += 1
-        used[CardKind.PLANK] += sum(state.planks)
-        deck = setup.deck_counts()
-        for kind in range(NUM_CARD_KINDS):
-            if used[kind] > deck[kind]:
-                fail(
-                    f"the position uses {used[kind]} {CardKind(kind).name} cards; the {n}-player deck has {deck[kind]}"
-                )
-            state.discard[kind] = deck[kind] - used[kind]
+        set_position(state, roles, hands, draw_pile, chest, planks, overboard, current_player)
         if state._check_crew():
-            fail(f"the position is already over by R12 ({state.end_condition.name}); give one that is still running")
+            raise PositionError(
+                f"the position is already over by R12 ({state.end_condition.name}); give one that is still running"
+            )
         return state
 
     # ------------------------------------------------------------- queries
@@ -389,7 +262,7 @@ class GameState:
         bits = self._aboard_bits
         return ((bits >> seat) | (bits << (n - seat))) & ((1 << n) - 1)
 
-    def _legal(self) -> _Legal:
+    def _legal(self) -> Legal:
         # Computed once per decision: apply_action clears it.
         if self._legal_entry is not None:
             return self._legal_entry
@@ -405,10 +278,7 @@ class GameState:
             key = (5,)
         else:
             key = (2, tuple(self.hands[seat]))
-        entry = _LEGAL_CACHE.get(key)
-        if entry is None:
-            entry = _LEGAL_CACHE[key] = _Legal(_legal_actions_for(key))
-        self._legal_entry = entry
+        self._legal_entry = entry = legal_for(key)
         return entry
 
     def legal_actions(self) -> tuple[int, ...]:
@@ -543,34 +413,12 @@ class GameState:
             self._return_card(seat, action - A.RETURN_BASE)
         self._legal_entry = None
 
-    def _checked_action(self, action: object, legal: _Legal) -> int:
+    def _checked_action(self, action: object, legal: Legal) -> int:
         """``action`` as a legal ``int``: numpy integers and 0-d integer arrays (SB3's ``predict``) are accepted."""
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action.item()
-        if isinstance(action, np.integer):
-            action = int(action)
-        # Only integers are action indices (not bool or float, even where they compare equal to one).
+        action = as_index(action)
         if type(action) is int and action in legal.set:
             return action
-        self._raise_illegal(action, legal)
-        raise AssertionError  # unreachable: _raise_illegal raises
-
-    @property
-    def num_decisions(self) -> int:
-        """Decisions taken so far (all players)."""
-        return len(self.history)
-
-    def _raise_illegal(self, action: object, legal: _Legal) -> None:
-        if self.is_terminal:
-            raise IllegalActionError(f"action {action!r} given after the game ended; no action is legal")
-        if is_index(action, A.NUM_ACTIONS):
-            what = f"action {int(action)} ({A.describe_action(action, self.current_player, self.num_players)})"
-        else:
-            what = not_an_index(action, A.NUM_ACTIONS)
-        raise IllegalActionError(
-            f"{what} is not legal for player_{self.current_player} in phase {self.phase.name}; "
-            f"legal actions: {list(legal.actions)}"
-        )
+        raise illegal_action(self, action, legal.actions, A, IllegalActionError)
 
     def _main_action(self, seat: int, action: int) -> None:
         if action == A.OPEN_CHEST:
@@ -651,7 +499,7 @@ class GameState:
             del self.chest[-taken:]
             for card in removed:
                 self.discard[card.kind] += 1
-            _forget_removed(removed)
+            forget_removed(removed)
         self._end_of_card(seat, draw=True)
 
     def _play_spyglass(self, seat: int) -> None:
@@ -677,7 +525,7 @@ class GameState:
             # Spyglass player knows them only in the shuffled order (spyglass_seen) until it
             # puts them back. Knowing them at their old positions would undo the shuffle.
             card.known_by = 0
-        _scramble(self.chest, top)
+        scramble(self.chest, top)
         self.spyglass_seen = seen
         self.phase = Phase.SPYGLASS_ORDER
 
@@ -779,112 +627,3 @@ class GameState:
         self.end_condition = condition
         self.phase = Phase.GAME_OVER
         self.spyglass_seen = []
-
-
-# ---------------------------------------------------------------- helpers
-def _scramble(chest: list[ChestCard], top: list[ChestCard]) -> None:
-    """R07: the cards in ``top`` become one group whose public knowledge is their announcement multiset.
-
-    Attributable cards add their announcement; a group taken whole adds its multiset. A
-    group taken in part: if uniform, the taken part adds its known announcements; if mixed,
-    the public still knows the multiset of the taken part and the rest together, so the rest
-    (just below ``top``) joins the new group.
-    """
-    counts = [0, 0, 0]
-    known = True
-    absorbed: list[ScrambledGroup] = []
-    taken_from: dict[int, list] = {}
-    for card in top:
-        if card.group is None:
-            counts[card.announced] += 1
-        else:
-            taken_from.setdefault(id(card.group), [card.group, 0])[1] += 1
-    for group, inside in taken_from.values():
-        group.size -= inside
-        if group.counts is None:
-            known = False
-        elif group.size == 0:
-            counts = [a + b for a, b in zip(counts, group.counts)]
-        elif _uniform(group.counts):
-            value = next(i for i, c in enumerate(group.counts) if c)
-            counts[value] += inside
-            group.counts[value] -= inside
-        else:
-            counts = [a + b for a, b in zip(counts, group.counts)]
-            absorbed.append(group)
-    new_group = ScrambledGroup(counts if known else None, len(top))
-    for card in top:
-        card.group = new_group
-    if absorbed:
-        for card in chest:
-            if any(card.group is group for group in absorbed):
-                card.group = new_group
-                new_group.size += 1
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")
-
-
-def _uniform(counts: list[int] | None) -> bool:
-    return counts is not None and sum(1 for c in counts if c) <= 1
-
-
-def _forget_removed(removed: list[ChestCard]) -> None:
-    """R08: cards leave a scrambled group unseen; the group's multiset stays known only if uniform."""
-    for card in removed:
-        group = card.group
-        if group is None:
-            continue
-        group.size -= 1
-        if group.counts is not None:
-            if _uniform(group.counts):
-                value = next(i for i, c in enumerate(group.counts) if c)
-                group.counts[value] -= 1
-            else:
-                group.counts = None
-
-
-def _legal_actions_for(key: tuple) -> list[int]:
-    """The legal actions of a cached situation ``key`` (see :meth:`GameState._legal`)."""
-    kind = key[0]
-    if kind == 0:  # MAIN: R03, R04, R07–R11, R13
-        _, hand, role, aboard = key
-        legal = [A.OPEN_CHEST] if role == Role.PIRATE else []
-        for card in range(3):
-            if hand[card]:
-                legal.extend(A.loot_action(card, announced) for announced in range(3))
-        targets = [offset for offset in range(1, A.MAX_OFFSET + 1) if aboard >> offset & 1]
-        if hand[CardKind.PLANK]:
-            legal.extend(A.plank_action(o) for o in targets)
-        if hand[CardKind.EMPTY_YOUR_POCKETS]:
-            legal.extend(A.empty_your_pockets_action(o) for o in targets)
-        for kind_, action in (
-            (CardKind.GOOD_RIDDANCE, A.GOOD_RIDDANCE),
-            (CardKind.SPYGLASS, A.SPYGLASS),
-            (CardKind.MIRACULOUS_CATCH, A.MIRACULOUS_CATCH),
-        ):
-            if hand[kind_]:
-                legal.append(action)
-        return legal
-    if kind == 1:  # SPYGLASS_ORDER: the orders of the taken cards; untaken positions stay put
-        taken = key[1]
-        return [
-            A.SPYGLASS_ORDER_BASE + i
-            for i, perm in enumerate(A.SPYGLASS_PERMUTATIONS)
-            if all(perm[j] == j for j in range(taken, 3))
-        ]
-    if kind == 2:  # CATCH_RETURN: any card kind in hand
-        return [A.return_action(k) for k in range(NUM_CARD_KINDS) if key[1][k]]
-    if kind == 4:  # CLAIM: R15
-        _, aboard, spyglass_taken = key
-        legal = [A.CLAIM_NONE]
-        legal.extend(A.accuse_action(o) for o in range(1, A.MAX_OFFSET + 1) if aboard >> o & 1)
-        legal.extend(A.vouch_action(o) for o in range(0, A.MAX_OFFSET + 1) if aboard >> o & 1)
-        legal.extend(range(A.CLAIM_HAND_BASE, A.CLAIM_CHEST_BASE))
-        if spyglass_taken:
-            legal.extend(
-                A.CLAIM_CHEST_BASE + i for i, m in enumerate(A.CHEST_MULTISETS) if len(m) == spyglass_taken
-            )
-        return legal
-    return []

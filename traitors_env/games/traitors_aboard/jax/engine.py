@@ -444,24 +444,9 @@ def step_index(g: Game, a: jax.Array, key: jax.Array) -> Game:
     discard = g.discard + ((_KINDS == card_kind) & action_card & ~plank).astype(i8)
 
     # ---- Plank (R11) and Empty Your Pockets (R10): the target
-    targeted = g.targeted + (
-        seat_row[:, None, None] & target_row[None, :, None] & (jnp.arange(2) == jnp.where(plank, 0, 1))
-    ).astype(i8)
-    planks = g.planks + (target_row & plank).astype(i8)
-    overboard = target_row & plank & (planks >= PLANKS_TO_OVERBOARD)  # (8,)
-    emptied = overboard | (target_row & eyp)  # hands discarded face down
-    emptied, overboard = _once(emptied, overboard)
-    discard = discard + jnp.sum(jnp.where(emptied[:, None], hands, 0), 0).astype(i8)
-    discard = discard + ((_KINDS == PLANK) * jnp.sum(jnp.where(overboard, planks, 0))).astype(i8)
-    hands = jnp.where(emptied[:, None], 0, hands).astype(i8)
-    planks = jnp.where(overboard, 0, planks).astype(i8)
-    aboard = g.aboard & ~overboard
-    revealed = g.revealed | overboard | (seat_row & open_chest)  # R11, R03
-    pockets_emptied = g.pockets_emptied + (target_row & eyp).astype(i8)
-    # R12: after an overboard
-    mutineers = jnp.sum(aboard & (g.roles == MUTINEER))
-    pirates = jnp.sum(aboard & (g.roles == PIRATE))
-    crew_end = jnp.any(overboard) & ((mutineers == 0) | (mutineers >= pirates))
+    hands, discard, targeted, planks, aboard, revealed, pockets_emptied, mutineers, crew_end = _target_step(
+        g, hands, discard, seat_row, target_row, plank, eyp, open_chest
+    )
 
     # ---- the chest: loot (R04), Good Riddance (R08), Spyglass (R07)
     chest, chest_size, taken, seen, riddance_discard = _chest_step(
@@ -475,59 +460,16 @@ def step_index(g: Game, a: jax.Array, key: jax.Array) -> Game:
     # ---- draws (R05, R06, R09, R10): up to 4 cards from the top, one at a time
     one_draw = loot | (plank & ~crew_end) | riddance | (spyglass & ~scrambling) | order
     draws = jnp.where(eyp, 4, jnp.where(catch, 3, jnp.where(one_draw, 1, 0)))
-    drawn = jnp.minimum(draws, ds)
-    recipients = jnp.where(eyp & (jnp.arange(4) < 3), target_seat, seat)  # EYP: target draws 3, then the player
-    drawn, recipients = _once(drawn, recipients)
-    hands = hands + jnp.sum(
-        (recipients[:, None, None] == _SEATS[:, None])
-        & (g.draw[:4, None, None] == _KINDS)
-        & (jnp.arange(4) < drawn)[:, None, None],
-        0,
-    ).astype(i8)
-    pile_end = (draws > 0) & (ds <= draws)
-    # R09: a returned card goes on top of the draw pile, known to the player
-    returned = pack(DRAW_FIELDS, jnp.int32, kind=a - A.RETURN_BASE, known=bit)
-    draw_pile = jnp.where(returning, _push(g.draw_pile, returned), _pop(g.draw_pile, drawn, 4))
-    draw_size = ds - drawn + returning.astype(jnp.int32)
+    hands, draw_pile, draw_size, pile_end = _draw_step(g, a, seat, bit, ds, hands, draws, target_seat, eyp, returning)
 
     # ---- claims (R14–R16)
-    accuse = claim & (a > A.CLAIM_ACCUSE_BASE) & (a < A.CLAIM_VOUCH_BASE)
-    vouch = claim & (a >= A.CLAIM_VOUCH_BASE) & (a < A.CLAIM_HAND_BASE)
-    hand_claim = claim & (a >= A.CLAIM_HAND_BASE) & (a < A.CLAIM_CHEST_BASE)
-    chest_claim = claim & (a >= A.CLAIM_CHEST_BASE)
-    claim_accuse = jnp.where(seat_row & accuse, ((seat + a - A.CLAIM_ACCUSE_BASE) % n).astype(i8), g.claim_accuse)
-    claim_vouch = jnp.where(seat_row & vouch, ((seat + a - A.CLAIM_VOUCH_BASE) % n).astype(i8), g.claim_vouch)
-    claim_hand = jnp.where(seat_row & hand_claim, (a - A.CLAIM_HAND_BASE).astype(i8), g.claim_hand)
-    claim_chest = jnp.where(seat_row & chest_claim, (a - A.CLAIM_CHEST_BASE).astype(i8), g.claim_chest)
+    claim_accuse, claim_vouch, claim_hand, claim_chest = _claim_step(g, a, seat, n, seat_row, claim)
 
     # ---- how the decision ends: game over, another decision of this turn, the claim, or the next turn
-    all_out = mutineers == 0
-    winner = jnp.where(
-        open_chest,
-        jnp.where(chest_value(g) >= target(g), PIRATE, MUTINEER),  # R03
-        jnp.where(crew_end & all_out, PIRATE, MUTINEER),  # R12, R06
-    )
-    condition = jnp.where(
-        open_chest,
-        int(EndCondition.CHEST_OPENED),
-        jnp.where(
-            crew_end,
-            jnp.where(all_out, int(EndCondition.ALL_MUTINEERS_OVERBOARD), int(EndCondition.MUTINEERS_NOT_OUTNUMBERED)),
-            int(EndCondition.DRAW_PILE_EMPTY),
-        ),
-    )
+    winner, condition = _outcome(g, open_chest, crew_end, mutineers == 0)
     over = open_chest | crew_end | pile_end
     end_of_card = (loot | plank | eyp | riddance | (spyglass & ~scrambling) | order | (phase == CATCH_RETURN_2)) & ~over
-    next_turn = (claim | (end_of_card & ~g.claims)) & ~over
-    # R02: the next seat to the left still aboard
-    candidates = _seats_from(seat, n, 1)
-    candidate_aboard = jnp.any((candidates[:, None] == _SEATS) & aboard, 1)
-    following = jnp.sum(jnp.where(_SEATS == jnp.argmax(candidate_aboard), candidates, 0))
-    new_phase = jnp.select(
-        [over, next_turn, end_of_card, scrambling, catch, phase == CATCH_RETURN_1],
-        [GAME_OVER, MAIN, CLAIM, SPYGLASS_ORDER, CATCH_RETURN_1, CATCH_RETURN_2],
-        phase,
-    )
+    next_turn, following, new_phase = _next_decision(g, seat, n, aboard, over, end_of_card, claim, scrambling, catch)
     spyglass_taken = jnp.where(next_turn, 0, jnp.where(spyglass, taken, g.spyglass_taken))
     return g.replace(
         hands=hands,
@@ -556,6 +498,107 @@ def step_index(g: Game, a: jax.Array, key: jax.Array) -> Game:
         spyglass_taken=spyglass_taken.astype(i8),
         spyglass_seen=seen,
     )
+
+
+def _target_step(g: Game, hands, discard, seat_row, target_row, plank, eyp, open_chest):
+    """Plank (R11) and Empty Your Pockets (R10) on their target: the Plank in front of it, its hand discarded face down
+    (R10; R11 when the third Plank throws it overboard, its Planks too); R03's reveal of who opens the chest; then
+    R12's check after an overboard. Returns ``(hands, discard, targeted, planks, aboard, revealed, pockets_emptied,
+    Mutineers aboard, whether R12 ends the game)``."""
+    i8 = jnp.int8
+    targeted = g.targeted + (
+        seat_row[:, None, None] & target_row[None, :, None] & (jnp.arange(2) == jnp.where(plank, 0, 1))
+    ).astype(i8)
+    planks = g.planks + (target_row & plank).astype(i8)
+    overboard = target_row & plank & (planks >= PLANKS_TO_OVERBOARD)  # (8,)
+    emptied = overboard | (target_row & eyp)  # hands discarded face down
+    emptied, overboard = _once(emptied, overboard)
+    discard = discard + jnp.sum(jnp.where(emptied[:, None], hands, 0), 0).astype(i8)
+    discard = discard + ((_KINDS == PLANK) * jnp.sum(jnp.where(overboard, planks, 0))).astype(i8)
+    hands = jnp.where(emptied[:, None], 0, hands).astype(i8)
+    planks = jnp.where(overboard, 0, planks).astype(i8)
+    aboard = g.aboard & ~overboard
+    revealed = g.revealed | overboard | (seat_row & open_chest)  # R11, R03
+    pockets_emptied = g.pockets_emptied + (target_row & eyp).astype(i8)
+    # R12: after an overboard
+    mutineers = jnp.sum(aboard & (g.roles == MUTINEER))
+    pirates = jnp.sum(aboard & (g.roles == PIRATE))
+    crew_end = jnp.any(overboard) & ((mutineers == 0) | (mutineers >= pirates))
+    return hands, discard, targeted, planks, aboard, revealed, pockets_emptied, mutineers, crew_end
+
+
+def _draw_step(g: Game, a, seat, bit, ds, hands, draws, target_seat, eyp, returning):
+    """The decision's draws (R05, R06, R09, R10): ``draws`` cards (0–4) from the top, one at a time (Empty Your
+    Pockets: the target draws 3, then the player), or R09's returned card on top, known to the player. Returns
+    ``(hands, draw_pile, draw_size, whether R06 ends the game)``."""
+    drawn = jnp.minimum(draws, ds)
+    recipients = jnp.where(eyp & (jnp.arange(4) < 3), target_seat, seat)  # EYP: target draws 3, then the player
+    drawn, recipients = _once(drawn, recipients)
+    hands = hands + jnp.sum(
+        (recipients[:, None, None] == _SEATS[:, None])
+        & (g.draw[:4, None, None] == _KINDS)
+        & (jnp.arange(4) < drawn)[:, None, None],
+        0,
+    ).astype(jnp.int8)
+    pile_end = (draws > 0) & (ds <= draws)
+    # R09: a returned card goes on top of the draw pile, known to the player
+    returned = pack(DRAW_FIELDS, jnp.int32, kind=a - A.RETURN_BASE, known=bit)
+    draw_pile = jnp.where(returning, _push(g.draw_pile, returned), _pop(g.draw_pile, drawn, 4))
+    draw_size = ds - drawn + returning.astype(jnp.int32)
+    return hands, draw_pile, draw_size, pile_end
+
+
+def _claim_step(g: Game, a, seat, n, seat_row, claim):
+    """R14–R16: the claim of this decision (if it is one) as the seat's latest of its kind, in absolute seats.
+    Returns ``(claim_accuse, claim_vouch, claim_hand, claim_chest)``."""
+    i8 = jnp.int8
+    accuse = claim & (a > A.CLAIM_ACCUSE_BASE) & (a < A.CLAIM_VOUCH_BASE)
+    vouch = claim & (a >= A.CLAIM_VOUCH_BASE) & (a < A.CLAIM_HAND_BASE)
+    hand_claim = claim & (a >= A.CLAIM_HAND_BASE) & (a < A.CLAIM_CHEST_BASE)
+    chest_claim = claim & (a >= A.CLAIM_CHEST_BASE)
+    claim_accuse = jnp.where(seat_row & accuse, ((seat + a - A.CLAIM_ACCUSE_BASE) % n).astype(i8), g.claim_accuse)
+    claim_vouch = jnp.where(seat_row & vouch, ((seat + a - A.CLAIM_VOUCH_BASE) % n).astype(i8), g.claim_vouch)
+    claim_hand = jnp.where(seat_row & hand_claim, (a - A.CLAIM_HAND_BASE).astype(i8), g.claim_hand)
+    claim_chest = jnp.where(seat_row & chest_claim, (a - A.CLAIM_CHEST_BASE).astype(i8), g.claim_chest)
+    return claim_accuse, claim_vouch, claim_hand, claim_chest
+
+
+def _outcome(g: Game, open_chest, crew_end, all_out):
+    """The winner and end condition should the decision end the game: R03 (the chest opened), R12 (an overboard;
+    ``all_out``: no Mutineer aboard), else R06 (the draw pile empty)."""
+    winner = jnp.where(
+        open_chest,
+        jnp.where(chest_value(g) >= target(g), PIRATE, MUTINEER),  # R03
+        jnp.where(crew_end & all_out, PIRATE, MUTINEER),  # R12, R06
+    )
+    condition = jnp.where(
+        open_chest,
+        int(EndCondition.CHEST_OPENED),
+        jnp.where(
+            crew_end,
+            jnp.where(all_out, int(EndCondition.ALL_MUTINEERS_OVERBOARD), int(EndCondition.MUTINEERS_NOT_OUTNUMBERED)),
+            int(EndCondition.DRAW_PILE_EMPTY),
+        ),
+    )
+    return winner, condition
+
+
+def _next_decision(g: Game, seat, n, aboard, over, end_of_card, claim, scrambling, catch):
+    """What the next decision is: none (the game is over), the next turn's (R02: the next seat to the left still
+    aboard), the claim (R14), the Spyglass order (R07) or a catch's returns (R09). Returns ``(whether the turn passes,
+    the next seat to the left aboard, the new phase)``."""
+    phase = g.phase
+    next_turn = (claim | (end_of_card & ~g.claims)) & ~over
+    # R02: the next seat to the left still aboard
+    candidates = _seats_from(seat, n, 1)
+    candidate_aboard = jnp.any((candidates[:, None] == _SEATS) & aboard, 1)
+    following = jnp.sum(jnp.where(_SEATS == jnp.argmax(candidate_aboard), candidates, 0))
+    new_phase = jnp.select(
+        [over, next_turn, end_of_card, scrambling, catch, phase == CATCH_RETURN_1],
+        [GAME_OVER, MAIN, CLAIM, SPYGLASS_ORDER, CATCH_RETURN_1, CATCH_RETURN_2],
+        phase,
+    )
+    return next_turn, following, new_phase
 
 
 def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, spyglass, order, a):
@@ -605,7 +648,7 @@ def _chest_step(g: Game, key, seat, bit, loot, loot_card, announced, riddance, s
     riddance_discard = jnp.sum((in_top[:2, None] & riddance) & (top_kind[:, None] == jnp.arange(NUM_CARD_KINDS)), 0)
     forget = riddance & partial
 
-    # R07: Spyglass with 2–3 cards scrambles them into one group (engine._scramble).
+    # R07: Spyglass with 2–3 cards scrambles them into one group (chest.scramble).
     scrambling = spyglass & (taken >= 2)
     counts = unpack(top_rows, COUNTS)
     gknown = unpack(top_rows, F["group_known"], jnp.bool_)

@@ -5,7 +5,7 @@ then times a jitted ``vmap(heuristic_act)`` over batches of them after compilati
 time, all threads) and wall µs per decision, best of several repeats. ``--hlo PATH`` writes the
 optimized HLO and prints its op counts (fusions, sorts, gathers …).
 
-    nice -n 19 python scripts/time_jax_heuristic.py [--batch 1024] [--repeats 7] [--hlo /tmp/h.txt]
+    nice -n 19 python docs/notes/lab/time_jax_heuristic.py [--batch 1024] [--repeats 7] [--hlo /tmp/h.txt]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The observer's beliefs are scored as in ``traitors-eval``'s deduction section
 (:class:`traitors_env.evaluation.deduction.Deduction`: Brier against the true roles, the base rate's, the heuristic's
 on the same observations), per table size, for the late phase and the whole game::
 
-    PYTHONPATH=. python scripts/beliefs_by_opponent.py --observer runs/jax_belief-on \\
+    PYTHONPATH=. python docs/notes/lab/beliefs_by_opponent.py --observer runs/jax_belief-on \\
         --against heuristic runs/jax_belief-on runs/jax_belief-off --games 40
 
 Prints one line per (opponent, table size, phase): decisions, Brier, base rate, heuristic, Brier / base.

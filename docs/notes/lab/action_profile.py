@@ -5,7 +5,7 @@ value announced (R04), e.g. ``place loot +1 announced as -2``; Plank and Empty Y
 ``--mutineers`` agent every Mutineer seat; the actions of ``--side`` are counted over ``--games`` seeded games per
 table size::
 
-    PYTHONPATH=. python scripts/action_profile.py --pirates runs/jax_league \\
+    PYTHONPATH=. python docs/notes/lab/action_profile.py --pirates runs/jax_league \\
         --mutineers reports/exploit-league_default-pirates/best_response.msgpack --players 5 --games 40
 
 Prints one line per action kind: its share of the side's main-phase actions, the count, the kind.

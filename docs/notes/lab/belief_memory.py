@@ -16,8 +16,8 @@ the label: the data of a supervised probe, never an agent's input). Two probes a
 
 ::
 
-    PYTHONPATH=. python scripts/belief_memory.py --observer heuristic --against heuristic --games 1500
-    PYTHONPATH=. python scripts/belief_memory.py --observer runs/jax_league --against runs/jax_league --games 1000
+    PYTHONPATH=. python docs/notes/lab/belief_memory.py --observer heuristic --against heuristic --games 1500
+    PYTHONPATH=. python docs/notes/lab/belief_memory.py --observer runs/jax_league --against runs/jax_league --games 1000
 
 (a run folder plays its newest policies; its ``league.json`` would play the league's Nash mixture)
 
