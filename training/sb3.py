@@ -283,6 +283,9 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                 model.set_env(venv, force_reset=True)  # the learner's side changed: start new games
                 model.set_random_seed(seed)
                 venv.seed(seed)
+                # Each env's pool keeps the stream configure_team seeded it with (reset would otherwise restart it
+                # from the env's seed): seeded runs train the weights, and the docs' figures, of before issue 49.
+                venv.set_options([{"opponent_seed": derive_seed(seed, rank)} for rank in range(venv.num_envs)])
                 model.set_logger(
                     Logger(
                         None,

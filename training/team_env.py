@@ -188,14 +188,26 @@ class TeamEnv(gymnasium.Env):
         """Deal a new game (or start from ``options["position"]``, an engine state of the game) and play the
         opponents up to the learner's first decision.
 
+        ``seed`` seeds the env's generator and restarts the opponent pool's stream from ``(seed, POOL_STREAM)``;
+        ``options["opponent_seed"]`` seeds the pool's stream directly instead (the SB3 trainer passes the seed each
+        env's pool was built with, so a seeded run trains the weights it trained before the pool was reseeded here).
+
         Raises:
             RuntimeError: if the given position ends before the learner's first decision.
+            ValueError: for options other than ``position`` and ``opponent_seed``, naming them.
         """
+        options = dict(options or {})
+        unknown = set(options) - {"position", "opponent_seed"}
+        if unknown:
+            raise ValueError(f"reset options {sorted(unknown)}; expected 'position' and/or 'opponent_seed'")
         super().reset(seed=seed)
-        if seed is not None and hasattr(self.pool, "reseed"):  # the opponents' stream too: the seed fixes the game
+        # The opponents' stream too: the seed fixes the whole game (gymnasium's contract).
+        if options.get("opponent_seed") is not None:
+            self.pool.reseed(options["opponent_seed"])
+        elif seed is not None and hasattr(self.pool, "reseed"):
             self.pool.reseed([int(seed), POOL_STREAM])
         self._forfeited = False
-        position = (options or {}).get("position")
+        position = options.get("position")
         skipped = 0
         while True:
             if position is None:

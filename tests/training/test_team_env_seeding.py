@@ -96,3 +96,20 @@ def test_both_modes_take_the_same_actions_and_truncate_none(mode):
         else:
             _, reward, terminated, _, info = env.step(bad)
             assert info["illegal_action"] and info["action"] is bad and terminated
+
+
+def test_opponent_seed_option_seeds_the_pool_as_its_constructor_would_and_unknown_options_are_refused():
+    """The SB3 trainer resets each env with ``options={"opponent_seed": p}``, ``p`` the seed the env's pool was built
+    with: the pool then draws what a pool freshly built with ``p`` draws, so seeded runs train what they trained
+    before ``reset(seed)`` reseeded the pool (issue 49; the docs' SB3 figures stand)."""
+    weights = {"heuristic": 0.5, "random": 0.5}
+    env = TeamEnv("pirates", OpponentPool(weights, seed=99), player_counts=[5])
+    obs, _ = env.reset(seed=3, options={"opponent_seed": 11})
+    before = TeamEnv("pirates", OpponentPool(weights, seed=11), player_counts=[5])
+    before.pool.reseed = lambda seed: None  # the pool as reset left it before issue 49: built with 11, untouched
+    old_obs, _ = before.reset(seed=3)
+    assert (obs == old_obs).all() and env.pool.rng.bit_generator.state == before.pool.rng.bit_generator.state
+    env.reset(seed=3)  # without the option: the stream follows the env's seed
+    assert env.pool.rng.bit_generator.state != before.pool.rng.bit_generator.state
+    with pytest.raises(ValueError, match=r"reset options \['first_leader'\]; expected 'position' and/or 'opponent_seed'"):
+        env.reset(seed=3, options={"first_leader": 2})
