@@ -92,6 +92,9 @@ def configure_team(venv, config: RunConfig, team: str, snapshots: Sequence, seed
     for rank in range(venv.num_envs):
         pool = OpponentPool(config.opponents.weights(), snapshots, seed=derive_seed(seed, rank), game=config.game)
         venv.env_method("configure", team, pool, config.env.count_weights_for(team), indices=[rank])
+    # The next reset (a seeded one) keeps each pool's stream as seeded here instead of restarting it from the env's
+    # seed: seeded runs train the weights, and the docs' figures, of before issue 49 (TeamEnv.reset's opponent_seed).
+    venv.set_options([{"opponent_seed": derive_seed(seed, rank)} for rank in range(venv.num_envs)])
 
 
 def snapshot_pairs(run: RunFolder, generation: int, team: str, config: RunConfig) -> list[tuple[str | None, str | None]]:
@@ -283,9 +286,6 @@ def train(config: RunConfig, resume: bool = False, force: bool = False) -> RunFo
                 model.set_env(venv, force_reset=True)  # the learner's side changed: start new games
                 model.set_random_seed(seed)
                 venv.seed(seed)
-                # Each env's pool keeps the stream configure_team seeded it with (reset would otherwise restart it
-                # from the env's seed): seeded runs train the weights, and the docs' figures, of before issue 49.
-                venv.set_options([{"opponent_seed": derive_seed(seed, rank)} for rank in range(venv.num_envs)])
                 model.set_logger(
                     Logger(
                         None,
