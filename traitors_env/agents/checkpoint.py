@@ -34,6 +34,7 @@ from .policy import (
     PolicyAgent,
     PolicyLoadError,
     cached_loader,
+    checkpoint_file,
     masked_probabilities,
     observation_scale,
     observation_scale_of,
@@ -163,11 +164,7 @@ def read_snapshot(path: str | Path) -> tuple[dict, dict]:
             holding anything but tensors and plain containers, a policy state dict of anything but tensors, or
             a weight that is not finite (NaN, inf).
     """
-    path = Path(path)
-    if path.is_dir():
-        raise PolicyLoadError(f"checkpoint {str(path)!r} is a folder, not a checkpoint file (expected a .zip)")
-    if not path.is_file():
-        raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist")
+    path = checkpoint_file(path, ".zip")
     try:
         data, params = _read_entries(path)
     except PolicyLoadError:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, load_game
-from .policy import PolicyLoadError, cached_loader, masked_probabilities, observation_scale_of
+from .policy import PolicyLoadError, cached_loader, checkpoint_file, masked_probabilities, observation_scale_of
 
 __all__ = ["FORMAT", "SUFFIX", "JaxPolicy", "load_jax_policy", "read_checkpoint", "save_checkpoint"]
 
@@ -91,11 +91,7 @@ def read_checkpoint(path: str | Path, game: str | Game = DEFAULT_GAME) -> dict:
     Raises:
         PolicyLoadError: if the file is missing, not msgpack, not this format, or for other spaces.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise PolicyLoadError(f"checkpoint {str(path)!r} is a folder, not a checkpoint file (expected a .msgpack)")
-    if not path.is_file():
-        raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist")
+    path = checkpoint_file(path, ".msgpack")
     try:
         from flax import serialization
     except ImportError as error:

@@ -40,6 +40,17 @@ class PolicyLoadError(FileNotFoundError):
     """A checkpoint that is missing, is not of its backend's format, or was trained on another game's spaces."""
 
 
+def checkpoint_file(path: str | Path, suffix: str) -> Path:
+    """``path`` as a ``Path`` if it names an existing file; else :class:`PolicyLoadError` saying it is a folder or
+    missing (``suffix``: the backend's file ending, named in the folder's message)."""
+    path = Path(path)
+    if path.is_dir():
+        raise PolicyLoadError(f"checkpoint {str(path)!r} is a folder, not a checkpoint file (expected a {suffix})")
+    if not path.is_file():
+        raise PolicyLoadError(f"checkpoint {str(path)!r} does not exist")
+    return path
+
+
 class AgentSpecError(ValueError):
     """A spec that names no agent that can be built (unknown name, missing checkpoint, broken factory)."""
 
