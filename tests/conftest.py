@@ -1,8 +1,19 @@
-"""Test options: tests marked ``slow`` run only when asked for (``-m slow`` or ``--runslow``)."""
+"""Test options: tests marked ``slow`` run only when asked for (``-m slow`` or ``--runslow``).
+
+For ``.ci/run``, which runs the suite twice (the README's install, then every extra): with
+``$TRAITORS_CI_RECORD_PASSED`` naming a file, the node ids of the tests that passed are written there; with
+``$TRAITORS_CI_SKIP_PASSED`` naming such a file, those tests are deselected, so the second run spends its time on
+the tests the first one skipped (those that need an extra) instead of repeating 1,600 tests.
+"""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
+
+_passed: dict[str, bool] = {}  # node id -> every phase so far passed (a teardown error takes a pass back)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -10,12 +21,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    skip_passed = os.environ.get("TRAITORS_CI_SKIP_PASSED")
+    if skip_passed:
+        passed = set(Path(skip_passed).read_text().splitlines())
+        kept = [item for item in items if item.nodeid not in passed]
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid in passed])
+        items[:] = kept
     if config.getoption("--runslow") or "slow" in (config.getoption("markexpr") or ""):
         return
     skip = pytest.mark.skip(reason="slow: run with -m slow or --runslow")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and report.passed:
+        _passed.setdefault(report.nodeid, True)
+    elif report.failed:
+        _passed[report.nodeid] = False
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    record = os.environ.get("TRAITORS_CI_RECORD_PASSED")
+    if record:
+        Path(record).write_text("".join(f"{nodeid}\n" for nodeid, ok in _passed.items() if ok))
 
 
 @pytest.fixture

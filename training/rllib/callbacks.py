@@ -49,6 +49,12 @@ class GameCallbacks(RLlibCallback):
     def __init__(self) -> None:
         super().__init__()
         self._rngs: dict[int, np.random.Generator] = {}
+        self._seed: int | None = None
+
+    def reseed(self, seed: int) -> None:
+        """Draw the matchups from ``seed`` (and the sub-env index) from now on (:mod:`.reseed`, every iteration)."""
+        self._seed = int(seed)
+        self._rngs = {}
 
     def on_episode_created(self, *, episode, env_runner=None, rl_module=None, env_index: int = 0, **kwargs) -> None:
         """Draw the episode's matchup (``custom_data["matchup"]``) from the generator of its sub-env, seeded by
@@ -58,7 +64,8 @@ class GameCallbacks(RLlibCallback):
             return
         rng = self._rngs.get(env_index)
         if rng is None:
-            rng = self._rngs[env_index] = np.random.default_rng([mapping.seed, int(env_runner.worker_index or 0), env_index])
+            seed = [mapping.seed, int(env_runner.worker_index or 0)] if self._seed is None else [self._seed]
+            rng = self._rngs[env_index] = np.random.default_rng([*seed, env_index])
         episode.custom_data["matchup"] = mapping.draw(rng, past_available=_past_loaded(rl_module, mapping.sides))
 
     def on_episode_end(self, *, episode, env_runner=None, metrics_logger=None, prev_episode_chunks=(), **kwargs) -> None:

@@ -64,6 +64,10 @@ class BotModule(TorchRLModule):
         self.agent = self.game.make_bot(self.bot, seed)
         self._unused = torch.nn.Parameter(torch.zeros(1))
 
+    def reseed(self, seed: int) -> None:
+        """A fresh bot drawing from ``seed`` (:mod:`training.rllib.reseed`, every iteration)."""
+        self.agent = self.game.make_bot(self.bot, int(seed))
+
     def _forward(self, batch, **kwargs):
         observation = batch[Columns.OBS]
         raw = observation["observations"].detach().cpu().numpy()

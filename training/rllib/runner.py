@@ -37,9 +37,10 @@ from traitors_env.core import load_game
 from traitors_env.core.registry import DEFAULT_GAME
 
 from ..config import RunConfig
-from ..run import RLLIB_RESUME_REFUSED, RunError, derive_seed, prepare_run_folder
+from ..run import RLLIB_RESUME_REFUSED, RunError, prepare_run_folder
 from ..storage import RunFolder, atomic_write_text
 from .checkpoints import MODULE_DIR, kept_when_pruned
+from .reseed import reseed_iteration, restore_kl_coefficients, save_kl_coefficients
 
 #: The default game's side keys, for callers that do not name a game.
 TEAMS = load_game(DEFAULT_GAME).type.sides
@@ -139,19 +140,10 @@ def init_ray(config: RunConfig) -> bool:
     return True
 
 
-def run_seed(config: RunConfig, resumed_at: int = 0) -> int:
-    """The seed RLlib gets: ``config.seed`` for a fresh run; for a run resumed after ``resumed_at`` iterations a
-    seed derived from both, so the resumed iterations do not replay the deals and draws of the first ones.
-    (RLlib's checkpoint holds no env runner state: a resumed run is reproducible from its seed and the iteration
-    it resumed at, but it does not continue the uninterrupted run's sample stream.)"""
-    if resumed_at == 0:
-        return config.seed
-    return derive_seed(config.seed, 1_414, resumed_at)
-
-
-def algorithm_config(config: RunConfig, resumed_at: int = 0):
+def algorithm_config(config: RunConfig):
     """The ``PPOConfig`` of a run: game-master env, one masked PPO module per side, the game's bots (and, with
-    ``opponents.past`` > 0, each side's older snapshot) as fixed modules; seeded by :func:`run_seed`."""
+    ``opponents.past`` > 0, each side's older snapshot) as fixed modules; seeded by ``config.seed`` (and every
+    iteration reseeded, :mod:`.reseed`)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -165,7 +157,7 @@ def algorithm_config(config: RunConfig, resumed_at: int = 0):
     ppo, rl = config.ppo, config.rllib
     game = config.game
     sides = game.type.sides
-    seed = run_seed(config, resumed_at)
+    seed = config.seed
     model = {"fcnet_hiddens": list(ppo.net_arch), "fcnet_activation": ppo.activation, "vf_share_layers": False}
     specs = {team: RLModuleSpec(module_class=TeamPPOModule, model_config=model) for team in sides}
     for index, bot in enumerate(BOTS):
@@ -453,12 +445,14 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False,
     stack = contextlib.ExitStack()
     interrupted = stack.enter_context(remembered_interrupt())
     try:
-        algo = algorithm_config(config, resumed_at=start).build_algo()
+        algo = algorithm_config(config).build_algo()
         if start > 0:
             algo.restore_from_path(str(run.generation_dir(start - 1).resolve()))
+            restore_kl_coefficients(algo, run.generation_dir(start - 1), sides)
             bar.write(f"resuming run {config.name!r} after iteration {start} of {total}")
         for generation in range(start, total):
             past = refresh_past_modules(algo, run, generation, config)
+            reseed_iteration(algo, config.seed, generation)  # what the checkpoint lacks, from (seed, iteration)
             began = time.perf_counter()
             result = algo.train()
             seconds = time.perf_counter() - began
@@ -467,6 +461,7 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False,
             final = run.generation_dir(generation)
             tmp = final.with_name(f".{final.name}.tmp")
             algo.save_to_path(str(tmp.resolve()))
+            save_kl_coefficients(algo, tmp, sides)
             os.replace(tmp, final)
             record = iteration_record(result, generation, seconds, sides)
             if past is not None:

@@ -25,9 +25,10 @@ Hidden state (never read into another seat's observation): :attr:`GameState.role
 
 from __future__ import annotations
 
+import copy as _copy
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 import numpy as np
@@ -204,6 +205,26 @@ class GameState:
         self.winners: list[bool] = [False] * n
         self.events: list[dict] = []
         self.history: list[tuple[int, int]] = []
+
+    def copy(self) -> GameState:
+        """An independent copy, as ``copy.deepcopy`` gives, made in a fraction of its time: the containers the
+        rules change are copied, what they never change after it is made is shared (the config, the quests'
+        results, the public log's entries: an event dict is appended once and never written again).
+        (The secrets test copies positions tens of thousands of times: deepcopy was 3/4 of its 5 minutes.)"""
+        other = _copy.copy(self)
+        other.rng = _copy.deepcopy(self.rng)
+        other.roles = list(self.roles)
+        other._queue = list(self._queue)
+        other.team = list(self.team)
+        other.proposals = [replace(p, claims=list(p.claims)) for p in self.proposals]
+        other.quests = list(self.quests)
+        other.pending_votes = list(self.pending_votes)
+        other.pending_cards = dict(self.pending_cards)
+        other.played_cards = [dict(cards) for cards in self.played_cards]
+        other.winners = list(self.winners)
+        other.events = list(self.events)
+        other.history = list(self.history)
+        return other
 
     @classmethod
     def new(cls, config: AvalonConfig | None = None, seed: int | np.random.Generator | None = None,

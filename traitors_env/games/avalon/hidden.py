@@ -8,8 +8,6 @@ uncast-for-the-public votes and the current quest's cards of the other members.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from .engine import GameState, Phase
@@ -49,7 +47,7 @@ def hidden_variant(state: GameState, observer: int, rng: np.random.Generator, tr
 
     Falls back to the true deal when ``tries`` redraws of the roles all contradict the public record.
     """
-    variant = copy.deepcopy(state)
+    variant = state.copy()
     roles = list(state.roles)
     for _ in range(tries):
         candidate = _redrawn_roles(state, observer, rng)
