@@ -132,9 +132,9 @@ def test_group_counts_are_the_announcements_of_the_group_and_fit_their_bits(batc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(4))
 def test_random_games_replay_equal_in_reference_engine_slow(seed):
-    """12,288 more games (8 × 1,536 across table sizes, claims on/off)."""
+    """6,144 more games (4 × 1,536 across table sizes, claims on/off); bounded so CI stays well under its limit."""
     _play_and_replay(seed=1000 + seed, games_per_setting=64)
 
 
