@@ -415,7 +415,6 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False,
         raise RunError(RLLIB_RESUME_REFUSED)
     import ray
     import torch
-    from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm
 
     from ..resume import discard_incomplete_generations
@@ -425,8 +424,7 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False,
     if not ray.is_initialized():  # before the run folder is touched: an unreachable cluster loses nothing
         check_ray_reachable(config)
     run, state = prepare_run_folder(config, resume, force)
-    game = config.game
-    sides, labels = game.type.sides, game.type.side_labels
+    sides = config.game.type.sides
     start, total = state["completed_generations"], config.training.generations
     if start >= total:
         print(f"run {config.name!r} has completed all {start} iterations; nothing to train")
@@ -463,29 +461,7 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False,
             algo.save_to_path(str(tmp.resolve()))
             save_kl_coefficients(algo, tmp, sides)
             os.replace(tmp, final)
-            record = iteration_record(result, generation, seconds, sides)
-            if past is not None:
-                record["past_snapshots"] = past  # the 1-based iterations the past modules played
-            # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
-            with SummaryWriter(str(run.path / "tensorboard" / "rllib"), filename_suffix=f".gen_{generation + 1:03d}") as writer:
-                for key, value in _scalars(record).items():
-                    writer.add_scalar(key, value, generation + 1)
-            state["history"].append(record)
-            state["completed_generations"] = generation + 1
-            run.write_state(state)  # last: the iteration now counts as completed
-            # Only now: until state.json names this iteration, --resume restores the one before in full.
-            prune_checkpoints(run, generation + 1, config.rllib.keep_checkpoints, sides)
-            _write_generations_csv(run, state["history"])
-            _plot_training_win_rates(state["history"], run.path / "winrates.png", game)
-            rates = record["win_rates"]
-            bar.set_description(f"iter {generation + 1}/{total}")
-            bar.set_postfix(
-                learner_sps=f"{record['learner_steps_per_second']:.0f}",
-                **{f"{label[0]}_vs_h": f"{rates.get(f'{team}_vs_heuristic', float('nan')):.2f}"
-                   for team, label in zip(sides, labels)},
-                refresh=False,
-            )
-            bar.update(1)
+            _record_iteration(run, state, config, iteration_record(result, generation, seconds, sides), past, bar)
     except KeyboardInterrupt:
         discard_incomplete_generations(run, state["completed_generations"])  # nothing half-written stays
         for stale in run.checkpoints.glob(".gen_*.tmp") if run.checkpoints.exists() else ():
@@ -499,6 +475,37 @@ def train_rllib(config: RunConfig, resume: bool = False, force: bool = False,
             ray.shutdown()
         stack.close()
     return run
+
+
+def _record_iteration(run: RunFolder, state: dict, config: RunConfig, record: dict, past, bar) -> None:
+    """After iteration ``record["generation"]`` is saved: its figures into TensorBoard, ``state.json`` (last but the
+    pruning: from then on it counts as completed), ``generations.csv``, ``winrates.png`` and the progress bar."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    game, generation = config.game, record["generation"]
+    sides, labels = game.type.sides, game.type.side_labels
+    if past is not None:
+        record["past_snapshots"] = past  # the 1-based iterations the past modules played
+    # One event file per iteration, named after it (training/resume.py discards those of a cut iteration).
+    with SummaryWriter(str(run.path / "tensorboard" / "rllib"), filename_suffix=f".gen_{generation:03d}") as writer:
+        for key, value in _scalars(record).items():
+            writer.add_scalar(key, value, generation)
+    state["history"].append(record)
+    state["completed_generations"] = generation
+    run.write_state(state)  # last: the iteration now counts as completed
+    # Only now: until state.json names this iteration, --resume restores the one before in full.
+    prune_checkpoints(run, generation, config.rllib.keep_checkpoints, sides)
+    _write_generations_csv(run, state["history"])
+    _plot_training_win_rates(state["history"], run.path / "winrates.png", game)
+    rates = record["win_rates"]
+    bar.set_description(f"iter {generation}/{config.training.generations}")
+    bar.set_postfix(
+        learner_sps=f"{record['learner_steps_per_second']:.0f}",
+        **{f"{label[0]}_vs_h": f"{rates.get(f'{team}_vs_heuristic', float('nan')):.2f}"
+           for team, label in zip(sides, labels)},
+        refresh=False,
+    )
+    bar.update(1)
 
 
 def _scalars(record: dict) -> dict[str, float]:

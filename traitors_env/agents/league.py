@@ -134,63 +134,16 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
     population: dict[str, dict[str, dict]] = {}
     mixtures = {}
 
-    def mixture(weights: object, side: str, where: str) -> list[tuple[dict, float]]:
-        """The members of ``side`` with positive ``weights``, normalised (``where``: the table size, for errors)."""
-        if not isinstance(weights, dict):
-            fail(f"no Nash weights for side {side!r}{where}")
-        seen = population[side]
-        for name, weight in weights.items():
-            if name not in seen:
-                fail(f"the Nash weights of side {side!r}{where} name {name!r}, not a member ({', '.join(seen)})")
-            if not _finite_weight(weight):
-                shown = weight if not isinstance(weight, int) or abs(weight) < 10**20 else "an integer too large"
-                fail(f"the Nash weight of {side} member {name!r}{where} is {shown!r}; expected a finite number >= 0")
-        chosen = [(member, float(weights[name])) for name, member in seen.items() if weights.get(name, 0) > 0]
-        if not chosen:
-            fail(f"the Nash mixture of side {side!r}{where} gives no member a positive weight")
-        total = sum(w for _, w in chosen)
-        if not math.isfinite(total):  # 1e308 + 1e308: the normalised weights would be NaN
-            fail(f"the Nash weights of side {side!r}{where} sum to {total}; expected finite numbers whose sum is "
-                 "finite and positive")
-        return [(m, w / total) for m, w in chosen]
-
     for side in game.type.sides:
         side_members = members.get(side)
         if not isinstance(side_members, list) or not isinstance(nash.get(side), dict):
             fail(f"no members or Nash weights for side {side!r}")
         seen: dict[str, dict] = {}
         for member in side_members:
-            name = member.get("name") if isinstance(member, dict) else None
-            if not isinstance(name, str) or not name:
-                fail(f"side {side!r} has a member {member!r} without a name")
-            if name in seen:
-                fail(f"side {side!r} names member {name!r} twice")
-            kind = member.get("kind")
-            if kind not in KINDS:
-                fail(f"member {name!r} has kind {kind!r}; expected one of {', '.join(KINDS)}")
-            if kind == "probe":
-                try:
-                    twin = probes(game)
-                except AgentSpecError as error:  # the jax extra is missing: name the file and the member
-                    fail(f"probe member {name!r}: {error}")
-                if name not in twin:
-                    fail(f"member {name!r} is not a probe of {game.type.env_id}'s JAX twin "
-                         f"({', '.join(twin) or 'it has none'})")
-                if game.type.sides[twin[name][0]] != side:
-                    fail(f"probe {name!r} plays the {game.type.sides[twin[name][0]]}, not the {side}")
-            if kind == "policy":
-                if not isinstance(member.get("checkpoint"), str) or not member["checkpoint"]:
-                    fail(f"policy member {name!r} has no checkpoint (a path relative to the league file)")
-                if "\x00" in member["checkpoint"]:  # the OS would say only "embedded null byte"
-                    fail(f"policy member {name!r}: its checkpoint {member['checkpoint']!r} holds a NUL byte; "
-                         "expected a path")
-                try:  # a league file may come from someone else: its paths must stay in its folder
-                    member = {**member, "checkpoint": confined_path(path.parent, member["checkpoint"])}
-                except ValueError as error:
-                    fail(f"policy member {name!r} of {str(path)!r}: its checkpoint {error}")
+            name, member = _checked_member(member, side, seen, game, path, fail)
             seen[name] = member
         population[side] = seen
-        mixtures[side] = mixture(nash[side], side, "")
+        mixtures[side] = _nash_mixture(nash[side], side, "", seen, fail)
 
     by_size = {}
     per_size = last.get("nash_by_size")
@@ -204,7 +157,8 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
         if not isinstance(sides, dict) or set(sides) - set(game.type.sides):
             fail(f"nash_by_size[{key!r}] is {sides!r}; expected {{side: weights}} for sides "
                  f"{', '.join(game.type.sides)}")
-        by_size[size] = {side: mixture(sides.get(side), side, f" at {size} players") for side in game.type.sides}
+        by_size[size] = {side: _nash_mixture(sides.get(side), side, f" at {size} players", population[side], fail)
+                         for side in game.type.sides}
     if choice == "per_size" and not by_size:
         fail("the league file has no per-size meta-game (nash_by_size: a league trained with league.meta_game: "
              "per_size); drop ':per_size' to play its pooled mixture")
@@ -214,6 +168,62 @@ def read_league_file(path: str | Path, game: Game, spec: str | None = None, mixt
     if not isinstance(deterministic, bool):  # bool("false") is True
         fail(f"deterministic is {deterministic!r}; expected true or false")
     return {"deterministic": deterministic, "mixtures": mixtures, "by_size": by_size}
+
+
+def _nash_mixture(weights: object, side: str, where: str, seen: dict[str, dict], fail) -> list[tuple[dict, float]]:
+    """The members of ``side`` (``seen``: name → member, in the population's order) with positive ``weights``,
+    normalised; ``fail(message)`` raises for bad weights (``where``: the table size, for the message)."""
+    if not isinstance(weights, dict):
+        fail(f"no Nash weights for side {side!r}{where}")
+    for name, weight in weights.items():
+        if name not in seen:
+            fail(f"the Nash weights of side {side!r}{where} name {name!r}, not a member ({', '.join(seen)})")
+        if not _finite_weight(weight):
+            shown = weight if not isinstance(weight, int) or abs(weight) < 10**20 else "an integer too large"
+            fail(f"the Nash weight of {side} member {name!r}{where} is {shown!r}; expected a finite number >= 0")
+    chosen = [(member, float(weights[name])) for name, member in seen.items() if weights.get(name, 0) > 0]
+    if not chosen:
+        fail(f"the Nash mixture of side {side!r}{where} gives no member a positive weight")
+    total = sum(w for _, w in chosen)
+    if not math.isfinite(total):  # 1e308 + 1e308: the normalised weights would be NaN
+        fail(f"the Nash weights of side {side!r}{where} sum to {total}; expected finite numbers whose sum is "
+             "finite and positive")
+    return [(m, w / total) for m, w in chosen]
+
+
+def _checked_member(member: object, side: str, seen: dict, game: Game, path: Path, fail) -> tuple[str, dict]:
+    """``(name, member)`` of one member of ``side`` in a league file at ``path``, checked (``fail(message)`` raises
+    for what is wrong): a new name, a kind of :data:`KINDS`, a probe of the game's twin playing ``side``, a policy's
+    checkpoint a path confined to the file's folder (resolved into the returned member's ``checkpoint``)."""
+    name = member.get("name") if isinstance(member, dict) else None
+    if not isinstance(name, str) or not name:
+        fail(f"side {side!r} has a member {member!r} without a name")
+    if name in seen:
+        fail(f"side {side!r} names member {name!r} twice")
+    kind = member.get("kind")
+    if kind not in KINDS:
+        fail(f"member {name!r} has kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if kind == "probe":
+        try:
+            twin = probes(game)
+        except AgentSpecError as error:  # the jax extra is missing: name the file and the member
+            fail(f"probe member {name!r}: {error}")
+        if name not in twin:
+            fail(f"member {name!r} is not a probe of {game.type.env_id}'s JAX twin "
+                 f"({', '.join(twin) or 'it has none'})")
+        if game.type.sides[twin[name][0]] != side:
+            fail(f"probe {name!r} plays the {game.type.sides[twin[name][0]]}, not the {side}")
+    if kind == "policy":
+        if not isinstance(member.get("checkpoint"), str) or not member["checkpoint"]:
+            fail(f"policy member {name!r} has no checkpoint (a path relative to the league file)")
+        if "\x00" in member["checkpoint"]:  # the OS would say only "embedded null byte"
+            fail(f"policy member {name!r}: its checkpoint {member['checkpoint']!r} holds a NUL byte; "
+                 "expected a path")
+        try:  # a league file may come from someone else: its paths must stay in its folder
+            member = {**member, "checkpoint": confined_path(path.parent, member["checkpoint"])}
+        except ValueError as error:
+            fail(f"policy member {name!r} of {str(path)!r}: its checkpoint {error}")
+    return name, member
 
 
 def _finite_weight(weight: object) -> bool:
