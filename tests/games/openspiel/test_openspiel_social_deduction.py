@@ -178,3 +178,14 @@ def test_the_heuristic_beats_random_on_both_sides():
             else:
                 action = int(rng.choice(state.legal_actions()))
             state.apply_action(action)
+
+
+def test_the_docs_page_shows_the_declared_layout_and_action_table():
+    """The page is written by hand (the game is not in the generated tables: it is registered only with the extra);
+    its tables must be the declarations'."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "games" / "openspiel_social_deduction.md").read_text(
+        encoding="utf-8")
+    assert sd.LAYOUT.table() in page and sd.action_table() in page
+    assert f"Discrete({sd.NUM_ACTIONS})" in page and f"Box({sd.LAYOUT.size},)" in page

@@ -312,6 +312,37 @@ End. Innocents win once every Imposter is eliminated; Imposters win at parity (a
   Innocents) or after the last round (default 10). Reward: +1 to each winner, -1 to each loser."""
 
 
+# ------------------------------------------------------------------ text
+_RECORD = ("signal_seat", "signal", "message", "message_target", "vote", "eliminated")
+_FIXED = ("role", "known_imposters", "num_players", "imposters", "observation_noise")
+
+
+def same_game(previous: np.ndarray, current: np.ndarray) -> bool:
+    """Whether ``current`` follows ``previous`` in one game of the seat (the text view's new-conversation test): the
+    same table, parameters, role and team; every round of ``previous`` still in ``current`` alike (shifted by the
+    rounds begun since) with nothing taken away; and something more (the seat's own decision at least)."""
+    before, now = np.asarray(previous), np.asarray(current)
+    if any(not np.array_equal(LAYOUT.piece(before, name), LAYOUT.piece(now, name)) for name in _FIXED):
+        return False
+    shift = int(LAYOUT.piece(now, "round_seen").sum() - LAYOUT.piece(before, "round_seen").sum())
+    if shift < 0:
+        return False
+    kept = HISTORY - shift
+    grown = False
+    for name in _RECORD:
+        old, new = LAYOUT.piece(before, name)[:kept], LAYOUT.piece(now, name)[shift:]
+        if np.any(old > new):
+            return False
+        grown |= bool(np.any(new > old))
+    return grown or shift > 0
+
+
+class _Text:
+    """The game's text renderer (``Game.text``): the generic one, with :func:`same_game`."""
+
+    same_game = staticmethod(same_game)
+
+
 # ------------------------------------------------------------------ bots
 class SocialDeductionHeuristic:
     """A cheap reader of the public record (its observation only): each seat's suspicion is the log-likelihood ratio
@@ -447,4 +478,5 @@ raw_env.__module__ = __name__
 env = wrapped(raw_env)
 env.__module__ = __name__
 
-GAME = make_game(SPEC, raw_env, env, side_of_observation=side_of_observation, action_table=action_table)
+GAME = make_game(SPEC, raw_env, env, side_of_observation=side_of_observation, action_table=action_table,
+                 text=lambda: _Text)
