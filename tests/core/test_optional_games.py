@@ -100,3 +100,15 @@ def test_only_the_adapter_folder_imports_openspiel():
                 offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []
     assert _imports(ADAPTER / "__init__.py") == {"__future__"} or "pyspiel" not in _imports(ADAPTER / "__init__.py")
+
+
+def test_without_the_extra_the_commands_say_how_to_install_it(without_extras, capsys):
+    """``--game`` of the kit and the table names the extra instead of argparse's "invalid choice"."""
+    from traitors_env.evaluation.cli import main as eval_main
+    from traitors_env.table.play import main as play_main
+
+    for main in (eval_main, play_main):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["--game", NAME])
+        assert exit_info.value.code == 2
+        assert 'pip install -e ".[solve]"' in capsys.readouterr().err
