@@ -23,6 +23,7 @@ extra, ``pip install -e ".[solve]"``).
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -411,7 +412,10 @@ def make_game(spec: SpielSpec, raw_env: type, env: Callable[..., Any], **game_fi
     def encode(state: SpielState, seat: int) -> np.ndarray:
         return spec.encoder.encode(state.spiel, seat, state.options)
 
+    @functools.cache
     def side_sizes(num_players: int) -> tuple[int, int]:
+        """(side 0, side 1) seats of a deal at the game's default options (an option such as social_deduction's
+        `imposters` may change them: such options are keywords, not `Game.variants`)."""
         state = new_initial_state(num_players, 0)
         sides = state.sides()
         return sides.count(0), sides.count(1)
