@@ -28,7 +28,8 @@ from importlib import metadata
 from .game import Game
 
 __all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "OPTIONAL_GAMES", "GameLoadError", "MissingExtraError",
-           "UnknownGameError", "load_game", "loadable_games", "on_register", "register_game", "registered_env_ids", "registered_games", "unregister_game"]
+           "UnknownGameError", "load_game", "loadable_games", "missing_extra", "on_register", "register_game",
+           "registered_env_ids", "registered_games", "shipped_games", "unregister_game"]
 
 #: The games that ship with the package: name → entry point.
 BUILTIN_GAMES = {
@@ -172,6 +173,12 @@ def _read_plugins() -> None:
             continue
         _entry_points[entry.name] = entry.value
         _env_ids[entry.name] = env_id
+
+
+def shipped_games() -> tuple[str, ...]:
+    """The games this package ships that can load here: every one of :data:`BUILTIN_GAMES`, then those of
+    :data:`OPTIONAL_GAMES` whose extra is installed (in :func:`registered_games` order)."""
+    return (*BUILTIN_GAMES, *(name for name, (_, module, _) in OPTIONAL_GAMES.items() if _module_present(module)))
 
 
 def registered_games() -> tuple[str, ...]:
