@@ -241,8 +241,8 @@ class SpielState:
 def hidden_variant(state: SpielState, seat: int, rng: np.random.Generator, tries: int = 8) -> SpielState:
     """A copy of ``state`` that differs from it only in what ``seat`` cannot know, made through chance outcomes.
 
-    Walking the history from the start, each chance outcome is redrawn (up to ``tries`` draws with the game's
-    probabilities, the outcome played left out) and the draw kept where the seat's ``information_state_string``
+    Walking the history from the start, each chance outcome is redrawn (up to ``tries`` distinct outcomes drawn with
+    the game's probabilities, the outcome played left out) and the first draw kept where the seat's ``information_state_string``
     right after it is unchanged (the seat did not see that outcome), every later action is still legal, the game has
     not ended earlier, and at the end the seat's ``information_state_string`` (its perfect-recall knowledge, as
     OpenSpiel defines it) and the seat to act are those of ``state``. The copy gets a fresh chance generator drawn
@@ -263,8 +263,11 @@ def hidden_variant(state: SpielState, seat: int, rng: np.random.Generator, tries
         if i in seen:
             outcomes = [(a, p) for a, p in walker.chance_outcomes() if a != history[i]]
             p = np.array([prob for _, prob in outcomes], dtype=np.float64)
-            for _ in range(tries if outcomes else 0):
-                drawn = int(outcomes[int(rng.choice(len(outcomes), p=p / p.sum()))][0])
+            # Up to `tries` distinct outcomes, drawn without replacement with the game's probabilities
+            # (Efraimidis–Spirakis: the largest u ** (1 / p)).
+            order = np.argsort(-(rng.random(len(outcomes)) ** (1.0 / p)))[:tries] if outcomes else ()
+            for k in order:
+                drawn = int(outcomes[int(k)][0])
                 trial = walker.clone()
                 trial.apply_action(drawn)
                 if trial.information_state_string(seat) != seen[i]:
@@ -289,10 +292,7 @@ def _replay_from(spiel, actions: list[int]):
     before the last)."""
     spiel = spiel.clone()
     for action in actions:
-        if spiel.is_terminal():
-            return None
-        legal = [a for a, _ in spiel.chance_outcomes()] if spiel.is_chance_node() else spiel.legal_actions()
-        if action not in legal:
+        if action not in spiel.legal_actions():  # at a chance node: the outcomes of positive probability; none at the end
             return None
         spiel.apply_action(action)
     return spiel

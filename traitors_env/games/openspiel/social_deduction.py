@@ -137,41 +137,40 @@ def encode(spiel_state, seat: int, options: Mapping[str, Any]) -> np.ndarray:
     n = spiel_state.num_players()
     info = parse_information_state(spiel_state.information_state_string(seat))
     out = np.zeros(LAYOUT.size, dtype=np.float32)
+    M, K = MAX_PLAYERS, len(MESSAGES)
 
     def rel(target: int) -> int:
         return (target - seat) % n
 
-    def view(name: str) -> np.ndarray:
-        return LAYOUT.piece(out, name)
-
     if info["role"] in ("Innocent", "Imposter"):
         out[_OFF["role"] + (info["role"] == "Imposter")] = 1.0
     for s in info["team"]:
-        view("known_imposters")[rel(s)] = 1.0
+        out[_OFF["known_imposters"] + rel(s)] = 1.0
     for s in info.get("alive", ()):
-        view("alive")[rel(s)] = 1.0
-    view("num_players")[n - MIN_PLAYERS] = 1.0
-    view("imposters")[int(options["imposters"]) - 1] = 1.0
+        out[_OFF["alive"] + rel(s)] = 1.0
+    out[_OFF["num_players"] + n - MIN_PLAYERS] = 1.0
+    out[_OFF["imposters"] + int(options["imposters"]) - 1] = 1.0
     out[_OFF["observation_noise"]] = float(options["observation_noise"])
     rounds = info["rounds"]
     if not spiel_state.is_terminal():
         left = int(options["max_rounds"]) - len(rounds) + 1
-        view("rounds_left")[min(max(left, 1), HISTORY) - 1] = 1.0
-        view("phase")[int(is_vote(spiel_state))] = 1.0
+        out[_OFF["rounds_left"] + min(max(left, 1), HISTORY) - 1] = 1.0
+        out[_OFF["phase"] + int(is_vote(spiel_state))] = 1.0
     for h, record in enumerate(reversed(rounds[-HISTORY:])):
-        view("round_seen")[h] = 1.0
+        out[_OFF["round_seen"] + h] = 1.0
         if record["signal"] is not None:
             target, suspicious = record["signal"]
-            view("signal_seat")[h, rel(target)] = 1.0
-            view("signal")[h, int(suspicious)] = 1.0
+            out[_OFF["signal_seat"] + h * M + rel(target)] = 1.0
+            out[_OFF["signal"] + h * 2 + int(suspicious)] = 1.0
         for speaker, (kind, target) in record["messages"].items():
-            view("message")[h, rel(speaker), kind] = 1.0
+            r = rel(speaker)
+            out[_OFF["message"] + (h * M + r) * K + kind] = 1.0
             if target is not None:
-                view("message_target")[h, rel(speaker), rel(target)] = 1.0
+                out[_OFF["message_target"] + (h * M + r) * M + rel(target)] = 1.0
         for voter, target in record["votes"].items():
-            view("vote")[h, rel(voter), rel(target)] = 1.0
+            out[_OFF["vote"] + (h * M + rel(voter)) * M + rel(target)] = 1.0
         if record["eliminated"] is not None:
-            view("eliminated")[h, rel(record["eliminated"])] = 1.0
+            out[_OFF["eliminated"] + h * M + rel(record["eliminated"])] = 1.0
     return out
 
 
