@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["seed"]
+__all__ = ["game_name", "seed"]
 
 
 def seed(text: str) -> int:
@@ -24,3 +24,18 @@ def seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value}: expected a whole number >= 0")
     return value
+
+
+def game_name(text: str) -> str:
+    """A ``--game`` value as given (``choices`` then checks it is registered); for a built-in game whose optional extra
+    is not installed, the error saying how to install it instead of argparse's "invalid choice".
+
+    Raises:
+        argparse.ArgumentTypeError: naming the game, its extra and the install command.
+    """
+    from .core.registry import missing_extra
+
+    hint = missing_extra(text)
+    if hint is not None:
+        raise argparse.ArgumentTypeError(hint)
+    return text

@@ -14,7 +14,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-from .core.registry import load_game, registered_env_ids
+from .core.registry import MissingExtraError, load_game, missing_extra, registered_env_ids
 
 __all__ = ["PublicModules"]
 
@@ -26,7 +26,7 @@ class PublicModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def find_spec(self, fullname, path=None, target=None):
         package, _, env_id = fullname.rpartition(".")
-        if package != PACKAGE or env_id not in registered_env_ids():
+        if package != PACKAGE or (env_id not in registered_env_ids() and missing_extra(env_id) is None):
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
@@ -35,7 +35,10 @@ class PublicModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module) -> None:
         env_id = module.__name__.rpartition(".")[2]
-        game = load_game(env_id)
+        try:
+            game = load_game(env_id)
+        except MissingExtraError as error:  # a built-in game whose optional extra is not installed: say how
+            raise ImportError(str(error), name=module.__name__) from None
         module.__doc__ = (f"The public module of {game.type.long_name} ({env_id}): ``env``, ``raw_env``, "
                           f"``RENDER_MODES``, ``REGISTRY_ID``; the code lives in {game.raw_env.__module__}.")
         module.env, module.raw_env = game.env, game.raw_env

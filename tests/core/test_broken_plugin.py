@@ -45,7 +45,7 @@ def test_loadable_games_leave_out_a_broken_plugin_once_and_asking_for_it_gives_i
     assert BROKEN in registered_games()
     with pytest.warns(UserWarning) as caught:
         names = [game.name for game in loadable_games()]
-    assert names == list(registry.BUILTIN_GAMES)
+    assert names == list(registry.shipped_games())
     (message,) = _left_out(caught)
     assert "\n" not in message and f"'{BROKEN}'" in message and REASON in message
     with warnings.catch_warnings():
@@ -112,7 +112,7 @@ def test_traitors_bench_measures_the_built_in_games(broken_plugin, tmp_path, cap
                 "--quiet", "--players", "5", "--json", str(out)]) == 0
     assert BROKEN in capsys.readouterr().err  # named on its one line
     measured = json.loads(out.read_text(encoding="utf-8"))["meta"]["games"]
-    assert set(measured) == {load_game(name).type.env_id for name in registry.BUILTIN_GAMES}
+    assert set(measured) == {load_game(name).type.env_id for name in registry.shipped_games()}
     with pytest.raises(SystemExit) as exit_:  # a usage error naming the plug-in's own error
         cli(["--game", BROKEN, "--quick", "--quiet", "--no-leduc"])
     assert exit_.value.code == 2 and REASON in capsys.readouterr().err

@@ -17,7 +17,7 @@ def clean():
     """The built-in games alone for the test, and the registry as it was afterwards (other modules' ``toy`` included)."""
     registered_games()  # installed plugins read first, so that they are in the snapshot
     saved = dict(registry._entry_points), dict(registry._env_ids)
-    for name in set(registry._entry_points) - set(registry.BUILTIN_GAMES):
+    for name in set(registry._entry_points) - set(registry.shipped_games()):
         registry.unregister_game(name)
     yield
     registry._entry_points.clear()
@@ -139,7 +139,7 @@ def test_traitors_bench_leaves_out_a_broken_plugin_unless_it_is_named(clean, cap
     from traitors_env.core.registry import GameLoadError
 
     register_game("broken", "no_such_package.game:GAME")
-    assert [g.name for g in select_games()] == list(registry.BUILTIN_GAMES)
+    assert [g.name for g in select_games()] == list(registry.shipped_games())
     assert "left out: game 'broken'" in capsys.readouterr().err
     with pytest.raises(GameLoadError):
         select_games(["broken"])

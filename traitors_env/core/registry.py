@@ -7,13 +7,19 @@ registers itself through the entry-point group ``traitors_env.games`` (as pytest
     [project.entry-points."traitors_env.games"]
     my_game = "my_package.my_game:GAME"
 
-The built-in games are the lines of :data:`BUILTIN_GAMES`; this is the only place that names them.
+The built-in games are the lines of :data:`BUILTIN_GAMES` and :data:`OPTIONAL_GAMES`; this is the only place that
+names them. An optional game needs an optional extra (OpenSpiel's games: ``[solve]``): where the module that extra
+installs is absent, the game is not registered (no tool lists it, :func:`loadable_games` warns of nothing, as for a
+game that does not exist) and :func:`load_game` of its name raises :class:`MissingExtraError`, saying how to install
+the extra. Whether the module is there is asked of the import system (``importlib.util.find_spec``), without
+importing it.
 """
 
 from __future__ import annotations
 
 import copyreg
 import importlib
+import importlib.util
 import re
 import warnings
 from collections.abc import Callable, Iterator
@@ -21,14 +27,20 @@ from importlib import metadata
 
 from .game import Game
 
-__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "GameLoadError", "UnknownGameError", "load_game",
-           "loadable_games", "on_register", "register_game", "registered_env_ids", "registered_games", "unregister_game"]
+__all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "OPTIONAL_GAMES", "GameLoadError", "MissingExtraError",
+           "UnknownGameError", "load_game", "loadable_games", "missing_extra", "on_register", "register_game",
+           "registered_env_ids", "registered_games", "shipped_games", "unregister_game"]
 
 #: The games that ship with the package: name → entry point.
 BUILTIN_GAMES = {
     "traitors_aboard": "traitors_env.games.traitors_aboard.game:GAME",
     "the_traitors": "traitors_env.games.the_traitors.game:GAME",
     "avalon": "traitors_env.games.avalon.game:GAME",
+}
+
+#: Built-in games that need an optional extra: name → (entry point, the top-level module the extra installs, the extra).
+OPTIONAL_GAMES = {
+    "openspiel_social_deduction": ("traitors_env.games.openspiel.social_deduction:GAME", "pyspiel", "solve"),
 }
 
 #: The game a tool plays when none is named (the package's first game).
@@ -53,6 +65,29 @@ class UnknownGameError(ValueError):
 class GameLoadError(ValueError):
     """A registered game whose entry point cannot be imported or called (a plug-in installed without what it needs),
     or gives something other than the game registered (not a :class:`Game`, another name or env id)."""
+
+
+class MissingExtraError(GameLoadError):
+    """A built-in game of :data:`OPTIONAL_GAMES` asked for while its optional extra is not installed; the message
+    says which extra and how to install it."""
+
+
+def _module_present(module: str) -> bool:
+    """Whether ``module`` can be imported here (asked of the import system, without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_extra(name: str) -> str | None:
+    """For the name or env id of a built-in optional game whose extra is not installed: the sentence saying how to
+    install it; else ``None``."""
+    for game, (_, module, extra) in OPTIONAL_GAMES.items():
+        if name in (game, f"{game}_v0") and not _module_present(module):
+            return (f"game {game!r} needs the optional extra [{extra}] (the {module!r} module is not installed): "
+                    f'pip install -e ".[{extra}]" in a checkout, or pip install "traitors-aboard-rl[{extra}]"')
+    return None
 
 
 def register_game(name: str, entry_point: str | Game | Callable[[], Game], *, env_id: str | None = None,
@@ -111,7 +146,7 @@ def _is_entry_point(value: str) -> bool:
 
 def unregister_game(name: str) -> None:
     """Remove a registered game (for tests that register a toy game); a built-in one may not be removed."""
-    if name in BUILTIN_GAMES:
+    if name in BUILTIN_GAMES or name in OPTIONAL_GAMES:
         raise ValueError(f"{name!r} is a built-in game and cannot be unregistered")
     _entry_points.pop(name, None)
     _env_ids.pop(name, None)
@@ -124,6 +159,10 @@ def _read_plugins() -> None:
     if _plugins_read:
         return
     _plugins_read = True
+    for name, (entry_point, module, _) in OPTIONAL_GAMES.items():  # registered where their extra is installed
+        if name not in _entry_points and _module_present(module):
+            _entry_points[name] = entry_point
+            _env_ids[name] = f"{name}_v0"
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         env_id = f"{entry.name}_v0"
         taken = [other for other, other_id in _env_ids.items() if {entry.name, env_id} & {other, other_id}]
@@ -134,6 +173,12 @@ def _read_plugins() -> None:
             continue
         _entry_points[entry.name] = entry.value
         _env_ids[entry.name] = env_id
+
+
+def shipped_games() -> tuple[str, ...]:
+    """The games this package ships that can load here: every one of :data:`BUILTIN_GAMES`, then those of
+    :data:`OPTIONAL_GAMES` whose extra is installed (in :func:`registered_games` order)."""
+    return (*BUILTIN_GAMES, *(name for name, (_, module, _) in OPTIONAL_GAMES.items() if _module_present(module)))
 
 
 def registered_games() -> tuple[str, ...]:
@@ -179,6 +224,7 @@ def load_game(name: str | Game) -> Game:
 
     Raises:
         UnknownGameError: naming ``name`` and the registered games.
+        MissingExtraError: for a built-in optional game whose extra is not installed, saying how to install it.
         GameLoadError: for a registered game whose entry point fails (the plug-in's own error, chained).
     """
     if isinstance(name, Game):
@@ -190,6 +236,9 @@ def load_game(name: str | Game) -> Game:
         raise UnknownGameError(f"a game is named by a string; got {name!r}")
     key = name if name in _entry_points else registered_env_ids().get(name)
     if key is None:
+        hint = missing_extra(name)
+        if hint is not None:
+            raise MissingExtraError(hint)
         raise UnknownGameError(f"unknown game {name!r}; registered games: {', '.join(registered_games())}")
     game = _loaded.get(key) or _resolve(key)
     _loaded[key] = _loaded[name] = game
