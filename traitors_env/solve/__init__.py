@@ -14,7 +14,8 @@ Nothing outside this package imports ``open_spiel``; games and core never import
 
 from __future__ import annotations
 
-INSTALL_HINT = 'OpenSpiel is not installed; install the solve extra: pip install -e ".[solve]" (open-spiel 2.0.2)'
+INSTALL_HINT = ("OpenSpiel is not installed; install the solve extra: pip install 'traitors-aboard-rl[solve]' "
+                '(in a checkout: pip install -e ".[solve]"; open-spiel 2.0.2)')
 
 
 def require_pyspiel():

@@ -329,7 +329,7 @@ def team_best_response(tree: Tree, policy: list[np.ndarray], side: int, max_roun
         # the start only changes the deviating side's information states; the other side keeps the agent's policy
         current = [first[i] if tree.info_side[i] == side else policy[i] for i in range(len(policy))]
         previous = -np.inf
-        for rounds in range(1, max_rounds + 1):
+        for rounds in range(1, max_rounds + 1):  # noqa: B007 (read after the loop)
             for seat in range(tree.num_players):
                 value, choices = best_response(tree, current, lambda n, s=seat: on_side[n] and player[n] == s, utility)
                 current = _pure(tree, current, choices)
@@ -446,7 +446,8 @@ def team_best_response_milp(tree: Tree, policy: list[np.ndarray], side: int, tim
             "seconds": round(time.perf_counter() - start, 2)}
 
 
-def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pirates", "mutineers")) -> dict:
+def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pirates", "mutineers"),
+             milp_time_limit: float = 300.0) -> dict:
     """Seat and side best responses and NashConv of the profile ``policy`` (module doc)."""
     start = time.perf_counter()
     values = policy_value(tree, policy)
@@ -463,7 +464,7 @@ def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pi
     for side, name in enumerate(sides):
         team = team_best_response(tree, policy, side)
         if not team["exact"]:
-            team["milp"] = team_best_response_milp(tree, policy, side)
+            team["milp"] = team_best_response_milp(tree, policy, side, time_limit=milp_time_limit)
             if team["milp"]["exact"]:
                 team["win_rate_lower"] = team["win_rate_upper"] = team["milp"]["win_rate"]
                 team["exact"] = True

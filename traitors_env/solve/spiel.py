@@ -158,3 +158,30 @@ def load(variant_name: str = DEFAULT_VARIANT):
 
 
 pyspiel.register_game(_game_type(3), TraitorsAboardSmallGame)
+
+
+def tree_policy(game, tree, probabilities):
+    """An OpenSpiel ``policy.Policy`` playing ``probabilities`` (:func:`~.exact.agent_policy`'s, per information
+    state of ``tree``) at every seat: for OpenSpiel's own algorithms (``exploitability.nash_conv``,
+    ``best_response.BestResponsePolicy``) on the same variant."""
+    from open_spiel.python import policy as openspiel_policy
+
+    index = {key: i for i, key in enumerate(tree.info_keys)}
+    legal = [tree.info_node[i].legal_actions() for i in range(len(tree.info_keys))]
+
+    class _TreePolicy(openspiel_policy.Policy):
+        def action_probabilities(self, state, player_id=None):
+            player = state.current_player() if player_id is None else player_id
+            i = index[state.information_state_string(player)]
+            return {int(a): float(p) for a, p in zip(legal[i], probabilities[i])}
+
+    return _TreePolicy(game, list(range(game.num_players())))
+
+
+def openspiel_nash_conv(variant_name: str, tree, probabilities) -> dict:
+    """OpenSpiel's ``exploitability.nash_conv`` (its Python tabular best response per seat) of the profile."""
+    from open_spiel.python.algorithms import exploitability
+
+    game = load(variant_name)
+    result = exploitability.nash_conv(game, tree_policy(game, tree, probabilities), return_only_nash_conv=False)
+    return {"nash_conv": float(result.nash_conv), "player_improvements": [float(x) for x in result.player_improvements]}

@@ -120,6 +120,11 @@ VARIANTS: dict[str, SmallVariant] = {
     v.name: v
     for v in (
         SmallVariant(
+            "micro3",
+            "as mini3 with no Planks in play (8×(+1), 6×(−2)): no one can be thrown overboard; for quick checks",
+            deck=_deck(plus=8, minus=6), pile=2, chest=((0, 0), (1, 0), (2, 0)), planks=(2, 2, 2),
+        ),
+        SmallVariant(
             "mini3",
             "3 players (2 Pirates, 1 Mutineer), claims off; cards in play 7×(+1), 5×(−2), 2 Planks; a chest of 3 cards "
             "announced +1 (one per seat); 2 Planks before each seat; a draw pile of 2",
