@@ -38,12 +38,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seeded copies whose actions give the probabilities of an agent that does not state them (default 64)")
     parser.add_argument("--milp-time-limit", type=float, default=300.0, help="seconds for each exact team best response (default 300)")
     parser.add_argument("--openspiel", action="store_true", help="also OpenSpiel's exploitability.nash_conv (the solve extra)")
+    parser.add_argument("--cfr", type=int, default=0, metavar="ITERATIONS",
+                        help="also solve the variant with CFR+ for ITERATIONS iterations and report its average policy as "
+                             "agent 'cfr+' (its exact NashConv and the equilibrium's values); default 0: no")
     parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default: print only)")
     return parser
 
 
 def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 64, openspiel: bool = False,
-        milp_time_limit: float = 300.0, game: str = "traitors_aboard") -> dict:
+        milp_time_limit: float = 300.0, game: str = "traitors_aboard", cfr: int = 0) -> dict:
     """The report of :func:`main` as a dict."""
     from traitors_env.solve import exact
     from traitors_env.solve.traitors_aboard import variant
@@ -52,6 +55,8 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 64, o
         raise ValueError(f"--game {game!r} has no small variant; expected one of {list(SUPPORTED_GAMES)}")
     if samples < 1:
         raise ValueError(f"--samples {samples!r}; expected an int ≥ 1")
+    if cfr < 0:
+        raise ValueError(f"--cfr {cfr!r}; expected an int ≥ 0 (iterations)")
     v = variant(variant_name)
     if openspiel:
         try:
@@ -73,6 +78,16 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 64, o
             result["openspiel"]["seconds"] = round(time.perf_counter() - t0, 1)
         result["seconds_total"] = round(time.perf_counter() - start, 1)
         report["agents"][spec] = {"label": label, **result}
+    if cfr:
+        from traitors_env.solve.cfr import cfr_plus
+
+        start = time.perf_counter()
+        probabilities, info = cfr_plus(tree, cfr)
+        result = exact.evaluate(tree, probabilities, milp_time_limit=milp_time_limit)
+        result["policy"] = {"cfr_plus": info}
+        result["seat_values"] = [row["value"] for row in result["seats"]]
+        result["seconds_total"] = round(time.perf_counter() - start, 1)
+        report["agents"]["cfr+"] = {"label": f"cfr+:{v.name}:{cfr}", **result}
     return report
 
 
@@ -95,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``traitors-exact``: exact best responses and NashConv on a small variant."""
     args = build_parser().parse_args(argv)
     try:
-        report = run(args.agents, args.variant, args.samples, args.openspiel, args.milp_time_limit, args.game)
+        report = run(args.agents, args.variant, args.samples, args.openspiel, args.milp_time_limit, args.game,
+                     args.cfr)
     except (AgentSpecError, ValueError, ImportError) as error:
         print(f"traitors-exact: error: {error}", file=sys.stderr)
         return 2
