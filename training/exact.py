@@ -34,8 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="agent specs (default: random heuristic)")
     parser.add_argument("--game", default="traitors_aboard", help=f"the game (small variants exist for {', '.join(SUPPORTED_GAMES)})")
     parser.add_argument("--variant", default="mini3", help=f"the small variant: one of {', '.join(VARIANTS)} (default mini3)")
-    parser.add_argument("--samples", type=int, default=64,
-                        help="seeded copies whose actions give the probabilities of an agent that does not state them (default 64)")
+    parser.add_argument("--samples", type=int, default=1024,
+                        help="seeded copies whose actions give the probabilities of an agent that does not state them (default 1024)")
     parser.add_argument("--milp-time-limit", type=float, default=300.0, help="seconds for each exact team best response (default 300)")
     parser.add_argument("--openspiel", action="store_true", help="also OpenSpiel's exploitability.nash_conv (the solve extra)")
     parser.add_argument("--cfr", type=int, default=0, metavar="ITERATIONS",
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 64, openspiel: bool = False,
+def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024, openspiel: bool = False,
         milp_time_limit: float = 300.0, game: str = "traitors_aboard", cfr: int = 0) -> dict:
     """The report of :func:`main` as a dict."""
     from traitors_env.solve import exact

@@ -165,7 +165,7 @@ def _probabilities(agent, observation: np.ndarray, mask: np.ndarray) -> np.ndarr
     return None
 
 
-def agent_policy(tree: Tree, make_agent: Callable[[int], object], samples: int = 64,
+def agent_policy(tree: Tree, make_agent: Callable[[int], object], samples: int = 1024,
                  side_agents: dict[int, Callable[[int], object]] | None = None) -> tuple[list[np.ndarray], dict]:
     """The agent's action probabilities at every information state of ``tree`` (aligned with the decision
     nodes' ``actions``), and a note of how they were read.
