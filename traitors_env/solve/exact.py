@@ -468,6 +468,10 @@ def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pi
             if team["milp"]["exact"]:
                 team["win_rate_lower"] = team["win_rate_upper"] = team["milp"]["win_rate"]
                 team["exact"] = True
+            else:  # stopped at its time limit: its incumbent and its dual bound still narrow the bracket
+                team["win_rate_lower"] = max(team["win_rate_lower"], team["milp"]["win_rate"])
+                if team["milp"]["win_rate_bound"] is not None:
+                    team["win_rate_upper"] = min(team["win_rate_upper"], team["milp"]["win_rate_bound"])
         own = _win_rate(pirate_value if side == 0 else -pirate_value)
         side_rows[name] = {"win_rate": own, **team}
     lower = side_rows[sides[0]]["win_rate_lower"] + side_rows[sides[1]]["win_rate_lower"] - 1
