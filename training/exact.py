@@ -1,0 +1,129 @@
+"""``traitors-exact``: exact best responses and NashConv of agents on a small variant (issue 50, item 4).
+
+``traitors-exact --agents random heuristic --variant mini3 --out reports/exact`` walks the variant's whole tree
+(:mod:`traitors_env.solve.traitors_aboard`), reads each agent's action probabilities at every information state and
+writes ``exact.json`` and ``exact.md``: per seat its value and exact best-response value (OpenSpiel's NashConv of the
+n-player game), per side its win rate and its exact **team** best response (the side's seats deviate together, each
+on its own information state), and the project's NashConv (the two sides' team best-response win rates summed,
+minus 1; :mod:`traitors_env.solve.exact` says how the team best response is computed). ``--openspiel`` also runs
+OpenSpiel's own ``exploitability.nash_conv`` on the pyspiel game (the ``solve`` extra) as a cross-check.
+
+Agents are specs of the game (``random``, ``heuristic``, checkpoints, ``pkg.mod:fn``); the variants are those of
+:data:`traitors_env.solve.traitors_aboard.VARIANTS` (tree sizes: docs/solve.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from traitors_env.agents.spec import AgentSpecError, agent_maker
+from traitors_env.solve import INSTALL_HINT
+
+SUPPORTED_GAMES = ("traitors_aboard",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from traitors_env.solve.traitors_aboard import VARIANTS
+
+    parser = argparse.ArgumentParser(prog="traitors-exact", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="agent specs (default: random heuristic)")
+    parser.add_argument("--game", default="traitors_aboard", help=f"the game (small variants exist for {', '.join(SUPPORTED_GAMES)})")
+    parser.add_argument("--variant", default="mini3", help=f"the small variant: one of {', '.join(VARIANTS)} (default mini3)")
+    parser.add_argument("--samples", type=int, default=1024,
+                        help="seeded copies whose actions give the probabilities of an agent that does not state them (default 1024)")
+    parser.add_argument("--milp-time-limit", type=float, default=300.0, help="seconds for each exact team best response (default 300)")
+    parser.add_argument("--openspiel", action="store_true", help="also OpenSpiel's exploitability.nash_conv (the solve extra)")
+    parser.add_argument("--cfr", type=int, default=0, metavar="ITERATIONS",
+                        help="also solve the variant with CFR+ for ITERATIONS iterations and report its average policy as "
+                             "agent 'cfr+' (its exact NashConv and the equilibrium's values); default 0: no")
+    parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default: print only)")
+    return parser
+
+
+def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024, openspiel: bool = False,
+        milp_time_limit: float = 300.0, game: str = "traitors_aboard", cfr: int = 0) -> dict:
+    """The report of :func:`main` as a dict."""
+    from traitors_env.solve import exact
+    from traitors_env.solve.traitors_aboard import variant
+
+    if game not in SUPPORTED_GAMES:
+        raise ValueError(f"--game {game!r} has no small variant; expected one of {list(SUPPORTED_GAMES)}")
+    if samples < 1:
+        raise ValueError(f"--samples {samples!r}; expected an int ≥ 1")
+    if cfr < 0:
+        raise ValueError(f"--cfr {cfr!r}; expected an int ≥ 0 (iterations)")
+    v = variant(variant_name)
+    if openspiel:
+        try:
+            from traitors_env.solve import spiel
+        except ImportError:
+            raise ImportError(INSTALL_HINT) from None
+    makers = [agent_maker(spec, game=game) for spec in agents]  # bad specs fail before the walk
+    tree = exact.build_tree(v)
+    report = {"game": game, "variant": v.name, "description": v.description, "tree": tree.size,
+              "tree_seconds": round(tree.seconds, 1), "agents": {}}
+    for spec, (label, make) in zip(agents, makers):
+        start = time.perf_counter()
+        probabilities, note = exact.agent_policy(tree, make, samples=samples)
+        result = exact.evaluate(tree, probabilities, milp_time_limit=milp_time_limit)
+        result["policy"] = note
+        if openspiel:
+            t0 = time.perf_counter()
+            result["openspiel"] = spiel.openspiel_nash_conv(v.name, tree, probabilities)
+            result["openspiel"]["seconds"] = round(time.perf_counter() - t0, 1)
+        result["seconds_total"] = round(time.perf_counter() - start, 1)
+        report["agents"][spec] = {"label": label, **result}
+    if cfr:
+        from traitors_env.solve.cfr import cfr_plus
+
+        start = time.perf_counter()
+        probabilities, info = cfr_plus(tree, cfr)
+        result = exact.evaluate(tree, probabilities, milp_time_limit=milp_time_limit)
+        result["policy"] = {"cfr_plus": info}
+        result["seat_values"] = [row["value"] for row in result["seats"]]
+        result["seconds_total"] = round(time.perf_counter() - start, 1)
+        report["agents"]["cfr+"] = {"label": f"cfr+:{v.name}:{cfr}", **result}
+    return report
+
+
+def markdown(report: dict) -> str:
+    lines = [f"# Exact exploitability: {report['game']} `{report['variant']}`", "", report["description"], "",
+             "Tree: " + ", ".join(f"{k} {v:,}" for k, v in report["tree"].items()) + f" (walk {report['tree_seconds']} s)", "",
+             "| agent | seat NashConv | Pirates: win rate → team BR | Mutineers: win rate → team BR | NashConv (points) | exact | seconds |",
+             "|---|---|---|---|---|---|---|"]
+    for spec, r in report["agents"].items():
+        p, m = r["sides"]["pirates"], r["sides"]["mutineers"]
+        conv = r["nash_conv_sides"]
+        points = (f"{conv['points_lower']:.2f}" if conv["exact"]
+                  else f"{conv['points_lower']:.2f}–{conv['points_upper']:.2f}")
+        lines.append(f"| {spec} | {r['nash_conv_seats']:.4f} | {p['win_rate']:.3f} → {p['win_rate_lower']:.3f} | "
+                     f"{m['win_rate']:.3f} → {m['win_rate_lower']:.3f} | {points} | {conv['exact']} | {r['seconds_total']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``traitors-exact``: exact best responses and NashConv on a small variant."""
+    args = build_parser().parse_args(argv)
+    try:
+        report = run(args.agents, args.variant, args.samples, args.openspiel, args.milp_time_limit, args.game,
+                     args.cfr)
+    except (AgentSpecError, ValueError, ImportError) as error:
+        print(f"traitors-exact: error: {error}", file=sys.stderr)
+        return 2
+    text = markdown(report)
+    print(text)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "exact.json").write_text(json.dumps(report, indent=1, default=float) + "\n")
+        (args.out / "exact.md").write_text(text)
+        print(f"wrote {args.out / 'exact.json'} and {args.out / 'exact.md'}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
