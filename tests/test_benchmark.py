@@ -240,3 +240,19 @@ def test_gpu_check_commands_parse(tmp_path, flags, capsys):
     assert config.output_dir == str(tmp_path.resolve() / "train")
     assert (config.training.n_envs, config.training.steps_per_team) == ((256, 8192) if flags else (4096, 262144))
     capsys.readouterr()
+
+
+def test_a_game_with_another_librarys_engine_is_measured_but_not_graded(toy_registered):
+    """A game that declares ``extras["speed_targets"] = False`` (the OpenSpiel adapter's games: their engine is
+    OpenSpiel's) gets no target rows; the package's own games keep theirs (an attack found OpenSpiel's social
+    deduction marked NO against Traitors Aboard's engine target)."""
+    import dataclasses
+
+    from traitors_env.benchmark_report import targets_of
+
+    figures = {"decisions_per_s": 1000.0, "runs": [{"decisions_per_s": 1000.0}]}
+    table = {str(n): {api: figures for api in ("env", "raw_env", "engine")} for n in (3, 5, 8, 10)}
+    leduc = {"env": figures, "raw_env": figures}
+    assert targets_of(toy_registered, table, leduc)  # graded by default
+    quiet = dataclasses.replace(toy_registered, extras={**toy_registered.extras, "speed_targets": False})
+    assert targets_of(quiet, table, leduc) == []

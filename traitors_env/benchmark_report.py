@@ -61,8 +61,11 @@ def _ratio_target(name: str, figures: dict, reference: dict, required: float, at
 
 
 def targets_of(game: Game, table: dict, leduc: dict | None) -> list[dict]:
-    """The issue's targets that this run's figures of ``game`` can decide: the medians' figure, and per repetition."""
+    """The issue's targets that this run's figures of ``game`` can decide: the medians' figure, and per repetition
+    (none for a game that declares ``extras["speed_targets"] = False``: its engine is another library's)."""
     targets = []
+    if not game.extras.get("speed_targets", True):
+        return targets
     key = str(TARGET_PLAYERS)
     if key in table:
         at = table[key]

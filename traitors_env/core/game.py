@@ -163,7 +163,9 @@ class Game:
             group of indices, for the game's docs page; where ``None`` the docs list every index with
             :attr:`action_text` (:func:`traitors_env.core.docs.action_table`).
         extras: anything else a game wants to publish to its own tools. A key generic tools read:
-            ``observation_encoder`` (``"compiled"`` or ``"pure Python"``: named in ``traitors-bench``'s header).
+            ``observation_encoder`` (``"compiled"`` or ``"pure Python"``: named in ``traitors-bench``'s header);
+            ``speed_targets`` (default ``True``; ``False``: ``traitors-bench`` reports the game's speed without
+            grading it against the package's own games' targets, as for a game played by another library's engine).
 
     How a game master (training, an evaluation of one seat) seats an agent and plays the game (optional; the
     defaults suit a game that declares nothing):

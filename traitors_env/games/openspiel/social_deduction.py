@@ -269,9 +269,13 @@ def progress(spiel_state, options: Mapping[str, Any]) -> float:
     return min(1.0, max(0, begun - 1) / int(options["max_rounds"]))
 
 
+#: OpenSpiel reads game parameters as C++ ``int``: a larger value fails there with a cast error that names nothing.
+INT_MAX = 2**31 - 1
+
+
 def _int_at_least(name: str, low: int, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name}={value!r} is not valid; expected an int ≥ {low}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= INT_MAX:
+        raise ValueError(f"{name}={value!r} is not valid; expected an int from {low} to {INT_MAX:,}")
     return int(value)
 
 
@@ -345,7 +349,8 @@ class _Text:
 # ------------------------------------------------------------------ bots
 class SocialDeductionHeuristic:
     """A cheap reader of the public record (its observation only): each seat's suspicion is the log-likelihood ratio
-    of its signals (suspicious ``log((1 − noise) / noise)``, clear the opposite, capped at noise 0 and 1), plus half a
+    of its signals (suspicious ``log((1 − noise) / noise)``, clear the opposite; negative above noise ½, where a
+    "suspicious" signal points at the Innocents; ±5 at noise 0 and 1, 0 at ½), plus half a
     point per accusation and minus a third per defence it received from others.
 
     An Innocent accuses the most suspect living seat (claims innocence where no seat is suspect) and votes for it. An
@@ -362,7 +367,8 @@ class SocialDeductionHeuristic:
     def suspicion(observation: np.ndarray) -> np.ndarray:
         """Per relative seat (padded to 10): the suspicion score described in the class doc."""
         noise = float(LAYOUT.piece(observation, "observation_noise")[0])
-        weight = math.log((1 - noise) / noise) if 0.0 < noise < 0.5 else (5.0 if noise < 0.5 else 0.0)
+        # Above noise ½ a "suspicious" signal is evidence of innocence, as informative as below it: the sign turns.
+        weight = math.log((1 - noise) / noise) if 0.0 < noise < 1.0 else (5.0 if noise == 0.0 else -5.0)
         seen = LAYOUT.piece(observation, "signal_seat")
         signal = LAYOUT.piece(observation, "signal")
         score = weight * (seen * (signal[:, 1:2] - signal[:, 0:1])).sum(axis=0)
