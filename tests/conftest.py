@@ -3,7 +3,8 @@
 For ``.ci/run``, which runs the suite twice (the README's install, then every extra): with
 ``$TRAITORS_CI_RECORD_PASSED`` naming a file, the node ids of the tests that passed are written there; with
 ``$TRAITORS_CI_SKIP_PASSED`` naming such a file, those tests are deselected, so the second run spends its time on
-the tests the first one skipped (those that need an extra) instead of repeating 1,600 tests.
+the tests the first one skipped (those that need an extra) instead of repeating 1,600 tests; tests marked
+``every_extra`` (their result depends on the extras installed: the games the registry lists) run in both.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip_passed = os.environ.get("TRAITORS_CI_SKIP_PASSED")
     if skip_passed:
         passed = set(Path(skip_passed).read_text().splitlines())
-        kept = [item for item in items if item.nodeid not in passed]
-        config.hook.pytest_deselected(items=[item for item in items if item.nodeid in passed])
-        items[:] = kept
+        # A test marked every_extra reads what the extras change (the registry's optional games): it runs again.
+        again = [item for item in items if item.nodeid not in passed or "every_extra" in item.keywords]
+        config.hook.pytest_deselected(items=[item for item in items if item not in again])
+        items[:] = again
     if config.getoption("--runslow") or "slow" in (config.getoption("markexpr") or ""):
         return
     skip = pytest.mark.skip(reason="slow: run with -m slow or --runslow")

@@ -31,6 +31,7 @@ def run_quick(tmp_path, *extra):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.every_extra
 def test_quick_json_has_every_figure(tmp_path, capsys):
     result = run_quick(tmp_path, "--players", "3", "5", "8")
     games = result["meta"]["games"]
@@ -103,6 +104,7 @@ def test_missing_leduc_is_reported_not_fatal(tmp_path, monkeypatch, capsys):
     assert "leduc_holdem_v4 skipped: rlcard is not installed" in capsys.readouterr().out
 
 
+@pytest.mark.every_extra
 def test_bad_arguments_are_rejected():
     no_table = 1 + max(benchmark.load_game(name).type.max_players for name in registered_games())
     with pytest.raises(SystemExit):

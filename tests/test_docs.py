@@ -44,6 +44,7 @@ def test_generated_blocks_match_the_declarations():
     assert not problems, "\n".join(problems + [f"run: {docs.COMMAND}"])
 
 
+@pytest.mark.every_extra
 def test_every_registered_game_of_the_package_has_its_page_with_its_tables():
     names = docs.documented_games()
     assert set(names) >= {"traitors_aboard", "the_traitors"} and set(names) <= set(registered_games())

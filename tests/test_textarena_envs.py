@@ -47,6 +47,7 @@ def play(env_id: str, players: int, seed: int, agents) -> tuple[dict, dict, int,
     return rewards, info, steps, seen, env
 
 
+@pytest.mark.every_extra
 def test_ids_from_the_games_long_names():
     assert textarena_envs.textarena_id("traitors_aboard") == "TraitorsAboard-v0"
     assert textarena_envs.textarena_id("the_traitors") == "TheTraitors-v0"
@@ -133,6 +134,7 @@ def test_errors_name_the_bad_value():
         textarena_envs.TextArenaGame("the_traitors").step("1")
 
 
+@pytest.mark.every_extra
 def test_a_language_model_through_textarenas_loop():
     """The issue's "the same through TextArena's loop": a TextArena agent that asks a chat model (the official
     ``openai`` client against the stand-in server of tests/llm_server.py) plays a seat of every game."""

@@ -25,6 +25,9 @@ from traitors_env.core.registry import (
     registered_games,
 )
 
+#: The registry's contents depend on the optional extras installed: CI runs these in both venvs (conftest.py).
+pytestmark = pytest.mark.every_extra
+
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "openspiel_social_deduction"
 ADAPTER = ROOT / "traitors_env" / "games" / "openspiel"

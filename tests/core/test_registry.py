@@ -11,6 +11,9 @@ import toy_game
 from traitors_env.core import registry
 from traitors_env.core.registry import load_game, register_game, registered_env_ids, registered_games
 
+#: The registry's contents depend on the optional extras installed: CI runs these in both venvs (conftest.py).
+pytestmark = pytest.mark.every_extra
+
 
 @pytest.fixture
 def clean():
