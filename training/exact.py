@@ -48,11 +48,22 @@ def build_parser() -> argparse.ArgumentParser:
 def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024, openspiel: bool = False,
         milp_time_limit: float = 300.0, game: str = "traitors_aboard", cfr: int = 0) -> dict:
     """The report of :func:`main` as a dict."""
+    from traitors_env.core import load_game
+    from traitors_env.core.registry import UnknownGameError
     from traitors_env.solve import exact
     from traitors_env.solve.traitors_aboard import variant
 
+    try:  # a name or an environment id (traitors_aboard_v0), as every other command takes
+        game = load_game(game).name
+    except UnknownGameError:
+        pass
     if game not in SUPPORTED_GAMES:
         raise ValueError(f"--game {game!r} has no small variant; expected one of {list(SUPPORTED_GAMES)}")
+    if len(set(agents)) < len(agents):
+        twice = sorted({spec for spec in agents if list(agents).count(spec) > 1})
+        raise ValueError(f"--agents names {twice} more than once; expected each agent once (the report is by spec)")
+    if not (isinstance(milp_time_limit, (int, float)) and 0 < milp_time_limit < float("inf")):
+        raise ValueError(f"--milp-time-limit {milp_time_limit!r}; expected a positive number of seconds")
     if samples < 1:
         raise ValueError(f"--samples {samples!r}; expected an int ≥ 1")
     if cfr < 0:
@@ -94,21 +105,41 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
 def markdown(report: dict) -> str:
     lines = [f"# Exact exploitability: {report['game']} `{report['variant']}`", "", report["description"], "",
              "Tree: " + ", ".join(f"{k} {v:,}" for k, v in report["tree"].items()) + f" (walk {report['tree_seconds']} s)", "",
-             "| agent | seat NashConv | Pirates: win rate → team BR | Mutineers: win rate → team BR | NashConv (points) | exact | seconds |",
-             "|---|---|---|---|---|---|---|"]
+             "| agent | seat NashConv | Pirates: win rate → team BR | Mutineers: win rate → team BR | NashConv (points) | exact | "
+             "probabilities | seconds |",
+             "|---|---|---|---|---|---|---|---|"]
     for spec, r in report["agents"].items():
         p, m = r["sides"]["pirates"], r["sides"]["mutineers"]
         conv = r["nash_conv_sides"]
         points = (f"{conv['points_lower']:.2f}" if conv["exact"]
                   else f"{conv['points_lower']:.2f}–{conv['points_upper']:.2f}")
-        lines.append(f"| {spec} | {r['nash_conv_seats']:.4f} | {p['win_rate']:.3f} → {p['win_rate_lower']:.3f} | "
-                     f"{m['win_rate']:.3f} → {m['win_rate_lower']:.3f} | {points} | {conv['exact']} | {r['seconds_total']} |")
+        lines.append(f"| {spec} | {r['nash_conv_seats'] + 0.0:.4f} | {p['win_rate']:.3f} → {p['win_rate_lower']:.3f} | "
+                     f"{m['win_rate']:.3f} → {m['win_rate_lower']:.3f} | {points} | {conv['exact']} | {_read_how(r['policy'])} | {r['seconds_total']} |")
     return "\n".join(lines) + "\n"
+
+
+def _read_how(note: dict) -> str:
+    """How an agent's probabilities were read: stated by the agent (exact), or counted over seeded copies."""
+    if "cfr_plus" in note:
+        return "CFR+ average"
+    if note.get("observations_sampled"):
+        return f"sampled at {note['observations_sampled']} of {note['observations_sampled'] + note['observations_exact']} ({note['samples']} copies)"
+    return "exact"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``traitors-exact``: exact best responses and NashConv on a small variant."""
     args = build_parser().parse_args(argv)
+    if args.out is not None:  # before minutes of work: a folder that cannot be written is refused now
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+            probe = args.out / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            print(f"traitors-exact: error: --out {str(args.out)!r} cannot be written ({error.strerror or error}); "
+                  "expected a folder path that can be created or written", file=sys.stderr)
+            return 2
     try:
         report = run(args.agents, args.variant, args.samples, args.openspiel, args.milp_time_limit, args.game,
                      args.cfr)
@@ -118,7 +149,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = markdown(report)
     print(text)
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "exact.json").write_text(json.dumps(report, indent=1, default=float) + "\n")
         (args.out / "exact.md").write_text(text)
         print(f"wrote {args.out / 'exact.json'} and {args.out / 'exact.md'}")

@@ -33,3 +33,39 @@ def test_report_on_micro3(tmp_path, capsys):
     assert random["nash_conv_sides"]["exact"] and abs(random["sides"]["mutineers"]["win_rate"] - 1.0) < 1e-9
     assert abs(report["agents"]["cfr+"]["nash_conv_seats"]) < 1e-9
     assert "| random |" in (tmp_path / "exact.md").read_text()
+
+
+def _no_walk(monkeypatch):
+    """Make the tree walk fail loudly: a check that must come before it is then seen to."""
+    from traitors_env.solve import exact
+
+    def walk(*args, **kwargs):
+        raise AssertionError("walked the tree")
+
+    monkeypatch.setattr(exact, "build_tree", walk)
+
+
+def test_an_out_folder_that_cannot_be_written_is_refused_before_the_walk(tmp_path, monkeypatch, capsys):
+    _no_walk(monkeypatch)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    for out in (blocker, blocker / "sub"):
+        assert main(["--variant", "micro3", "--out", str(out)]) == 2
+        assert str(out) in capsys.readouterr().err
+
+
+def test_bad_arguments_are_refused_before_the_walk(monkeypatch, capsys):
+    _no_walk(monkeypatch)
+    for args, words in ((["--agents", "random", "random"], "more than once"),
+                        (["--milp-time-limit", "-1"], "positive number"),
+                        (["--milp-time-limit", "nan"], "positive number")):
+        assert main(["--variant", "micro3", *args]) == 2
+        assert words in capsys.readouterr().err
+
+
+def test_the_game_may_be_named_by_its_environment_id(monkeypatch):
+    _no_walk(monkeypatch)
+    import pytest
+
+    with pytest.raises(AssertionError, match="walked the tree"):  # accepted: it got as far as the walk
+        main(["--game", "traitors_aboard_v0", "--variant", "micro3"])

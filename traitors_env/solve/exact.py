@@ -152,16 +152,22 @@ def build_tree(variant: SmallVariant) -> Tree:
 
 
 # ------------------------------------------------------------------ policies
-def _probabilities(agent, observation: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
-    """The agent's exact action probabilities, where it gives them; ``None`` otherwise."""
+def _probabilities(agent, observation: np.ndarray, mask: np.ndarray, side: int | None = None) -> np.ndarray | None:
+    """The agent's exact action probabilities, where it gives them; ``None`` otherwise. A
+    :class:`~traitors_env.agents.side.SideAgent` (a run or generation folder: one policy per side) gives those of
+    its ``side``'s agent."""
+    from ..agents.side import SideAgent
     from ..core.agent import RandomAgent
 
+    if isinstance(agent, SideAgent) and side is not None:
+        return _probabilities(agent.agents[side], observation, mask)
     if isinstance(agent, RandomAgent):
         return mask.astype(np.float64) / mask.sum()
     policy = getattr(agent, "policy", None)
     if policy is not None and hasattr(policy, "probabilities") and not getattr(agent, "deterministic", False):
         p = np.asarray(policy.probabilities(observation, mask), dtype=np.float64) * (mask > 0)
-        return p / p.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):  # no mass on a legal action: NaN, refused by the caller
+            return p / p.sum()
     return None
 
 
@@ -191,7 +197,7 @@ def agent_policy(tree: Tree, make_agent: Callable[[int], object], samples: int =
         key = (side, observation.tobytes(), tuple(legal))
         p = cache.get(key)
         if p is None:
-            full = _probabilities(probe[side], observation, mask)
+            full = _probabilities(probe[side], observation, mask, side)
             if full is not None:
                 exact += 1
             else:
@@ -200,9 +206,16 @@ def agent_policy(tree: Tree, make_agent: Callable[[int], object], samples: int =
                     copies[side] = [makers[side](seed) for seed in range(samples)]
                 full = np.zeros(mask.size)
                 for agent in copies[side]:
-                    full[int(agent.act(observation, mask))] += 1.0 / samples
+                    action = agent.act(observation, mask)
+                    if not 0 <= int(action) < mask.size or not mask[int(action)]:
+                        raise ValueError(f"the agent played action {action!r} at {tree.info_keys[info]!r}; expected one "
+                                         f"of the legal actions {legal}")
+                    full[int(action)] += 1.0 / samples
+            if not np.isfinite(full).all() or (full[np.flatnonzero(mask == 0)] > 1e-12).any():
+                raise ValueError(f"the agent's probabilities at {tree.info_keys[info]!r} are {full}; expected a "
+                                 f"distribution over the legal actions {legal}")
             p = cache[key] = full[legal]
-            if abs(p.sum() - 1) > 1e-9 or (p < 0).any():
+            if not np.isfinite(p).all() or abs(p.sum() - 1) > 1e-9 or (p < 0).any():
                 raise ValueError(f"the agent's probabilities at {tree.info_keys[info]!r} are {p}; expected a distribution "
                                  f"over the legal actions {legal}")
         out.append(p)
@@ -436,10 +449,13 @@ def team_best_response_milp(tree: Tree, policy: list[np.ndarray], side: int, tim
     integrality = np.concatenate([np.ones(num_x), np.zeros(len(products))])
     result = milp(-c, constraints=LinearConstraint(matrix, lo, hi), integrality=integrality, bounds=Bounds(0, 1),
                   options={"time_limit": time_limit, "mip_rel_gap": 0.0})
-    if result.x is None:
-        raise RuntimeError(f"the team best response's MILP found no solution: {result.message}")
-    value = constant - float(result.fun)
     bound = getattr(result, "mip_dual_bound", None)
+    if result.x is None:  # stopped before any solution (time limit): the bracket of the bounds stands, marked inexact
+        return {"win_rate": None, "exact": False,
+                "win_rate_bound": None if bound is None or not np.isfinite(bound) else _win_rate(constant - float(bound)),
+                "binaries": num_x, "products": len(products), "status": result.message,
+                "seconds": round(time.perf_counter() - start, 2)}
+    value = constant - float(result.fun)
     return {"win_rate": _win_rate(value), "exact": bool(result.status == 0),
             "win_rate_bound": None if bound is None else _win_rate(constant - float(bound)),
             "binaries": num_x, "products": len(products), "status": result.message,
@@ -469,7 +485,8 @@ def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pi
                 team["win_rate_lower"] = team["win_rate_upper"] = team["milp"]["win_rate"]
                 team["exact"] = True
             else:  # stopped at its time limit: its incumbent and its dual bound still narrow the bracket
-                team["win_rate_lower"] = max(team["win_rate_lower"], team["milp"]["win_rate"])
+                if team["milp"]["win_rate"] is not None:
+                    team["win_rate_lower"] = max(team["win_rate_lower"], team["milp"]["win_rate"])
                 if team["milp"]["win_rate_bound"] is not None:
                     team["win_rate_upper"] = min(team["win_rate_upper"], team["milp"]["win_rate_bound"])
         own = _win_rate(pirate_value if side == 0 else -pirate_value)
