@@ -49,6 +49,14 @@ def env_names() -> tuple[str, ...]:
     return tuple(registered_env_ids())
 
 
+def sizes_text(kind) -> str:
+    """A game type's table sizes in words: ``3–8``, or ``3`` (a variant's), or ``5, 7``."""
+    sizes = kind.player_counts
+    if len(sizes) > 1 and sizes == tuple(range(sizes[0], sizes[-1] + 1)):
+        return f"{sizes[0]}–{sizes[-1]}"
+    return ", ".join(map(str, sizes))
+
+
 def game_of(env_name: str) -> Game:
     """The registered :class:`~traitors_env.core.Game` of an environment id (or short name).
 
@@ -57,7 +65,9 @@ def game_of(env_name: str) -> Game:
     """
     try:
         return load_game(env_name)
-    except UnknownGameError:
+    except UnknownGameError as error:
+        if isinstance(env_name, str) and ":" in env_name:  # a game's variant: its own error names the declared ones
+            raise ValueError(f"env.name: {error}") from None
         raise ValueError(
             f"env.name {env_name!r} is not a registered game; expected one of {', '.join(env_names())}"
         ) from None
@@ -107,7 +117,8 @@ class EnvSection(_Section):
     #: the Mutineers' own weights, if not ``player_count_weights`` (the backends that train the teams in turn: sb3,
     #: jax). Why: the Mutineers can lag the heuristic at one table size long after they pass it at the others
     mutineers_player_count_weights: list[float] | None = None
-    #: the claim step after each turn (R14)
+    #: the claim step after each turn (R14); default: the game's own (:attr:`Game.default_claims`: on for Traitors
+    #: Aboard and The Traitors, off for Avalon and a small variant)
     claims: bool = True
 
     @field_validator("name")
@@ -118,14 +129,16 @@ class EnvSection(_Section):
     @model_validator(mode="before")
     @classmethod
     def _every_size_by_default(cls, data: Any) -> Any:
-        """No ``player_counts``: every table size of the game."""
-        if isinstance(data, dict) and "player_counts" not in data:
+        """No ``player_counts``: every table size of the game; no ``claims``: the game's own default."""
+        if isinstance(data, dict) and ("player_counts" not in data or "claims" not in data):
             name = data.get("name", _default_env_name())
             if isinstance(name, str):
                 try:
-                    data = {**data, "player_counts": list(game_of(name).type.player_counts)}
+                    game = game_of(name)
                 except ValueError:  # the name's own check says what is wrong with it
-                    pass
+                    return data
+                defaults = {"player_counts": list(game.type.player_counts), "claims": game.default_claims}
+                data = {**defaults, **data}
         return data
 
     @model_validator(mode="after")
@@ -133,12 +146,10 @@ class EnvSection(_Section):
         if not self.player_counts:
             raise ValueError("player_counts is empty; give at least one table size")
         kind = game_of(self.name).type
-        bad = [n for n in self.player_counts if not kind.min_players <= n <= kind.max_players]
+        bad = [n for n in self.player_counts if n not in kind.player_counts]
         if bad:
             held = ", ".join(map(str, bad))
-            raise ValueError(
-                f"player_counts holds {held}; {self.name} has table sizes {kind.min_players}–{kind.max_players}"
-            )
+            raise ValueError(f"player_counts holds {held}; {self.name} has table sizes {sizes_text(kind)}")
         _each_once(self.player_counts, "player_counts", " (player_count_weights sets how often each is drawn)")
         for name in ("player_count_weights", "mutineers_player_count_weights"):
             table_size_probabilities(getattr(self, name), self.player_counts, name)
@@ -539,12 +550,9 @@ class RunConfig(_Section):
     def _check_table_sizes(self, key: str, counts) -> None:
         """A ``ValueError`` naming ``key`` for a table size in ``counts`` (``None``: none given) the game does not have."""
         kind = self.game.type
-        bad = [n for n in counts or () if not kind.min_players <= n <= kind.max_players]
+        bad = [n for n in counts or () if n not in kind.player_counts]
         if bad:
-            raise ValueError(
-                f"{key} holds {', '.join(map(str, bad))}; {self.env.name} has table sizes "
-                f"{kind.min_players}–{kind.max_players}"
-            )
+            raise ValueError(f"{key} holds {', '.join(map(str, bad))}; {self.env.name} has table sizes {sizes_text(kind)}")
 
     def _check_league(self) -> None:
         """The ``league:`` section: backend jax, one generation per iteration, sides and table sizes of the game."""

@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--openspiel", action="store_true", help="also OpenSpiel's exploitability.nash_conv (the solve extra)")
     parser.add_argument("--cfr", type=int, default=0, metavar="ITERATIONS",
                         help="also solve the variant with CFR+ for ITERATIONS iterations and report its average policy as "
-                             "agent 'cfr+' (its exact NashConv and the equilibrium's values); default 0: no")
+                             "agent 'cfr+' (its exact NashConv and the equilibrium's values), saved with --out as "
+                             "OUT/cfr_plus.policy.json (an agent spec); default 0: no")
     parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default: print only)")
     return parser
 
@@ -74,7 +75,8 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
             from traitors_env.solve import spiel
         except ImportError:
             raise ImportError(INSTALL_HINT) from None
-    makers = [agent_maker(spec, game=game) for spec in agents]  # bad specs fail before the walk
+    # The variant as a game of its own: a tabular policy of the variant is checked against it
+    makers = [agent_maker(spec, game=f"{game}:{v.name}") for spec in agents]  # bad specs fail before the walk
     tree = exact.build_tree(v)
     report = {"game": game, "variant": v.name, "description": v.description, "tree": tree.size,
               "tree_seconds": round(tree.seconds, 1), "agents": {}}
@@ -99,6 +101,12 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
         result["seat_values"] = [row["value"] for row in result["seats"]]
         result["seconds_total"] = round(time.perf_counter() - start, 1)
         report["agents"]["cfr+"] = {"label": f"cfr+:{v.name}:{cfr}", **result}
+        from traitors_env.solve.policy_file import tabular_policy
+
+        kind = load_game(f"{game}:{v.name}").type
+        source = {"solver": "cfr_plus", "iterations": cfr, "variant": v.name,
+                  "nash_conv_seats": result["nash_conv_seats"], "nash_conv_points": result["nash_conv_sides"]["points_lower"]}
+        report["cfr_policy"] = tabular_policy(tree, probabilities, kind.env_id, kind.num_actions, source)
     return report
 
 
@@ -146,12 +154,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (AgentSpecError, ValueError, ImportError) as error:
         print(f"traitors-exact: error: {error}", file=sys.stderr)
         return 2
+    policy = report.pop("cfr_policy", None)
     text = markdown(report)
     print(text)
     if args.out is not None:
         (args.out / "exact.json").write_text(json.dumps(report, indent=1, default=float) + "\n")
         (args.out / "exact.md").write_text(text)
         print(f"wrote {args.out / 'exact.json'} and {args.out / 'exact.md'}")
+        if policy is not None:
+            from traitors_env.agents.tabular import save_tabular_policy
+
+            path = save_tabular_policy(args.out / "cfr_plus.policy.json", policy)
+            print(f"wrote {path}: CFR+'s average policy, an agent spec of {policy.game} (e.g. traitors-eval --game {policy.game} --agents {path} heuristic)")
     return 0
 
 

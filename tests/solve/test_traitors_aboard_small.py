@@ -16,7 +16,8 @@ from traitors_env.solve.exact import (
     policy_value,
     team_best_response_milp,
 )
-from traitors_env.solve.traitors_aboard import CHANCE, TERMINAL, VARIANTS, SmallVariant, variant
+from traitors_env.solve.exact import policy_value_side as exact_side_value
+from traitors_env.solve.traitors_aboard import CHANCE, TERMINAL, VARIANTS, SmallVariant, root, variant
 
 
 def _walk(node, rng):
@@ -38,7 +39,7 @@ def test_s01_s02_s03_the_deal_is_the_variant_position():
     """S01–S03: 2 Pirates and 1 Mutineer, 3 cards each from the cards in play, the chest of three cards announced +1
     (seats 0, 1, 2 bottom up), 2 Planks before each seat, the short draw pile, seat 0 to play, claims off."""
     v = variant("mini3")
-    node = next(n for n in _walk(v.root(), np.random.default_rng(0)) if n.engine is not None)
+    node = next(n for n in _walk(root(v), np.random.default_rng(0)) if n.engine is not None)
     engine = node.engine
     assert sorted(engine.roles) == [Role.PIRATE, Role.PIRATE, Role.MUTINEER]
     assert all(sum(h) == 3 for h in engine.hands)
@@ -55,7 +56,7 @@ def test_chance_outcomes_are_distributions_over_what_is_left():
     """Every chance node's probabilities sum to 1; a draw's are the face-down cards' shares (R05 from a shuffled pile)."""
     rng = np.random.default_rng(1)
     for _ in range(30):
-        for node in _walk(variant("mini3_long").root(), rng):
+        for node in _walk(root(variant("mini3_long")), rng):
             if node.current_player() == CHANCE:
                 outcomes = node.chance_outcomes()
                 assert math.isclose(sum(p for _, p in outcomes), 1.0)
@@ -70,7 +71,7 @@ def test_draw_resolution_keeps_the_cards_in_play():
     rng = np.random.default_rng(2)
     v = variant("mini3_long")
     for _ in range(30):
-        for node in _walk(v.root(), rng):
+        for node in _walk(root(v), rng):
             if node.engine is not None and not node.is_terminal() and node.current_player() != CHANCE:
                 counts = node.engine.card_locations()
                 total = [sum(place[k] for name, place in counts.items() if name != "discard") for k in range(8)]
@@ -82,9 +83,9 @@ def test_information_state_ignores_what_the_seat_cannot_know():
     """Secrets: seat 0's information state is the same whatever the other seats hold and whatever the others' chest
     cards are (S02: only the placer knows its card)."""
     v = variant("mini3")
-    root = v.root()
-    root.apply_action(2)  # seat 2 is the Mutineer
-    mine = root.child(0)  # seat 0's hand: three +1 (HAND_MULTISETS[0])
+    start = root(v)
+    start.apply_action(2)  # seat 2 is the Mutineer
+    mine = start.child(0)  # seat 0's hand: three +1 (HAND_MULTISETS[0])
     states = set()
     for hand1, _ in mine.chance_outcomes():
         for hand2, _ in mine.child(hand1).chance_outcomes():
@@ -102,7 +103,7 @@ def test_information_state_ignores_what_the_seat_cannot_know():
 
 
 def test_perfect_recall_own_actions_are_in_the_information_state():
-    node = variant("mini3").root()
+    node = root(variant("mini3"))
     while node.current_player() == CHANCE:
         node.apply_action(node.chance_outcomes()[0][0])
     before = node.information_state_string(0)
@@ -277,3 +278,45 @@ def test_a_team_best_response_stopped_before_any_solution_reports_the_bracket(mi
     uniform, _ = agent_policy(mini_tree, RandomAgent)
     stopped = team_best_response_milp(mini_tree, uniform, 0, time_limit=0.001)
     assert stopped["exact"] is False and stopped["win_rate"] is None and "limit" in stopped["status"].lower()
+
+
+def test_s02_the_environment_deals_the_trees_game(mini_tree):
+    """One declaration feeds both: uniform random play in ``traitors_aboard:mini3`` (the env's seeded deal and the
+    engine's draws) wins the Pirates the share of games that the tree's chance gives them exactly, within 5 standard
+    errors over 12,000 games."""
+    from traitors_env.core import load_game
+    from traitors_env.core.agent import RandomAgent
+
+    uniform, _ = agent_policy(mini_tree, RandomAgent)
+    exact = (1 + exact_side_value(mini_tree, uniform)) / 2
+    env = load_game("traitors_aboard:mini3").raw_env()
+    rng = np.random.default_rng(0)
+    n, wins = 12_000, 0
+    for seed in range(n):
+        env.reset(seed=seed)
+        while not env.game.is_terminal:
+            legal = env.game.legal_actions()
+            env.step(int(legal[rng.integers(len(legal))]))
+        wins += env.game.result()["winner"] == "Pirate"
+    assert abs(wins / n - exact) < 5 * math.sqrt(exact * (1 - exact) / n), (wins / n, exact)
+
+
+def test_a_cfr_policy_saved_as_a_tabular_file_reads_back_exactly(micro_tree, tmp_path):
+    """Item 6: the solver's policy ships as an agent spec; read back at every information state it is the same
+    policy, exactly (not sampled)."""
+    from traitors_env.agents.spec import agent_maker
+    from traitors_env.agents.tabular import save_tabular_policy
+    from traitors_env.core import load_game
+    from traitors_env.solve.cfr import cfr_plus
+    from traitors_env.solve.policy_file import tabular_policy
+
+    probabilities, _ = cfr_plus(micro_tree, 7)
+    kind = load_game("traitors_aboard:micro3").type
+    path = save_tabular_policy(tmp_path / "cfr.policy.json",
+                               tabular_policy(micro_tree, probabilities, kind.env_id, kind.num_actions))
+    _, make = agent_maker(str(path), game="traitors_aboard:micro3")
+    read, note = agent_policy(micro_tree, make)
+    assert note["observations_sampled"] == 0
+    assert any(len(p) > 1 and 0 < p.max() < 1 for p in probabilities)  # a mixed policy, not a trivial one
+    for mine, theirs in zip(read, probabilities):
+        np.testing.assert_allclose(mine, theirs, atol=1e-12)

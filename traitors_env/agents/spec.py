@@ -17,6 +17,8 @@ A spec, for a game (a registered name or environment id, or a :class:`~traitors_
     ``PATH/league.json:pooled`` plays the pooled mixture of any league, ``:per_size`` insists on the per-size one;
 
   a checkpoint of another game (other spaces, or another game's side files) is refused with a clear error;
+- a tabular policy ``PATH.policy.json`` (an exact solver's, e.g. ``traitors-exact --cfr``'s CFR+ average policy of a
+  small variant): JSON data, an action distribution per observation (:mod:`.tabular`);
 - ``openai:MODEL``: a language model behind an OpenAI-compatible chat server (:mod:`.llm`; needs the ``llm`` extra),
   with the server, sampling and retry options of an :class:`~.llm.LLMOptions` (``agent_maker(..., llm=...)``;
   the ``--llm-*`` options of ``traitors-eval`` and ``traitors-play``);
@@ -43,7 +45,7 @@ import numpy as np
 from ..core.agent import Agent
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, UnknownGameError, load_game, registered_games
-from . import make_agent
+from . import make_agent, tabular
 from .league import league_maker, league_spec
 from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .run_folder import RunFolder
@@ -107,6 +109,14 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
         path, mixture = league
         return league_maker(spec, path, game, mixture)
     path = Path(spec)
+    if spec.endswith(tabular.SUFFIX):  # a solver's tabular policy: JSON data (.tabular)
+        if not path.is_file():
+            raise AgentSpecError(f"agent {spec!r}: no such tabular policy file")
+        try:
+            policy = tabular.load_tabular_policy(path, game)
+        except tabular.TabularPolicyError as error:
+            raise AgentSpecError(f"agent {spec!r}: {error}") from None
+        return f"tabular:{path}", lambda seed: tabular.TabularAgent(policy, seed=seed)
     if path.exists():
         return _checkpoint_maker(spec, path, game)
     if _factory_form(spec):

@@ -15,6 +15,7 @@ the column side. Side indices (0, 1) are what :meth:`Game.side_of_seat` and
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 from collections.abc import Callable, Mapping
@@ -50,6 +51,9 @@ class GameType:
         side_labels: the sides' names in text (``("Pirates", "Mutineers")``).
         utility: :data:`Utility`.
         rules: the rulebook the engine follows, for docs (a path under ``docs/rules/`` or a title).
+        table_sizes: the sizes actually played where they are fewer than ``min_players``–``max_players`` (a
+            declared variant's, :meth:`Game.variant_game`); ``None``: all. ``min_players``/``max_players`` stay the
+            game's, as the observation's layout encodes them.
     """
 
     short_name: str
@@ -64,6 +68,7 @@ class GameType:
     side_labels: tuple[str, str]
     utility: Utility
     rules: str = ""
+    table_sizes: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         """``ValueError`` naming the field for facts that contradict each other (every generic layer trusts them)."""
@@ -74,8 +79,8 @@ class GameType:
         def count(value: object) -> bool:
             return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
-        check(isinstance(self.short_name, str) and re.fullmatch(r"[a-z0-9_]+", self.short_name) is not None,
-              "short_name", "lowercase letters, digits and '_'")
+        check(isinstance(self.short_name, str) and re.fullmatch(r"[a-z0-9_]+(:[a-z0-9_]+)?", self.short_name) is not None,
+              "short_name", "lowercase letters, digits and '_' (and ':<variant>' for a declared variant)")
         check(isinstance(self.env_id, str) and bool(self.env_id), "env_id", "a non-empty string")
         check(count(self.min_players), "min_players", "an int ≥ 1")
         check(count(self.max_players) and self.max_players >= self.min_players, "max_players", "an int ≥ min_players")
@@ -93,6 +98,8 @@ class GameType:
     @property
     def player_counts(self) -> tuple[int, ...]:
         """Every allowed table size, ascending."""
+        if self.table_sizes is not None:
+            return tuple(self.table_sizes)
         return tuple(range(self.min_players, self.max_players + 1))
 
     @property
@@ -114,13 +121,19 @@ class Variant:
     the table sizes where the game allows them (``None``: every size of its ``GameType``). The conformance test
     runs every declared variant as it runs the default game.
 
+    Every tool plays a declared variant as a game of its own, named ``<game>:<variant>``
+    (``traitors_aboard:mini3``, or by env id ``traitors_aboard_v0:mini3``): :func:`~traitors_env.core.load_game`
+    gives :meth:`Game.variant_game`.
+
     Attributes:
         kwargs: keyword arguments added to ``raw_env(num_players=..., claims=..., **kwargs)``.
         player_counts: the table sizes the variant is played at; ``None``: all.
+        claims: the claim channel of ``<game>:<variant>`` when a tool does not say (``None``: the game's default).
     """
 
     kwargs: Mapping[str, Any]
     player_counts: tuple[int, ...] | None = None
+    claims: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -281,9 +294,11 @@ class Game:
 
     def check_players(self, num_players: object) -> int:
         """``num_players`` as an int in the game's range; ``ValueError`` naming the value and the range."""
-        lo, hi = self.type.min_players, self.type.max_players
-        if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)) or not lo <= num_players <= hi:
-            raise ValueError(f"{self.type.env_id} has no table of {num_players!r} players; expected an int {lo}–{hi}")
+        sizes = self.type.player_counts
+        if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)) or num_players not in sizes:
+            expected = (f"an int {sizes[0]}–{sizes[-1]}" if len(sizes) > 1 and sizes == tuple(range(sizes[0], sizes[-1] + 1))
+                        else f"one of {list(sizes)}")
+            raise ValueError(f"{self.type.env_id} has no table of {num_players!r} players; expected {expected}")
         return int(num_players)
 
     def require(self, capability: str):
@@ -342,6 +357,36 @@ class Game:
         except KeyError:
             raise ValueError(f"{self.type.env_id} has no variant {name!r}; declared: {sorted(self.variants)}") from None
         return tuple(variant.player_counts) if variant.player_counts is not None else self.type.player_counts
+
+    def variant_game(self, name: str) -> Game:
+        """Variant ``name`` as a game of its own, ``<game>:<variant>``: ``raw_env``/``env``/``new_initial_state``
+        with the variant's options bound (``claims`` defaults to the variant's), its table sizes, and no JAX twin
+        (a twin plays the game's default deal). ``ValueError`` naming the declared variants."""
+        sizes = self.variant_player_counts(name)
+        declared = self.variants[name]
+        options = dict(declared.kwargs)
+        claims_default = self.default_claims if declared.claims is None else bool(declared.claims)
+        default_players = self.type.default_players if self.type.default_players in sizes else sizes[0]
+        base_raw, base_env = self.raw_env, self.env
+
+        def raw_env(num_players: int = default_players, claims: bool = claims_default, **kwargs):
+            return base_raw(num_players=num_players, claims=claims, **options, **kwargs)
+
+        def env(num_players: int = default_players, claims: bool = claims_default, **kwargs):
+            return base_env(num_players=num_players, claims=claims, **options, **kwargs)
+
+        def new_initial_state(num_players: int, seed=None, claims: bool = claims_default):
+            if isinstance(seed, np.random.Generator):  # the env deals from an int seed
+                seed = int(seed.integers(2**63))
+            table = raw_env(num_players=num_players, claims=claims)
+            table.reset(seed=seed)
+            return table.game
+
+        kind = dataclasses.replace(self.type, short_name=f"{self.type.short_name}:{name}",
+                                   env_id=f"{self.type.env_id}:{name}", default_players=default_players,
+                                   table_sizes=sizes)
+        return dataclasses.replace(self, type=kind, raw_env=raw_env, env=env, new_initial_state=new_initial_state,
+                                   jax=None, variants={})
 
     def has(self, capability: str) -> bool:
         return getattr(self, capability, None) is not None

@@ -222,8 +222,11 @@ def _resolve(name: str) -> Game:
 def load_game(name: str | Game) -> Game:
     """The :class:`Game` registered as ``name`` (its short name or its environment id, ``"traitors_aboard_v0"``).
 
+    ``"<game>:<variant>"`` (``"traitors_aboard:mini3"``, ``"traitors_aboard_v0:mini3"``) is the game's declared
+    variant as a game of its own (:meth:`Game.variant_game`), the same object on every call.
+
     Raises:
-        UnknownGameError: naming ``name`` and the registered games.
+        UnknownGameError: naming ``name`` and the registered games, or the variant and the game's declared ones.
         MissingExtraError: for a built-in optional game whose extra is not installed, saying how to install it.
         GameLoadError: for a registered game whose entry point fails (the plug-in's own error, chained).
     """
@@ -234,6 +237,17 @@ def load_game(name: str | Game) -> Game:
         return _loaded[name]
     if not isinstance(name, str):
         raise UnknownGameError(f"a game is named by a string; got {name!r}")
+    if ":" in name:
+        base, _, variant = name.partition(":")
+        game = load_game(base)
+        if variant not in game.variants:
+            raise UnknownGameError(f"unknown game {name!r}: {game.name} has no variant {variant!r}; declared: "
+                                   f"{', '.join(sorted(game.variants)) or 'none'}")
+        key = f"{game.name}:{variant}"
+        if key not in _loaded:
+            _loaded[key] = game.variant_game(variant)
+        _loaded[name] = _loaded[key]
+        return _loaded[key]
     key = name if name in _entry_points else registered_env_ids().get(name)
     if key is None:
         hint = missing_extra(name)

@@ -31,14 +31,13 @@ Everything is computed on the explicit tree: O(nodes) per best response (OpenSpi
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .traitors_aboard import CHANCE, TERMINAL, SmallVariant
+from .traitors_aboard import CHANCE, TERMINAL, SmallVariant, root
 
 __all__ = ["Tree", "agent_policy", "best_response", "build_tree", "evaluate", "policy_value"]
 
@@ -98,7 +97,7 @@ def build_tree(variant: SmallVariant) -> Tree:
     tree = Tree(variant.num_players)
     info_ids: dict[str, int] = {}
     team_ids: dict[tuple, int] = {}
-    stack = [(variant.root(), -1)]
+    stack = [(root(variant), -1)]
     while stack:
         node, parent = stack.pop()
         index = len(tree.kind)
@@ -279,7 +278,10 @@ def best_response(tree: Tree, policy: list[np.ndarray], deviates: Callable[[int]
                 reach[child] = r * w
     value: dict[int, float] = {}
     choice: dict[int, int] = {}
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 100000))
+    # node_value and decide recurse along one path of the tree only (a deeper information state is decided from a
+    # deeper node), so the depth is a few frames per level: Python's default limit is ample. (It was raised here
+    # process-wide once, which let a later json.loads of a deeply nested file overflow the C stack instead of
+    # raising RecursionError.)
 
     def node_value(node: int) -> float:
         v = value.get(node)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import require_pyspiel
-from .traitors_aboard import CHANCE, MAX_CHANCE_OUTCOMES, TERMINAL, SmallVariant, variant
+from .traitors_aboard import CHANCE, MAX_CHANCE_OUTCOMES, TERMINAL, SmallVariant, root, variant
 
 pyspiel = require_pyspiel()
 
@@ -93,7 +93,7 @@ class TraitorsAboardSmallState(pyspiel.State):
 
     def __init__(self, game: TraitorsAboardSmallGame):
         super().__init__(game)
-        self.node = game.variant.root()
+        self.node = root(game.variant)
 
     def current_player(self):
         player = self.node.current_player()

@@ -1,6 +1,7 @@
 """*Traitors Aboard*'s small variants as an explicit game tree with chance nodes, over the reference engine.
 
-A :class:`SmallVariant` is the full game's rules (the engine is not changed) played from a dealt position: a table of
+A :class:`SmallVariant` (declared in :mod:`traitors_env.games.traitors_aboard.small`, which deals the same variant's
+games for the environment) is the full game's rules (the engine is not changed) played from a dealt position: a table of
 ``num_players``, the cards in play (``deck``: hands, the pre-placed chest cards and the draw pile), Planks already in
 front of seats and chest cards already placed (each placer knows its card; the public saw who placed it and what was
 announced, R04). Every other card of the full deck is in the face-down discard pile (as
@@ -37,114 +38,24 @@ import hashlib
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..games.traitors_aboard.actions import HAND_MULTISET_INDEX, HAND_MULTISETS
-from ..games.traitors_aboard.cards import HAND_SIZE, LOOT_KINDS, NUM_CARD_KINDS, CardKind, Role, table_setup
+from ..games.traitors_aboard.cards import HAND_SIZE, LOOT_KINDS, NUM_CARD_KINDS, Role
 from ..games.traitors_aboard.chest import ChestCard, ScrambledGroup
 from ..games.traitors_aboard.engine import GameState
 from ..games.traitors_aboard.observation import encode
+from ..games.traitors_aboard.small import VARIANTS, SmallVariant, variant
 
-__all__ = ["CHANCE", "TERMINAL", "VARIANTS", "Node", "SmallVariant", "variant"]
+__all__ = ["CHANCE", "TERMINAL", "VARIANTS", "Node", "SmallVariant", "root", "variant"]
 
 CHANCE = -1  # OpenSpiel's kChancePlayerId
 TERMINAL = -4  # OpenSpiel's kTerminalPlayerId
 MAX_CHANCE_OUTCOMES = len(HAND_MULTISETS)  # the largest chance node: a hand's multiset (120)
 
 
-@dataclass(frozen=True)
-class SmallVariant:
-    """A small variant of *Traitors Aboard* (module doc).
-
-    Attributes:
-        name: the variant's key (``"mini3"``).
-        description: one line for docs and reports.
-        deck: cards in play per :class:`CardKind` (8 counts): ``HAND_SIZE·num_players`` in hands, then the chest's
-            pre-placed cards, then ``pile`` in the draw pile; at most the full deck's count of each kind.
-        pile: cards in the draw pile after the deal (≥ 1, R06).
-        chest: pre-placed chest cards, bottom first, as ``(placer seat, announced loot index 0 = +1 / 1 = 0 / 2 = −2)``.
-        planks: Planks already in front of each seat (0–2).
-        num_players: 3–8 (the rulebook's setup table gives teams and target).
-        first_player: the seat that plays first (R01 configurable).
-        claims: the claim step (R14).
-    """
-
-    name: str
-    description: str
-    deck: tuple[int, ...]
-    pile: int
-    chest: tuple[tuple[int, int], ...] = ()
-    planks: tuple[int, ...] | None = None
-    num_players: int = 3
-    first_player: int = 0
-    claims: bool = False
-
-    def __post_init__(self) -> None:
-        setup = table_setup(self.num_players)
-        full = setup.deck_counts()
-        if len(self.deck) != NUM_CARD_KINDS or any(not isinstance(c, int) or c < 0 for c in self.deck):
-            raise ValueError(f"variant {self.name!r}: deck={self.deck!r}; expected {NUM_CARD_KINDS} counts ≥ 0 (CardKind order)")
-        too_many = [CardKind(k).name for k in range(NUM_CARD_KINDS) if self.deck[k] > full[k]]
-        if too_many:
-            raise ValueError(f"variant {self.name!r}: deck={self.deck!r} has more {too_many} than the full deck {full}")
-        need = HAND_SIZE * self.num_players + len(self.chest) + self.pile
-        if self.pile < 1 or sum(self.deck) != need:
-            raise ValueError(f"variant {self.name!r}: deck has {sum(self.deck)} cards and pile={self.pile}; expected "
-                             f"pile ≥ 1 and {HAND_SIZE}·{self.num_players} hands + {len(self.chest)} chest + pile cards")
-        if any(not 0 <= p < self.num_players or a not in (0, 1, 2) for p, a in self.chest):
-            raise ValueError(f"variant {self.name!r}: chest={self.chest!r}; expected (placer seat, announced 0–2) pairs")
-        if len(self.chest) > sum(self.deck[k] for k in LOOT_KINDS):
-            raise ValueError(f"variant {self.name!r}: {len(self.chest)} chest cards but only "
-                             f"{sum(self.deck[k] for k in LOOT_KINDS)} loot cards in the deck")
-        if self.planks is not None and (len(self.planks) != self.num_players or any(p not in (0, 1, 2) for p in self.planks)):
-            raise ValueError(f"variant {self.name!r}: planks={self.planks!r}; expected one count 0–2 per seat")
-        if not 0 <= self.first_player < self.num_players:
-            raise ValueError(f"variant {self.name!r}: first_player={self.first_player!r}; expected a seat 0–{self.num_players - 1}")
-
-    @property
-    def mutineers(self) -> int:
-        return table_setup(self.num_players).mutineers
-
-    def root(self) -> Node:
-        """The tree's root: the deal's first chance node."""
-        return Node(self)
-
-
-def _deck(plus: int = 0, zero: int = 0, minus: int = 0, plank: int = 0, riddance: int = 0, spyglass: int = 0,
-          catch: int = 0, pockets: int = 0) -> tuple[int, ...]:
-    return (plus, zero, minus, plank, riddance, spyglass, catch, pockets)
-
-
-#: The declared small variants, smallest first (tree sizes: docs/solve.md).
-VARIANTS: dict[str, SmallVariant] = {
-    v.name: v
-    for v in (
-        SmallVariant(
-            "micro3",
-            "as mini3 with no Planks in play (8×(+1), 6×(−2)): no one can be thrown overboard; for quick checks",
-            deck=_deck(plus=8, minus=6), pile=2, chest=((0, 0), (1, 0), (2, 0)), planks=(2, 2, 2),
-        ),
-        SmallVariant(
-            "mini3",
-            "3 players (2 Pirates, 1 Mutineer), claims off; cards in play 7×(+1), 5×(−2), 2 Planks; a chest of 3 cards "
-            "announced +1 (one per seat); 2 Planks before each seat; a draw pile of 2",
-            deck=_deck(plus=7, minus=5, plank=2), pile=2, chest=((0, 0), (1, 0), (2, 0)), planks=(2, 2, 2),
-        ),
-        SmallVariant(
-            "mini3_long",
-            "as mini3 with a draw pile of 3 (every seat plays once)",
-            deck=_deck(plus=8, minus=5, plank=2), pile=3, chest=((0, 0), (1, 0), (2, 0)), planks=(2, 2, 2),
-        ),
-    )
-}
-
-
-def variant(name: str) -> SmallVariant:
-    """The declared variant ``name``; ``ValueError`` naming it and the declared ones."""
-    try:
-        return VARIANTS[name]
-    except KeyError:
-        raise ValueError(f"traitors_aboard has no small variant {name!r}; declared: {sorted(VARIANTS)}") from None
+def root(v: SmallVariant) -> Node:
+    """The tree's root: the deal's first chance node."""
+    return Node(v)
 
 
 class _Engine(GameState):

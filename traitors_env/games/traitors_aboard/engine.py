@@ -130,6 +130,10 @@ class GameState:
         winner (:class:`Role` or ``None``), end_condition, turn, spyglass_taken.
     """
 
+    #: the small variant the game was dealt from (:func:`.small.deal`; S01–S03), else ``None``: a replay (the
+    #: metrics) deals it the same way
+    small_variant: str | None = None
+
     # ------------------------------------------------------------------ setup
     def __init__(self, config: GameConfig, rng: np.random.Generator) -> None:
         self.config = config

@@ -59,6 +59,7 @@ from . import actions as A
 from .engine import GameConfig, GameState, IllegalActionError
 from .observation import _LAYOUT, encode
 from .render import render_text
+from .small import SmallVariant, deal, variant
 
 __all__ = ["RENDER_MODES", "env", "raw_env"]
 
@@ -82,6 +83,10 @@ class raw_env(CardGameAECEnv):
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
         render_hidden: also render hidden state (roles, hands, chest values); debugging only.
         first_player: ``None`` (drawn from the seed, R01) or a fixed seat.
+        small_variant: ``None``, or the name of a small variant (:mod:`.small`: ``"micro3"``, ``"mini3"``,
+            ``"mini3_long"``): each game is dealt from that variant's position (rulings S01–S03), at its table size
+            and first seat; the game the exact solver walks (:mod:`traitors_env.solve`). Declared as the game's
+            variants, so ``--game traitors_aboard:mini3`` plays it in every tool.
 
     Raises:
         ValueError: for a ``num_players`` outside 3–8, an unknown ``render_mode``, a bad
@@ -102,12 +107,16 @@ class raw_env(CardGameAECEnv):
         render_mode: str | None = None,
         render_hidden: bool = False,
         first_player: int | None = None,
+        small_variant: str | None = None,
     ) -> None:
         check_flag("claims", claims)
         self.config = GameConfig(num_players=num_players, claims=bool(claims), first_player=first_player)
+        self.small_variant = None if small_variant is None else _small(small_variant, num_players, first_player)
         super().__init__(self.config.num_players, render_mode, render_hidden)
 
     def _new_game(self, seed: int) -> GameState:
+        if self.small_variant is not None:
+            return deal(self.small_variant, seed, claims=self.config.claims)
         return GameState.new(self.config, seed=seed)
 
     def _check_position(self, state: GameState) -> None:
@@ -149,4 +158,19 @@ class raw_env(CardGameAECEnv):
             raise RecordError("record() was called before reset(); there is no game to record")
         if self.episode_seed is None:
             raise RecordError("this game started from an explicit position (reset_to_position); only seeded games can be recorded")
+        if self.small_variant is not None:
+            raise RecordError(f"a game of the small variant {self.small_variant.name!r} cannot be recorded (a record "
+                              "replays the full game's deal from its seed); record games of the full game")
         return record_game(self.game, self.episode_seed, seats=seats)
+
+
+def _small(name: object, num_players: object, first_player: object) -> SmallVariant:
+    """The small variant ``name``, checked against the env's other arguments (each error names the value)."""
+    if not isinstance(name, str):
+        raise ValueError(f"small_variant={name!r}; expected None or a variant name")
+    v = variant(name)
+    if num_players != v.num_players:
+        raise ValueError(f"small_variant {name!r} is played by {v.num_players} players; got num_players={num_players!r}")
+    if first_player is not None and first_player != v.first_player:
+        raise ValueError(f"small_variant {name!r} starts with seat {v.first_player}; got first_player={first_player!r}")
+    return v

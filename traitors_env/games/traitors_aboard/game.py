@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from ...core.agent import RandomAgent
-from ...core.game import Game, GameType
+from ...core.game import Game, GameType, Variant
 from . import actions as A
 from . import metrics, records
 from .actions import describe_action
@@ -19,6 +19,7 @@ from .env import env, raw_env
 from .hidden import hidden_variant
 from .observation import _LAYOUT, COMPILED_ENCODER, OBS_SIZE, encode, role_of_observation
 from .rules_text import rules_summary
+from .small import VARIANTS as SMALL_VARIANTS
 
 __all__ = ["GAME", "TYPE"]
 
@@ -72,7 +73,10 @@ def progress(state: GameState) -> float:
     """How far the game is, in [0, 1]: the share of the starting draw pile drawn (the deck less the hands dealt,
     rulebook "Setup"; R06: the game ends when it is empty). The deduction metrics' phases read it. The cards a
     Miraculous Catch still has to put back (R09) count as in the pile, so that the measure never goes back."""
-    start = sum(state.setup.deck_counts()) - HAND_SIZE * state.num_players
+    if state.small_variant is not None:  # a small variant's pile (S01) is all there is to draw
+        start = SMALL_VARIANTS[state.small_variant].pile
+    else:
+        start = sum(state.setup.deck_counts()) - HAND_SIZE * state.num_players
     pending = {Phase.CATCH_RETURN_1: 2, Phase.CATCH_RETURN_2: 1}.get(state.phase, 0)
     return float(min(1.0, max(0.0, 1.0 - (len(state.draw_pile) + pending) / start)))
 
@@ -107,5 +111,7 @@ GAME = Game(
     hidden_side=int(Role.MUTINEER),  # the Mutineers' roles are secret (rulebook "Setup")
     progress=progress,
     text=lambda: importlib.import_module(f"{__package__}.text"),
+    # The small variants (S01–S03) that the exact solver walks: ``--game traitors_aboard:mini3`` in every tool.
+    variants={name: Variant({"small_variant": name}, (v.num_players,), claims=v.claims) for name, v in SMALL_VARIANTS.items()},
     extras={"roles": Role, "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python"},
 )

@@ -52,6 +52,7 @@ from fractions import Fraction
 from . import actions as A
 from .cards import LOOT_VALUES, PLANKS_TO_OVERBOARD, Role
 from .engine import GameConfig, GameState, IllegalActionError, Phase
+from .small import deal, variant
 
 __all__ = ["METRICS", "PLOTTED", "SUMMARY", "TEAMS", "Metric", "target_chance", "tally_game", "tally_record",
            "tally_state"]
@@ -127,7 +128,8 @@ def target_chance(state: GameState, seat: int) -> Fraction:
 
 
 def tally_game(
-    num_players: int, claims: bool, seed: int, history: Iterable[tuple[int, int]], first_player: int | None = None
+    num_players: int, claims: bool, seed: int, history: Iterable[tuple[int, int]], first_player: int | None = None,
+    small_variant: str | None = None,
 ) -> dict[str, Counter]:
     """Replay a seeded game and count, per team, what the metrics need.
 
@@ -135,6 +137,7 @@ def tally_game(
         num_players, claims, first_player: the game's options (:class:`GameConfig`).
         seed: the deal seed (``GameState.new(config, seed=seed)``).
         history: ``(seat, action)`` per decision, in order (``GameState.history``).
+        small_variant: the small variant the game was dealt from (:func:`.small.deal`), else ``None``.
 
     Returns:
         ``{"pirates": Counter, "mutineers": Counter}`` of integer counts (keys as in :data:`METRICS`, plus
@@ -144,7 +147,10 @@ def tally_game(
     Raises:
         ValueError: if a decision is out of turn or illegal in the replay (the message names the step).
     """
-    state = GameState.new(GameConfig(num_players=num_players, claims=claims, first_player=first_player), seed=seed)
+    if small_variant is None:
+        state = GameState.new(GameConfig(num_players=num_players, claims=claims, first_player=first_player), seed=seed)
+    else:
+        state = deal(variant(small_variant), seed, claims=claims)
     roles = state.roles
     tallies = {team: Counter() for team in TEAMS.values()}
     target = state.setup.target
@@ -246,10 +252,11 @@ def tally_record(record) -> dict[str, Counter]:
 
 
 def tally_state(state: GameState, seed: int) -> dict[str, Counter]:
-    """:func:`tally_game` of a game played from ``GameState.new(state.config, seed=seed)`` (the kit's finished games).
+    """:func:`tally_game` of a game played from ``GameState.new(state.config, seed=seed)``, or from the small
+    variant's deal that the state records (the kit's finished games).
 
     Raises:
         ValueError: if ``state``'s history does not replay from ``seed``.
     """
     config = state.config
-    return tally_game(config.num_players, config.claims, seed, state.history, config.first_player)
+    return tally_game(config.num_players, config.claims, seed, state.history, config.first_player, state.small_variant)
