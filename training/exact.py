@@ -50,7 +50,7 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
     """The report of :func:`main` as a dict."""
     from traitors_env.core import load_game
     from traitors_env.core.registry import MissingExtraError
-    from traitors_env.solve import exact, small_variants
+    from traitors_env.solve import exact, openspiel_nash_conv, small_variants
 
     try:  # a name or an environment id (traitors_aboard_v0), as every other command takes
         registered = load_game(game)
@@ -89,7 +89,7 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
         result["policy"] = note
         if openspiel:
             t0 = time.perf_counter()
-            result["openspiel"] = v.openspiel_nash_conv(tree, probabilities)
+            result["openspiel"] = openspiel_nash_conv(v, tree, probabilities)
             result["openspiel"]["seconds"] = round(time.perf_counter() - t0, 1)
         result["seconds_total"] = round(time.perf_counter() - start, 1)
         report["agents"][spec] = {"label": label, **result}

@@ -42,8 +42,7 @@ _DECLARED_HERE = {"traitors_aboard": "traitors_aboard"}
 
 def small_variants(game) -> dict:
     """The small variants of the registered ``game`` (a :class:`~traitors_env.core.game.Game`): name → a variant with
-    ``name``, ``description``, ``num_players``, ``root()`` (the tree of :func:`.exact.build_tree`) and
-    ``openspiel_nash_conv(tree, probabilities)``; empty where the game declares none. An OpenSpiel game's need the
+    ``name``, ``description``, ``num_players`` and ``root()`` (the tree of :func:`.exact.build_tree`); empty where the game declares none. An OpenSpiel game's need the
     ``solve`` extra (``ImportError`` with :data:`INSTALL_HINT`)."""
     if game.extras.get("small_variants"):
         from .openspiel_tree import variants
@@ -54,3 +53,16 @@ def small_variants(game) -> dict:
 
         return dict(importlib.import_module(f"{__name__}.{_DECLARED_HERE[game.name]}").VARIANTS)
     return {}
+
+
+def openspiel_nash_conv(variant, tree, probabilities) -> dict:
+    """OpenSpiel's ``exploitability.nash_conv`` of the profile ``probabilities`` (per information state of ``tree``)
+    on the variant's pyspiel game: an OpenSpiel game's own (:mod:`.openspiel_tree`), or our game's as a pyspiel
+    game (:mod:`.spiel`). A cross-check of :func:`.exact.evaluate`'s seat NashConv; needs the ``solve`` extra."""
+    if hasattr(variant, "pyspiel_game"):
+        from .openspiel_tree import openspiel_nash_conv as nash_conv
+
+        return nash_conv(variant, tree, probabilities)
+    from .spiel import openspiel_nash_conv as nash_conv
+
+    return nash_conv(variant.name, tree, probabilities)

@@ -67,10 +67,6 @@ class SpielVariant:
         """The tree's root: the pyspiel game's initial state (a chance node: the deal)."""
         return SpielNode(self.spec, self.options, self.pyspiel_game().new_initial_state())
 
-    def openspiel_nash_conv(self, tree, probabilities: list[np.ndarray]) -> dict:
-        """OpenSpiel's ``exploitability.nash_conv`` of the profile on the pyspiel game (a cross-check)."""
-        return openspiel_nash_conv(self, tree, probabilities)
-
 
 def variants(spec: SpielSpec) -> dict[str, SpielVariant]:
     """The small variants ``spec`` declares, by name."""

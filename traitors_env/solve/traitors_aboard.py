@@ -109,13 +109,6 @@ class SmallVariant:
         """The tree's root: the deal's first chance node."""
         return Node(self)
 
-    def openspiel_nash_conv(self, tree, probabilities) -> dict:
-        """OpenSpiel's ``exploitability.nash_conv`` of the profile on the pyspiel game (:mod:`.spiel`; the ``solve``
-        extra)."""
-        from .spiel import openspiel_nash_conv
-
-        return openspiel_nash_conv(self.name, tree, probabilities)
-
 
 def _deck(plus: int = 0, zero: int = 0, minus: int = 0, plank: int = 0, riddance: int = 0, spyglass: int = 0,
           catch: int = 0, pockets: int = 0) -> tuple[int, ...]:
