@@ -1,15 +1,17 @@
 """``traitors-exact``: exact best responses and NashConv of agents on a small variant (issue 50, item 4).
 
 ``traitors-exact --agents random heuristic --variant mini3 --out reports/exact`` walks the variant's whole tree
-(:mod:`traitors_env.solve.traitors_aboard`), reads each agent's action probabilities at every information state and
+(:mod:`traitors_env.solve.traitors_aboard`; an OpenSpiel game's: :mod:`traitors_env.solve.openspiel_tree`), reads each agent's action probabilities at every information state and
 writes ``exact.json`` and ``exact.md``: per seat its value and exact best-response value (OpenSpiel's NashConv of the
 n-player game), per side its win rate and its exact **team** best response (the side's seats deviate together, each
 on its own information state), and the project's NashConv (the two sides' team best-response win rates summed,
 minus 1; :mod:`traitors_env.solve.exact` says how the team best response is computed). ``--openspiel`` also runs
 OpenSpiel's own ``exploitability.nash_conv`` on the pyspiel game (the ``solve`` extra) as a cross-check.
 
-Agents are specs of the game (``random``, ``heuristic``, checkpoints, ``pkg.mod:fn``); the variants are those of
-:data:`traitors_env.solve.traitors_aboard.VARIANTS` (tree sizes: docs/solve.md).
+Agents are specs of the game (``random``, ``heuristic``, checkpoints, ``pkg.mod:fn``); the variants are those the
+game declares (:func:`traitors_env.solve.small_variants`: Traitors Aboard's
+:data:`~traitors_env.solve.traitors_aboard.VARIANTS`, ``openspiel_social_deduction``'s ``SMALL_VARIANTS``; tree sizes:
+docs/solve.md).
 """
 
 from __future__ import annotations
@@ -24,16 +26,14 @@ from pathlib import Path
 from traitors_env.agents.spec import AgentSpecError, agent_maker
 from traitors_env.solve import INSTALL_HINT
 
-SUPPORTED_GAMES = ("traitors_aboard",)
-
 
 def build_parser() -> argparse.ArgumentParser:
-    from traitors_env.solve.traitors_aboard import VARIANTS
-
     parser = argparse.ArgumentParser(prog="traitors-exact", description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="agent specs (default: random heuristic)")
-    parser.add_argument("--game", default="traitors_aboard", help=f"the game (small variants exist for {', '.join(SUPPORTED_GAMES)})")
-    parser.add_argument("--variant", default="mini3", help=f"the small variant: one of {', '.join(VARIANTS)} (default mini3)")
+    parser.add_argument("--game", default="traitors_aboard",
+                        help="the game, by name or env id (small variants: traitors_aboard, openspiel_social_deduction)")
+    parser.add_argument("--variant", default="mini3",
+                        help="the small variant the game declares (default mini3; docs/solve.md lists them)")
     parser.add_argument("--samples", type=int, default=1024,
                         help="seeded copies whose actions give the probabilities of an agent that does not state them (default 1024)")
     parser.add_argument("--milp-time-limit", type=float, default=300.0, help="seconds for each exact team best response (default 300)")
@@ -50,16 +50,17 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
         milp_time_limit: float = 300.0, game: str = "traitors_aboard", cfr: int = 0) -> dict:
     """The report of :func:`main` as a dict."""
     from traitors_env.core import load_game
-    from traitors_env.core.registry import UnknownGameError
-    from traitors_env.solve import exact
-    from traitors_env.solve.traitors_aboard import variant
+    from traitors_env.core.registry import MissingExtraError
+    from traitors_env.solve import exact, openspiel_nash_conv, small_variants
 
     try:  # a name or an environment id (traitors_aboard_v0), as every other command takes
-        game = load_game(game).name
-    except UnknownGameError:
-        pass
-    if game not in SUPPORTED_GAMES:
-        raise ValueError(f"--game {game!r} has no small variant; expected one of {list(SUPPORTED_GAMES)}")
+        registered = load_game(game)
+    except MissingExtraError as error:
+        raise ImportError(f"--game {game!r}: {INSTALL_HINT}") from error
+    declared = small_variants(registered)
+    if not declared:
+        raise ValueError(f"--game {game!r} declares no small variant; expected one of {_games_with_variants()}")
+    game = registered.name
     if len(set(agents)) < len(agents):
         twice = sorted({spec for spec in agents if list(agents).count(spec) > 1})
         raise ValueError(f"--agents names {twice} more than once; expected each agent once (the report is by spec)")
@@ -69,25 +70,30 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
         raise ValueError(f"--samples {samples!r}; expected an int ≥ 1")
     if cfr < 0:
         raise ValueError(f"--cfr {cfr!r}; expected an int ≥ 0 (iterations)")
-    v = variant(variant_name)
+    if variant_name not in declared:
+        raise ValueError(f"{game} has no small variant {variant_name!r}; declared: {sorted(declared)}")
+    v = declared[variant_name]
     if openspiel:
-        try:
-            from traitors_env.solve import spiel
-        except ImportError:
-            raise ImportError(INSTALL_HINT) from None
-    # The variant as a game of its own: a tabular policy of the variant is checked against it
-    makers = [agent_maker(spec, game=f"{game}:{v.name}") for spec in agents]  # bad specs fail before the walk
+        from traitors_env.solve import check_installed
+
+        check_installed()  # ImportError with the install hint, before the walk
+    # The variant as a game of its own where the game declares it (traitors_aboard:mini3): a tabular policy of the
+    # variant is checked against it
+    played = f"{game}:{v.name}" if v.name in registered.variants else game
+    makers = [agent_maker(spec, game=played) for spec in agents]  # bad specs fail before the walk
     tree = exact.build_tree(v)
+    sides = tuple(registered.type.sides)
     report = {"game": game, "variant": v.name, "description": v.description, "tree": tree.size,
-              "tree_seconds": round(tree.seconds, 1), "agents": {}}
+              "tree_seconds": round(tree.seconds, 1), "sides": list(sides),
+              "side_labels": list(registered.type.side_labels), "agents": {}}
     for spec, (label, make) in zip(agents, makers):
         start = time.perf_counter()
         probabilities, note = exact.agent_policy(tree, make, samples=samples)
-        result = exact.evaluate(tree, probabilities, milp_time_limit=milp_time_limit)
+        result = exact.evaluate(tree, probabilities, sides=sides, milp_time_limit=milp_time_limit)
         result["policy"] = note
         if openspiel:
             t0 = time.perf_counter()
-            result["openspiel"] = spiel.openspiel_nash_conv(v.name, tree, probabilities)
+            result["openspiel"] = openspiel_nash_conv(v, tree, probabilities)
             result["openspiel"]["seconds"] = round(time.perf_counter() - t0, 1)
         result["seconds_total"] = round(time.perf_counter() - start, 1)
         report["agents"][spec] = {"label": label, **result}
@@ -96,34 +102,69 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
 
         start = time.perf_counter()
         probabilities, info = cfr_plus(tree, cfr)
-        result = exact.evaluate(tree, probabilities, milp_time_limit=milp_time_limit)
+        result = exact.evaluate(tree, probabilities, sides=sides, milp_time_limit=milp_time_limit)
         result["policy"] = {"cfr_plus": info}
         result["seat_values"] = [row["value"] for row in result["seats"]]
         result["seconds_total"] = round(time.perf_counter() - start, 1)
         report["agents"]["cfr+"] = {"label": f"cfr+:{v.name}:{cfr}", **result}
-        from traitors_env.solve.policy_file import tabular_policy
-
-        kind = load_game(f"{game}:{v.name}").type
-        source = {"solver": "cfr_plus", "iterations": cfr, "variant": v.name,
-                  "nash_conv_seats": result["nash_conv_seats"], "nash_conv_points": result["nash_conv_sides"]["points_lower"]}
-        report["cfr_policy"] = tabular_policy(tree, probabilities, kind.env_id, kind.num_actions, source)
+        report["cfr_policy_file"] = _cfr_policy(report, tree, probabilities, load_game(played), v.name, cfr, result)
     return report
 
 
+def _cfr_policy(report: dict, tree, probabilities, kind, variant: str, iterations: int, result: dict):
+    """CFR+'s average policy as a tabular policy of the variant's game, or why it cannot be one (``report["cfr_policy"]``
+    holds the policy for :func:`main` to save)."""
+    from traitors_env.solve.policy_file import tabular_policy
+
+    if ":" not in kind.type.env_id:
+        return f"not written: {kind.type.env_id} declares no game variant {variant!r} whose env could play it"
+    source = {"solver": "cfr_plus", "iterations": iterations, "variant": variant,
+              "nash_conv_seats": result["nash_conv_seats"], "nash_conv_points": result["nash_conv_sides"]["points_lower"]}
+    try:
+        report["cfr_policy"] = tabular_policy(tree, probabilities, kind.type.env_id, kind.type.num_actions, source)
+    except ValueError as error:  # two information states behind one observation
+        return f"not written: {error}"
+    return "cfr_plus.policy.json"
+
+
 def markdown(report: dict) -> str:
+    first, second = report["sides"]
+    label0, label1 = report["side_labels"]
     lines = [f"# Exact exploitability: {report['game']} `{report['variant']}`", "", report["description"], "",
              "Tree: " + ", ".join(f"{k} {v:,}" for k, v in report["tree"].items()) + f" (walk {report['tree_seconds']} s)", "",
-             "| agent | seat NashConv | Pirates: win rate → team BR | Mutineers: win rate → team BR | NashConv (points) | exact | "
-             "probabilities | seconds |",
+             f"| agent | seat NashConv | {label0}: win rate → team BR | {label1}: win rate → team BR | NashConv (points) | "
+             "exact | probabilities | seconds |",
              "|---|---|---|---|---|---|---|---|"]
     for spec, r in report["agents"].items():
-        p, m = r["sides"]["pirates"], r["sides"]["mutineers"]
         conv = r["nash_conv_sides"]
         points = (f"{conv['points_lower']:.2f}" if conv["exact"]
                   else f"{conv['points_lower']:.2f}–{conv['points_upper']:.2f}")
-        lines.append(f"| {spec} | {r['nash_conv_seats'] + 0.0:.4f} | {p['win_rate']:.3f} → {p['win_rate_lower']:.3f} | "
-                     f"{m['win_rate']:.3f} → {m['win_rate_lower']:.3f} | {points} | {conv['exact']} | {_read_how(r['policy'])} | {r['seconds_total']} |")
+        lines.append(f"| {spec} | {r['nash_conv_seats'] + 0.0:.4f} | {_side(r['sides'][first])} | "
+                     f"{_side(r['sides'][second])} | {points} | {conv['exact']} | {_read_how(r['policy'])} | {r['seconds_total']} |")
     return "\n".join(lines) + "\n"
+
+
+def _side(row: dict) -> str:
+    """A side's win rate under the profile → its team best response (a bracket where that is not exact)."""
+    lower, upper = row["win_rate_lower"], row["win_rate_upper"]
+    team = f"{lower:.3f}" if row["exact"] else f"{lower:.3f}–{upper:.3f}"
+    return f"{row['win_rate']:.3f} → {team}"
+
+
+def _games_with_variants() -> list[str]:
+    """The registered games that declare small variants (for an error message: loads each game)."""
+    from traitors_env.core import load_game
+    from traitors_env.core.registry import registered_games
+    from traitors_env.solve import small_variants
+
+    names = []
+    for name in registered_games():
+        try:
+            if small_variants(load_game(name)):
+                names.append(name)
+        except (ImportError, ValueError):  # a game that cannot load here (a missing extra) is not offered
+            continue
+    return names
 
 
 def _read_how(note: dict) -> str:

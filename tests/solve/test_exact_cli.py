@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from training.exact import main
 
 
@@ -69,3 +71,44 @@ def test_the_game_may_be_named_by_its_environment_id(monkeypatch):
 
     with pytest.raises(AssertionError, match="walked the tree"):  # accepted: it got as far as the walk
         main(["--game", "traitors_aboard_v0", "--variant", "micro3"])
+
+
+# ------------------------------------------------------------------ an OpenSpiel game's small variants
+@pytest.mark.every_extra
+def test_an_openspiel_games_unknown_variant_is_refused_naming_the_declared_ones(monkeypatch, capsys):
+    pytest.importorskip("pyspiel")
+    _no_walk(monkeypatch)
+    assert main(["--game", "openspiel_social_deduction", "--variant", "huge"]) == 2
+    error = capsys.readouterr().err
+    assert "huge" in error and "mini3" in error
+
+
+@pytest.mark.every_extra
+def test_an_openspiel_game_without_the_extra_is_an_error_that_says_how_to_install_it(monkeypatch, capsys):
+    import sys
+
+    _no_walk(monkeypatch)
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # as if open-spiel were not installed
+    monkeypatch.delitem(sys.modules, "traitors_env.solve.openspiel_tree", raising=False)
+    assert main(["--game", "openspiel_social_deduction"]) == 2
+    error = capsys.readouterr().err
+    assert "pip install" in error and "solve" in error
+
+
+@pytest.mark.every_extra
+def test_report_on_social_deduction_mini3(tmp_path):
+    """The heuristic and a short CFR+ on social_deduction's mini3: the report names the game's sides; the
+    heuristic's Imposter is read exactly (it states its probabilities) and a coordinated Innocent pair always finds it
+    (it accuses an Innocent every time, an Innocent may not); CFR+ nears a seat equilibrium."""
+    pytest.importorskip("pyspiel")
+    assert main(["--game", "openspiel_social_deduction_v0", "--agents", "heuristic", "--cfr", "200",
+                 "--milp-time-limit", "1", "--out", str(tmp_path)]) == 0
+    report = json.loads((tmp_path / "exact.json").read_text())
+    assert report["game"] == "openspiel_social_deduction" and report["sides"] == ["innocents", "imposters"]
+    assert report["tree"]["histories"] == 139_558
+    heuristic = report["agents"]["heuristic"]
+    assert heuristic["policy"]["observations_sampled"] == 0
+    assert heuristic["sides"]["innocents"]["exact"] and heuristic["sides"]["innocents"]["win_rate_lower"] == pytest.approx(1.0)
+    cfr = report["agents"]["cfr+"]
+    assert 0 <= cfr["nash_conv_seats"] < 0.01 < heuristic["nash_conv_seats"]
+    assert "Innocents: win rate → team BR | Imposters: win rate → team BR" in (tmp_path / "exact.md").read_text()

@@ -1,11 +1,14 @@
 """Exact best responses and NashConv of any agent on a small variant (issue 50, item 4).
 
-:func:`build_tree` walks a small variant's whole tree once (:mod:`.traitors_aboard`) into flat lists: every node's
-kind, player, children, chance probabilities, the acting seat's information state (interned), each side's return at
-the end. :func:`agent_policy` reads an agent's action probabilities at every information state: exactly where the
-agent gives them (``RandomAgent``: uniform; a checkpoint's ``policy.probabilities``), else as the frequencies of
-``samples`` seeded copies' actions (the heuristic: deterministic but for random tie breaks). An agent is read as a
-function of its current observation (every agent in the project is, bar the heuristic's Spyglass memory, which the
+:func:`build_tree` walks a small variant's whole tree once (a variant whose ``root()`` is a node in OpenSpiel's
+vocabulary: :mod:`.traitors_aboard` for Traitors Aboard, :mod:`.openspiel_tree` for any OpenSpiel-adapted game) into
+flat lists: every node's kind, player, children, chance probabilities, the acting seat's information state
+(interned), each side's return at the end. :func:`agent_policy` reads an agent's action probabilities at every
+information state: exactly where the agent gives them (``RandomAgent``: uniform; a checkpoint's
+``policy.probabilities``; an agent's own ``action_probabilities``), else as the frequencies of ``samples`` seeded
+copies' actions (Traitors Aboard's heuristic: deterministic but for random tie breaks). The observation and mask are
+the registered env's (the node's ``observation(seat)`` and ``legal_mask()``). An agent is read as a function of its
+current observation (every agent in the project is, bar the heuristic's Spyglass memory, which the
 declared variants never reach).
 
 What :func:`evaluate` computes, for the profile in which the agent plays every seat:
@@ -19,8 +22,8 @@ What :func:`evaluate` computes, for the profile in which the agent plays every s
   3–5 players), the side's information states have perfect recall as one player and the standard best response is
   exact. Where it has several (the Pirates), a team best response without communication is a hard problem (the
   members hold different information); :func:`evaluate` brackets it: ``lower`` is a person-by-person optimum
-  (coordinate ascent: each seat's best response in turn, its team mates fixed, until none improves; an achievable
-  deviation, so a lower bound) and ``upper`` the best response of the team *as one player seeing all its members'
+  (coordinate ascent: each seat's best response in turn, its team mates fixed, until none improves; the best
+  of several starts, :func:`team_best_response`; an achievable deviation, so a lower bound) and ``upper`` the best response of the team *as one player seeing all its members'
   information* (a relaxation, so an upper bound). Where the two meet the team best response is exact (``exact``).
   ``nash_conv_sides`` = the two sides' team best-response win rates summed, minus 1 (the project's NashConv,
   :mod:`traitors_env.evaluation.exploitability`), in ``[lower, upper]``.
@@ -34,10 +37,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from .traitors_aboard import CHANCE, TERMINAL, SmallVariant, root
+from .traitors_aboard import CHANCE, TERMINAL
+from .traitors_aboard import root as _traitors_aboard_root
 
 __all__ = ["Tree", "agent_policy", "best_response", "build_tree", "evaluate", "policy_value"]
 
@@ -58,9 +63,10 @@ class Tree:
         team: per decision node, the id of the acting side's joint information state (all its seats' information
             states together; the team-as-one-player relaxation), −1 elsewhere.
         returns: per terminal node, the seats' returns (``None`` elsewhere).
-        pirate_return: per terminal node, the Pirates' return (+1 / −1; the Mutineers' is its negative).
+        side0_return: per terminal node, side 0's return (+1 / −1; side 1's is its negative): Traitors Aboard's
+            Pirates, social_deduction's Innocents.
         info_keys: information state id → its string.
-        info_seat, info_side: per information state, its seat and that seat's side (0 Pirates, 1 Mutineers).
+        info_seat, info_side: per information state, its seat and that seat's side (0 or 1: ``GameType.sides``).
         info_node: per information state, one of its nodes (its observation and legal actions are the same at all).
         seconds: how long the walk took.
     """
@@ -74,7 +80,7 @@ class Tree:
     info: list[int] = field(default_factory=list)
     team: list[int] = field(default_factory=list)
     returns: dict[int, list[float]] = field(default_factory=dict)
-    pirate_return: dict[int, float] = field(default_factory=dict)
+    side0_return: dict[int, float] = field(default_factory=dict)
     info_keys: list[str] = field(default_factory=list)
     info_seat: list[int] = field(default_factory=list)
     info_side: list[int] = field(default_factory=list)
@@ -90,14 +96,17 @@ class Tree:
                 "team_information_states": len({t for t in self.team if t >= 0})}
 
 
-def build_tree(variant: SmallVariant) -> Tree:
-    """The whole tree of ``variant`` (iterative depth-first walk; the engine's nodes are not kept, except one per
-    information state for the agent's observation)."""
+def build_tree(variant: Any) -> Tree:
+    """The whole tree of ``variant`` (anything with ``num_players`` and ``root()``, a node in OpenSpiel's vocabulary:
+    :class:`~.traitors_aboard.SmallVariant`, :class:`~.openspiel_tree.SpielVariant`); iterative depth-first walk; the
+    nodes are not kept, except one per information state for the agent's observation."""
     start = time.perf_counter()
     tree = Tree(variant.num_players)
     info_ids: dict[str, int] = {}
     team_ids: dict[tuple, int] = {}
-    stack = [(root(variant), -1)]
+    # Traitors Aboard's SmallVariant is plain data declared in the game's folder: its tree's root comes from
+    # .traitors_aboard; another variant (an OpenSpiel game's) gives its own root()
+    stack = [(variant.root() if hasattr(variant, "root") else _traitors_aboard_root(variant), -1)]
     while stack:
         node, parent = stack.pop()
         index = len(tree.kind)
@@ -114,8 +123,8 @@ def build_tree(variant: SmallVariant) -> Tree:
             tree.team.append(-1)
             returns = node.returns()
             tree.returns[index] = returns
-            pirate = next(s for s in range(variant.num_players) if node.side_of(s) == 0)
-            tree.pirate_return[index] = returns[pirate]
+            side0 = next(s for s in range(variant.num_players) if node.side_of(s) == 0)
+            tree.side0_return[index] = returns[side0]
             continue
         if player == CHANCE:
             outcomes = node.chance_outcomes()
@@ -163,6 +172,11 @@ def _probabilities(agent, observation: np.ndarray, mask: np.ndarray, side: int |
     if isinstance(agent, RandomAgent):
         return mask.astype(np.float64) / mask.sum()
     policy = getattr(agent, "policy", None)
+    stated = getattr(agent, "action_probabilities", None)  # a bot that states the distribution its act() draws from
+    if callable(stated):
+        p = np.asarray(stated(observation, mask), dtype=np.float64) * (mask > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return p / p.sum()
     if policy is not None and hasattr(policy, "probabilities") and not getattr(agent, "deterministic", False):
         p = np.asarray(policy.probabilities(observation, mask), dtype=np.float64) * (mask > 0)
         with np.errstate(invalid="ignore", divide="ignore"):  # no mass on a legal action: NaN, refused by the caller
@@ -180,8 +194,6 @@ def agent_policy(tree: Tree, make_agent: Callable[[int], object], samples: int =
         samples: seeded copies whose actions give the frequencies, for an agent without exact probabilities.
         side_agents: optional ``{side: maker}`` overriding ``make_agent`` at that side's information states.
     """
-    from ..games.traitors_aboard.observation import encode
-
     makers = {0: make_agent, 1: make_agent, **(side_agents or {})}
     probe = {side: maker(0) for side, maker in makers.items()}
     copies: dict[int, list] = {}
@@ -190,9 +202,9 @@ def agent_policy(tree: Tree, make_agent: Callable[[int], object], samples: int =
     out: list[np.ndarray] = []
     for info, node in enumerate(tree.info_node):
         seat, side = tree.info_seat[info], tree.info_side[info]
-        observation = encode(node.engine, seat)
+        observation = node.observation(seat)
         legal = node.legal_actions()
-        mask = np.asarray(node.engine.legal_mask())
+        mask = np.asarray(node.legal_mask())
         key = (side, observation.tobytes(), tuple(legal))
         p = cache.get(key)
         if p is None:
@@ -226,7 +238,7 @@ def _utility(tree: Tree, seat: int | None, side: int | None) -> dict[int, float]
     if seat is not None:
         return {n: r[seat] for n, r in tree.returns.items()}
     sign = 1.0 if side == 0 else -1.0
-    return {n: sign * r for n, r in tree.pirate_return.items()}
+    return {n: sign * r for n, r in tree.side0_return.items()}
 
 
 def policy_value(tree: Tree, policy: list[np.ndarray]) -> np.ndarray:
@@ -329,18 +341,32 @@ def _win_rate(ret: float) -> float:
     return (ret + 1.0) / 2.0
 
 
-def team_best_response(tree: Tree, policy: list[np.ndarray], side: int, max_rounds: int = 50) -> dict:
+def team_best_response(tree: Tree, policy: list[np.ndarray], side: int, max_rounds: int = 50,
+                       random_starts: int = 4, seed: int = 0) -> dict:
     """The team best response of ``side`` (module doc): ``lower``, the best person-by-person optimum found by
-    coordinate ascent from two starts (the agent's policy; uniform), ``upper``, the team as one player, and
-    ``exact`` where they meet."""
+    coordinate ascent from several starts, ``upper``, the team as one player, and ``exact`` where they meet.
+
+    Coordinate ascent stops at a local optimum that depends on its start (a convention two seats must adopt together
+    is never found one seat at a time), so it starts from the agent's policy, from uniform play, from every seat's
+    best response computed at once (each on its own information state, its team mates' choices made the same way),
+    and from ``random_starts`` seeded random pure strategies; it stops early where a start meets ``upper``."""
     start = time.perf_counter()
     utility = _utility(tree, None, side)
     kind, player, info = tree.kind, tree.player, tree.info
     on_side = [kind[n] == _DECISION and tree.info_side[info[n]] == side for n in range(len(kind))]
     upper, _ = best_response(tree, policy, lambda n: on_side[n], utility, key=tree.team)
     uniform = [np.full(len(p), 1.0 / len(p)) for p in policy]
+    _, at_once = best_response(tree, policy, lambda n: on_side[n], utility, key=info)
+    rng = np.random.default_rng(seed)
+
+    def random_pure() -> list[np.ndarray]:
+        return [np.eye(len(p))[rng.integers(len(p))] for p in policy]
+
+    starts = [lambda: policy, lambda: uniform, lambda: _pure(tree, policy, at_once)]
+    starts += [random_pure] * random_starts
     lower, rounds_used = -np.inf, 0
-    for first in (policy, uniform):
+    for make_start in starts:
+        first = make_start()
         # the start only changes the deviating side's information states; the other side keeps the agent's policy
         current = [first[i] if tree.info_side[i] == side else policy[i] for i in range(len(policy))]
         previous = -np.inf
@@ -390,7 +416,7 @@ def team_best_response_milp(tree: Tree, policy: list[np.ndarray], side: int, tim
         k = kind[node]
         if k == _TERMINAL:
             key = tuple(sorted(v for v in last if v >= 0))
-            terms[key] = terms.get(key, 0.0) + reach * sign * tree.pirate_return[node]
+            terms[key] = terms.get(key, 0.0) + reach * sign * tree.side0_return[node]
         elif k == _CHANCE:
             for w, child in zip(probs[node], children[node]):
                 stack.append((child, reach * w, last))
@@ -466,7 +492,8 @@ def team_best_response_milp(tree: Tree, policy: list[np.ndarray], side: int, tim
 
 def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pirates", "mutineers"),
              milp_time_limit: float = 300.0) -> dict:
-    """Seat and side best responses and NashConv of the profile ``policy`` (module doc)."""
+    """Seat and side best responses and NashConv of the profile ``policy`` (module doc); ``sides``: the names of side
+    0 and side 1 in the report (the game's ``GameType.sides``; default Traitors Aboard's)."""
     start = time.perf_counter()
     values = policy_value(tree, policy)
     seat_rows = []
@@ -506,6 +533,6 @@ def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pi
 
 
 def policy_value_side(tree: Tree, policy: list[np.ndarray]) -> float:
-    """The Pirates' expected return under ``policy``."""
+    """Side 0's expected return under ``policy`` (Traitors Aboard's Pirates)."""
     value, _ = best_response(tree, policy, lambda n: False, _utility(tree, None, 0))
     return value

@@ -223,6 +223,10 @@ class Node:
         """``seat``'s observation now (the game's ``encode``)."""
         return encode(self.engine, seat)
 
+    def legal_mask(self):
+        """The env's ``action_mask`` now (the engine's)."""
+        return self.engine.legal_mask()
+
     # ----------------------------------------------------------- transitions
     def apply_action(self, action: int) -> None:
         """A seat's action (the engine's index) or a chance outcome's id (:meth:`chance_outcomes`)."""

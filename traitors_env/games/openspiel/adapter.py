@@ -35,12 +35,29 @@ from ...core.aec import CardGameAECEnv, check_flag, wrap
 from ...core.game import Game, GameType, Variant
 from ...core.layout import Layout, Piece
 
-__all__ = ["IllegalActionError", "SpielSpec", "SpielState", "TensorEncoder", "hidden_variant", "make_game",
-           "make_raw_env"]
+__all__ = ["IllegalActionError", "SmallSpielVariant", "SpielSpec", "SpielState", "TensorEncoder", "hidden_variant",
+           "make_game", "make_raw_env"]
 
 
 class IllegalActionError(ValueError):
     """An action that is not legal for the seat to act, naming it and the legal set."""
+
+
+@dataclass(frozen=True)
+class SmallSpielVariant:
+    """A parameter set of a pyspiel game small enough to solve exactly (``traitors-exact``; the tree is walked by
+    ``traitors_env.solve.openspiel_tree``). Plain data: declaring one imports nothing of the solver.
+
+    Attributes:
+        name: the variant's key (``"sd3"``); description: one line for docs and reports.
+        num_players: the table size; options: the game's other parameters (our env keywords, as
+            :attr:`SpielSpec.options`; defaults fill the rest).
+    """
+
+    name: str
+    description: str
+    num_players: int
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -62,6 +79,8 @@ class SpielSpec:
         progress: ``(spiel_state, options) -> float`` in [0, 1]; public_text: ``(spiel_state) -> str``, the public
             record for ``render()``.
         bots, rules_summary, variants, hidden_side, extras: as in :class:`Game`.
+        small_variants: name → :class:`SmallSpielVariant`, the parameter sets ``traitors-exact`` solves exactly
+            (``Game.extras["small_variants"]``).
     """
 
     spiel_name: str
@@ -82,6 +101,7 @@ class SpielSpec:
     progress: Callable[[Any, Mapping[str, Any]], float] | None = None
     public_text: Callable[[Any], str] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
+    small_variants: Mapping[str, SmallSpielVariant] = field(default_factory=dict)
 
     def checked_options(self, num_players: object, options: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
         """``(num_players, {option: value})`` with every default filled in; ``ValueError`` naming a bad value."""
@@ -442,8 +462,10 @@ def make_game(spec: SpielSpec, raw_env: type, env: Callable[..., Any], **game_fi
         hidden_side=spec.hidden_side,
         progress=progress if spec.progress is not None else None,
         # Its speed is OpenSpiel's engine's: the package's speed targets (traitors-bench) are not graded on it.
+        # spiel_spec and small_variants: for the exact solver (traitors_env.solve.openspiel_tree), which walks the
+        # pyspiel game and encodes observations through the spec, as the env does.
         extras={"observation_encoder": "pure Python", "openspiel_game": spec.spiel_name, "speed_targets": False,
-                **spec.extras},
+                "spiel_spec": spec, "small_variants": dict(spec.small_variants), **spec.extras},
         **game_fields,
     )
 

@@ -39,9 +39,9 @@ import numpy as np
 from ...core.agent import RandomAgent, spread_to_count
 from ...core.game import GameType, Variant
 from ...core.layout import Layout, Piece
-from .adapter import SpielSpec, make_game, make_raw_env, wrapped
+from .adapter import SmallSpielVariant, SpielSpec, make_game, make_raw_env, wrapped
 
-__all__ = ["GAME", "HISTORY", "LAYOUT", "NUM_ACTIONS", "SocialDeductionHeuristic", "raw_env", "env"]
+__all__ = ["GAME", "HISTORY", "LAYOUT", "NUM_ACTIONS", "SMALL_VARIANTS", "SocialDeductionHeuristic", "raw_env", "env"]
 
 MIN_PLAYERS, MAX_PLAYERS, DEFAULT_PLAYERS = 3, 10, 6
 MAX_IMPOSTERS = (MAX_PLAYERS - 1) // 2  # imposters < innocents (OpenSpiel's check): 4 at 10 players
@@ -380,17 +380,16 @@ class SocialDeductionHeuristic:
         own_defended = (target[:, 0, :] * message[:, 0, 3:4]).sum(axis=0)
         return score + 0.5 * (accused - own_accused) - (defended - own_defended) / 3.0
 
-    def _pick(self, values: np.ndarray, allowed: np.ndarray) -> int:
-        """A relative seat among ``allowed`` with the highest value (ties drawn)."""
+    @staticmethod
+    def _tied(values: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+        """The relative seats among ``allowed`` with the highest value (one is drawn)."""
         seats = np.flatnonzero(allowed)
         best = values[seats].max()
-        return int(self.rng.choice(seats[np.isclose(values[seats], best)]))
+        return seats[np.isclose(values[seats], best)]
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        observation = np.asarray(observation, dtype=np.float32)
-        mask = np.asarray(action_mask)
-        if not mask.any():
-            raise ValueError("action_mask allows no action")
+    def _plan(self, observation: np.ndarray) -> tuple[np.ndarray, Any] | None:
+        """``(tied seats, seat -> action)``: the seats one of which is drawn and the action taken on it; ``None``
+        where no seat is a target (the heuristic then plays uniformly over the mask)."""
         imposter = side_of_observation(observation) == IMPOSTERS
         known = LAYOUT.piece(observation, "known_imposters") > 0.5
         alive = LAYOUT.piece(observation, "alive") > 0.5
@@ -400,18 +399,53 @@ class SocialDeductionHeuristic:
         if imposter:
             targets &= ~known
         if not targets.any():
-            return int(self.rng.choice(np.flatnonzero(mask)))
+            return None
         voting = LAYOUT.piece(observation, "phase")[1] > 0.5
         if voting and imposter:  # join the vote that leads this round against an Innocent (a plurality eliminates)
             score = score + 10.0 * LAYOUT.piece(observation, "vote")[0].sum(axis=0)
-        seat = self._pick(score, targets)
-        if voting:
-            action = VOTE + seat - 1
-        elif imposter or score[seat] > 0:
-            action = ACCUSE + seat if (not imposter or score[seat] > 0) else CLAIM
-        else:
-            action = CLAIM
+
+        def action_on(seat: int) -> int:
+            if voting:
+                return VOTE + seat - 1
+            if imposter or score[seat] > 0:
+                return ACCUSE + seat if (not imposter or score[seat] > 0) else CLAIM
+            return CLAIM
+
+        return self._tied(score, targets), action_on
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        observation = np.asarray(observation, dtype=np.float32)
+        mask = np.asarray(action_mask)
+        if not mask.any():
+            raise ValueError("action_mask allows no action")
+        plan = self._plan(observation)
+        if plan is None:
+            return int(self.rng.choice(np.flatnonzero(mask)))
+        seats, action_on = plan
+        action = action_on(int(self.rng.choice(seats)))
         return action if mask[action] else int(self.rng.choice(np.flatnonzero(mask)))
+
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The distribution :meth:`act` draws from (its ties and fallbacks uniform), over the actions: for exact
+        solvers (``traitors-exact``), which would otherwise count seeded copies' actions."""
+        observation = np.asarray(observation, dtype=np.float32)
+        mask = np.asarray(action_mask)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError("action_mask allows no action")
+        p = np.zeros(mask.size)
+        plan = self._plan(observation)
+        if plan is None:
+            p[legal] = 1.0 / legal.size
+            return p
+        seats, action_on = plan
+        for seat in seats:
+            action = action_on(int(seat))
+            if mask[action]:
+                p[action] += 1.0 / seats.size
+            else:
+                p[legal] += 1.0 / (seats.size * legal.size)
+        return p
 
     def beliefs(self, observation: np.ndarray) -> np.ndarray:
         observation = np.asarray(observation, dtype=np.float32)
@@ -428,6 +462,21 @@ class SocialDeductionHeuristic:
 
 
 # ------------------------------------------------------------------ the declaration
+#: The small variants ``traitors-exact`` solves exactly (tree sizes and figures: docs/solve.md, "social_deduction").
+#: Two rounds do not fit: at 3 players a round ends the game unless the vote ties, and each tied first round opens
+#: a second round (857,559,334 histories in all, measured in docs/solve.md).
+SMALL_VARIANTS: dict[str, SmallSpielVariant] = {
+    v.name: v
+    for v in (
+        SmallSpielVariant(
+            "mini3",
+            "3 players (2 Innocents, 1 Imposter), one round (max_rounds=1), observation noise 0.1: one signal, one "
+            "message and one vote per seat; the Innocents win only by voting the Imposter out in that round",
+            num_players=3, options={"imposters": 1, "max_rounds": 1, "observation_noise": 0.1},
+        ),
+    )
+}
+
 TYPE = GameType(
     short_name="openspiel_social_deduction",
     env_id="openspiel_social_deduction_v0",
@@ -476,6 +525,7 @@ SPEC = SpielSpec(
     hidden_side=IMPOSTERS,
     progress=progress,
     public_text=public_text,
+    small_variants=SMALL_VARIANTS,
 )
 
 raw_env = make_raw_env(SPEC)
