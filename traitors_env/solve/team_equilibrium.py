@@ -31,7 +31,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,8 +41,9 @@ import numpy as np
 
 from .exact import _CHANCE, _TERMINAL, Tree
 
-__all__ = ["FORMAT", "SequenceForm", "Solution", "TeamEquilibriumAgent", "evaluate_mixture", "load_solution",
-           "marginal_policy", "observation_key", "save_solution", "solve", "team_best_response_plan"]
+__all__ = ["FORMAT", "SequenceForm", "Solution", "TeamEquilibriumAgent", "TeamPolicy", "TeamPolicyError",
+           "evaluate_mixture", "load_solution", "marginal_policy", "observation_key", "save_solution", "solve",
+           "solution_data", "team_best_response_plan"]
 
 FORMAT = "traitors_env.team_equilibrium"
 VERSION = 1
@@ -83,6 +86,8 @@ class SequenceForm:
         self.offsets = np.concatenate([[0], np.cumsum(self.width)])
         self.num_seq = int(self.offsets[-1])
         self.seq_info = np.repeat(np.arange(num_info), self.width)
+        #: per Pirate information state, the sets of team mates' last Pirate sequences it is reached with
+        self.teammates: dict[int, set[frozenset[int]]] = {}
         terminals, chance, last_rows = [], [], []
         stack = [(0, 1.0, (-1,) * n)]
         while stack:
@@ -103,6 +108,10 @@ class SequenceForm:
                 elif self.parent[info] != last[seat]:
                     raise ValueError(f"information state {tree.info_keys[info]!r} follows sequences "
                                      f"{self.parent[info]} and {last[seat]} of seat {seat}; expected perfect recall")
+                if tree.info_side[info] == PIRATES:  # the team mates' Pirate sequences so far (see the agent)
+                    mates = frozenset(q for s, q in enumerate(last) if s != seat and q >= 0
+                                      and tree.info_side[self.seq_info_of(q)] == PIRATES)
+                    self.teammates.setdefault(info, set()).add(mates)
                 base = int(self.offsets[info])
                 for a, child in enumerate(tree.children[node]):
                     stack.append((child, reach, last[:seat] + (base + a,) + last[seat + 1:]))
@@ -123,6 +132,9 @@ class SequenceForm:
         self.pirate_seats = sorted({int(s) for s in self.seat[self.pirate_infos]})
         self.mutineer_seqs = np.flatnonzero(self.side[self.seq_info] == MUTINEERS)
         self.seconds = time.perf_counter() - start
+
+    def seq_info_of(self, seq: int) -> int:
+        return int(self.seq_info[seq])
 
     # ------------------------------------------------------------ plans and realizations
     def plan_realization(self, plan: np.ndarray) -> np.ndarray:
@@ -492,3 +504,239 @@ def marginal_policy(form: SequenceForm, plans: list[np.ndarray], weights: np.nda
     fallback = [chosen[form.offsets[i]:form.offsets[i + 1]] for i in range(len(form.width))]
     pirates = form.behaviour(x, PIRATES, fallback)
     return [pirates[i] if form.side[i] == PIRATES else np.asarray(mutineer[i]) for i in range(len(form.width))]
+
+
+# ------------------------------------------------------------------ the solution as data, and as an agent
+_MAX_BYTES = 64 * 2**20  # a small variant's solution is kilobytes; refuse a file that would fill memory
+
+
+class TeamPolicyError(ValueError):
+    """A team equilibrium file that cannot be read (the message names the field and what was expected)."""
+
+
+def observation_key(observation: np.ndarray) -> str:
+    """An observation's key: 16 hex digits of blake2b over its float32 bytes (as the tabular policies' tables)."""
+    return hashlib.blake2b(np.ascontiguousarray(observation, dtype=np.float32).tobytes(), digest_size=8).hexdigest()
+
+
+def solution_data(form: SequenceForm, solution: Solution, variant_name: str) -> dict:
+    """``solution`` as JSON data keyed by observation: every information state's observation key, seat, side, legal
+    actions (the env's action indices), its seat's previous sequence and, for a Pirate state, the team mates' last
+    sequences it can follow; the Mutineer's probabilities; the Pirates' plans (key → action) and weights.
+
+    Raises ``ValueError`` where two information states show the same observation (the table could not tell them
+    apart; not so on the declared variants)."""
+    from ..games.traitors_aboard.observation import encode
+
+    tree = form.tree
+    keys = []
+    for info, node in enumerate(tree.info_node):
+        obs = encode(node.engine, tree.info_seat[info])
+        keys.append(observation_key(obs))
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{len(keys)} information states show {len(set(keys))} distinct observations; expected one "
+                         "each (a plan keyed by observation would mix them)")
+    actions = [list(map(int, tree.actions[tree_node_of(tree, i)])) for i in range(len(keys))]
+
+    def seq(q: int) -> list | None:
+        if q < 0:
+            return None
+        info = form.seq_info_of(q)
+        return [keys[info], actions[info][q - int(form.offsets[info])]]
+
+    states = {}
+    for info in range(len(keys)):
+        entry = {"seat": int(form.seat[info]), "side": int(form.side[info]), "actions": actions[info],
+                 "parent": seq(int(form.parent[info]))}
+        if form.side[info] == PIRATES:
+            entry["teammates"] = sorted(sorted(seq(q) for q in mates) for mates in form.teammates[info])
+        states[keys[info]] = entry
+    return {
+        "format": FORMAT, "version": VERSION, "game": f"traitors_aboard_v0:{variant_name}",
+        "summary": solution.summary(),
+        "states": states,
+        "mutineers": {keys[i]: [float(p) for p in probs] for i, probs in solution.mutineer.items()},
+        "pirates": {"weights": [float(w) for w in solution.weights],
+                    "plans": [{keys[i]: actions[i][int(plan[i])] for i in form.pirate_infos} for plan in solution.plans]},
+    }
+
+
+def tree_node_of(tree: Tree, info: int) -> int:
+    """One decision node of information state ``info`` (its actions are the same at all)."""
+    if not hasattr(tree, "_first_node"):
+        first: dict[int, int] = {}
+        for node, i in enumerate(tree.info):
+            if i >= 0:
+                first.setdefault(i, node)
+        tree._first_node = first
+    return tree._first_node[info]
+
+
+def save_solution(path: str | os.PathLike, data: dict) -> Path:
+    """Write :func:`solution_data`'s ``data`` as JSON (checked by loading it back)."""
+    TeamPolicy.from_data(data)
+    path = Path(path)
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+@dataclass(frozen=True)
+class TeamPolicy:
+    """A loaded team equilibrium: per observation key its state (seat, side, actions, parent, team mates), the
+    Mutineer's probabilities, the Pirates' plans and weights. Data only; nothing in it is run."""
+
+    game: str
+    states: Mapping[str, dict]
+    mutineers: Mapping[str, tuple[float, ...]]
+    plans: tuple[Mapping[str, int], ...]
+    weights: tuple[float, ...]
+    summary: Mapping = field(default_factory=dict)
+
+    @classmethod
+    def from_data(cls, data: object) -> TeamPolicy:
+        """Check every field (each error names it and what was expected)."""
+        def fail(what: str) -> TeamPolicyError:
+            return TeamPolicyError(f"team equilibrium: {what}")
+
+        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+            raise fail(f"format {data.get('format') if isinstance(data, dict) else type(data).__name__!r}, version "
+                       f"{data.get('version') if isinstance(data, dict) else None!r}; expected {FORMAT!r} version {VERSION}")
+        states, mutineers, pirates = data.get("states"), data.get("mutineers"), data.get("pirates")
+        if not isinstance(states, dict) or not isinstance(mutineers, dict) or not isinstance(pirates, dict):
+            raise fail("states, mutineers and pirates must be objects")
+        for key, entry in states.items():
+            if not (isinstance(entry, dict) and isinstance(entry.get("actions"), list) and entry.get("side") in (0, 1)
+                    and isinstance(entry.get("seat"), int)):
+                raise fail(f"state {key!r} is {entry!r}; expected seat, side 0/1 and a list of actions")
+        for key, probs in mutineers.items():
+            entry = states.get(key)
+            if entry is None or entry["side"] != MUTINEERS or not isinstance(probs, list) \
+                    or len(probs) != len(entry["actions"]) or not all(isinstance(p, (int, float)) and p >= 0 for p in probs) \
+                    or not math.isclose(sum(probs), 1.0, abs_tol=1e-6):
+                raise fail(f"Mutineer probabilities at {key!r} are {probs!r}; expected a distribution over that "
+                           "Mutineer state's actions")
+        weights, plans = pirates.get("weights"), pirates.get("plans")
+        if not isinstance(weights, list) or not isinstance(plans, list) or len(weights) != len(plans) or not plans \
+                or not all(isinstance(w, (int, float)) and w >= 0 for w in weights) \
+                or not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
+            raise fail(f"Pirate weights {weights!r} for {len(plans) if isinstance(plans, list) else plans!r} plans; "
+                       "expected one non-negative weight per plan summing to 1")
+        for k, plan in enumerate(plans):
+            if not isinstance(plan, dict):
+                raise fail(f"plan {k} is {type(plan).__name__}; expected an object key → action")
+            for key, action in plan.items():
+                entry = states.get(key)
+                if entry is None or entry["side"] != PIRATES or action not in entry["actions"]:
+                    raise fail(f"plan {k} plays {action!r} at {key!r}; expected a legal action of a Pirate state")
+        total = float(sum(weights))
+        return cls(game=str(data.get("game")), states=states, mutineers={k: tuple(v) for k, v in mutineers.items()},
+                   plans=tuple(plans), weights=tuple(w / total for w in weights), summary=data.get("summary", {}))
+
+
+def load_solution(path: str | os.PathLike) -> TeamPolicy:
+    """Read a file :func:`save_solution` wrote (JSON only; :class:`TeamPolicyError` naming a bad field)."""
+    path = Path(path)
+    if path.stat().st_size > _MAX_BYTES:
+        raise TeamPolicyError(f"team equilibrium {path}: {path.stat().st_size} bytes; expected at most {_MAX_BYTES}")
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TeamPolicyError(f"team equilibrium {path}: not JSON ({error})") from None
+    return TeamPolicy.from_data(data)
+
+
+class TeamEquilibriumAgent:
+    """Plays a :class:`TeamPolicy`: at a Pirate state the action of the game's joint plan, at a Mutineer state a draw
+    from the Mutineer's probabilities.
+
+    The joint plan is drawn from ``seed`` when the agent is built: the kit builds one agent per side and game from
+    that game's seed (:mod:`traitors_env.evaluation.crossplay`), and that one object plays every seat of its side,
+    so both Pirate seats follow the same plan, as the shared seed of the team's ex-ante correlation. An agent kept
+    over several games redraws its plan where a Pirate observation cannot belong to the game in progress: its
+    seat's previous decision this game is not the one that leads to it, or the team mates' decisions so far are not
+    ones it can follow (a repeated observation is such a case). A new game whose first Pirate decision is consistent
+    with the last game's (a seat that had not yet acted, after compatible team-mate moves) cannot be told apart
+    from its observations; call :meth:`new_game` between games, or build one agent per game as the kit does.
+    """
+
+    def __init__(self, policy: TeamPolicy, seed: int | np.random.Generator | None = None) -> None:
+        self.policy = policy
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self._teammates = {key: {frozenset(tuple(q) for q in mates) for mates in entry.get("teammates", [])}
+                           for key, entry in policy.states.items() if entry["side"] == PIRATES}
+        self.new_game()
+
+    def new_game(self) -> None:
+        """Draw the next game's joint plan (from the agent's generator) and forget the game in progress."""
+        self.plan_index = int(self.rng.choice(len(self.policy.weights), p=np.asarray(self.policy.weights)))
+        self._last: dict[int, tuple[str, int]] = {}  # Pirate seat → its last (key, action) this game
+        self.games = getattr(self, "games", 0) + 1
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The solution's action (see the class doc); ``ValueError`` for an observation it does not hold."""
+        key = observation_key(observation)
+        entry = self.policy.states.get(key)
+        if entry is None:
+            raise ValueError(f"the team equilibrium of {self.policy.game} has no state with observation {key}; it plays "
+                             "only the decisions of the variant it was solved for")
+        if entry["side"] == MUTINEERS:
+            probs = self.policy.mutineers[key]
+            action = entry["actions"][int(self.rng.choice(len(probs), p=np.asarray(probs) / sum(probs)))]
+        else:
+            seat = entry["seat"]
+            parent = tuple(entry["parent"]) if entry["parent"] is not None else None
+            mates = frozenset(v for s, v in self._last.items() if s != seat)
+            if self._last.get(seat) != parent or mates not in self._teammates[key]:
+                self.new_game()
+            action = self.policy.plans[self.plan_index][key]
+            self._last[seat] = (key, action)
+        if not action_mask[action]:
+            raise ValueError(f"the team equilibrium plays action {action} at observation {key} where the mask forbids "
+                             f"it; expected one of {np.flatnonzero(action_mask).tolist()}")
+        return int(action)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """``python -m traitors_env.solve.team_equilibrium --variant mini3 [--out FILE] [--check]``: solve, print the
+    figures as JSON; ``--check`` also evaluates one plan of the support (a pure policy) with both this module and
+    :func:`.exact.evaluate`, and the mixture's per-seat marginal policy with :func:`.exact.evaluate`."""
+    import argparse
+
+    from .exact import build_tree, evaluate
+    from .traitors_aboard import variant
+
+    parser = argparse.ArgumentParser(prog="python -m traitors_env.solve.team_equilibrium", description=main.__doc__)
+    parser.add_argument("--variant", default="mini3")
+    parser.add_argument("--out", help="write the solution here as JSON (save_solution)")
+    parser.add_argument("--tolerance-points", type=float, default=0.01)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args(argv)
+    tree = build_tree(variant(args.variant))
+    form = SequenceForm(tree)
+    solution = solve(form, tolerance_points=args.tolerance_points)
+    report = {"variant": args.variant, "walk_seconds": round(tree.seconds, 1), **solution.summary(),
+              "history": solution.history,
+              "mixture": evaluate_mixture(form, solution.plans, solution.weights, solution.mutineer)}
+    if args.check:
+        def pure(plan):
+            return [np.eye(form.width[i])[plan[i]] if form.side[i] == PIRATES else solution.mutineer[i]
+                    for i in range(len(form.width))]
+
+        def sides(result):
+            return {name: {k: row[k] for k in ("win_rate", "win_rate_lower", "win_rate_upper", "exact")}
+                    for name, row in result["sides"].items()} | {"nash_conv_sides": result["nash_conv_sides"],
+                                                                  "nash_conv_seats": result["nash_conv_seats"]}
+
+        plan = solution.plans[int(np.argmax(solution.weights))]
+        report["one_plan"] = {"team_equilibrium": evaluate_mixture(form, [plan], np.ones(1), solution.mutineer),
+                              "exact_evaluate": sides(evaluate(tree, pure(plan)))}
+        marginal = marginal_policy(form, solution.plans, solution.weights, solution.mutineer)
+        report["marginal_exact_evaluate"] = sides(evaluate(tree, marginal))
+    if args.out:
+        save_solution(args.out, solution_data(form, solution, args.variant))
+    print(json.dumps(report, indent=1, default=float))
+    return report
+
+
+if __name__ == "__main__":
+    main()
