@@ -187,17 +187,20 @@ def test_mini3_team_equilibrium(mini3):
 
 @pytest.mark.slow
 def test_mini3_agent_keeps_one_plan_per_game(mini3, tmp_path):
-    """Playing mini3 games through the tree's nodes: every Pirate decision follows the game's drawn plan (never a
-    redraw within a game); an agent kept over many games redraws at most once per game."""
+    """Playing mini3 games through the tree's nodes: an agent built per game (as the kit does) plays its drawn plan
+    at every Pirate decision and never redraws; an agent kept over many games never redraws within a game, follows
+    one plan per game, and tells most new games apart from their first Pirate observation."""
     tree, form, solution = mini3
     policy = te.load_solution(te.save_solution(tmp_path / "mini3.team.json",
                                                te.solution_data(form, solution, "mini3")))
     rng = np.random.default_rng(0)
     kept = te.TeamEquilibriumAgent(policy, seed=1)
-    for game in range(60):
-        fresh = te.TeamEquilibriumAgent(policy, seed=game)
+    detected = 0
+    for game in range(100):
+        agents = {0: te.TeamEquilibriumAgent(policy, seed=game) if game % 2 else kept,
+                  1: te.TeamEquilibriumAgent(policy, seed=10_000 + game)}
         node = variant("mini3").root()
-        before = kept.games
+        before, plans = kept.games, set()
         while node.current_player() != TERMINAL:
             player = node.current_player()
             if player == CHANCE:
@@ -205,11 +208,16 @@ def test_mini3_agent_keeps_one_plan_per_game(mini3, tmp_path):
                 node = node.child(int(rng.choice(outcomes, p=probs)))
                 continue
             obs = encode(node.engine, player)
-            mask = np.asarray(node.engine.legal_mask())
-            action = fresh.act(obs, mask)
+            agent = agents[node.side_of(player)]
+            action = agent.act(obs, np.asarray(node.engine.legal_mask()))
             if node.side_of(player) == 0:
-                assert action == policy.plans[fresh.plan_index][te.observation_key(obs)]
-                kept.act(obs, mask)
+                assert action == policy.plans[agent.plan_index][te.observation_key(obs)]
+                plans.add(agent.plan_index)
             node = node.child(action)
-        assert fresh.games == 1
-        assert kept.games - before <= 1
+        assert len(plans) <= 1 and agents[1].games == 1
+        if agents[0] is kept:
+            assert kept.games - before <= 1
+            detected += kept.games - before
+        else:
+            assert agents[0].games == 1
+    assert detected >= 35  # of the 49 games after the kept agent's first, most start where it can tell (42 here)
