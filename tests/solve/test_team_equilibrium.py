@@ -15,11 +15,12 @@ from traitors_env.solve.exact import Tree, _utility, best_response, build_tree, 
 from traitors_env.solve.traitors_aboard import CHANCE, TERMINAL, variant
 
 
-def _matching_tree() -> Tree:
+def _matching_tree(rng: np.random.Generator | None = None, high: float = 1.0) -> Tree:
     """A hand-made team game where correlation pays: a fair coin nobody sees, then Pirate seats 0 and 1 each pick
     L or R without seeing the other, then the Mutineer (seat 2) guesses one letter without seeing them. The Pirates
     win where they picked the same letter and the Mutineer guessed the other one. Correlated (LL or RR, half each),
-    they win half the games whatever the Mutineer does; as independent seats at most a quarter."""
+    they win half the games whatever the Mutineer does; as independent seats at most a quarter. With ``rng``, the
+    Pirates' returns are drawn in [−1, ``high``] instead (a general team game of the same shape, for brute force)."""
     tree = Tree(3)
 
     def add(kind, player=-1, info=-1, probs=None, team=-1):
@@ -50,6 +51,8 @@ def _matching_tree() -> Tree:
                     z = add(2)
                     grow(m, z, guess)
                     r = 1.0 if a0 == a1 and guess != a0 else -1.0
+                    if rng is not None:
+                        r = float(rng.uniform(-1, high))
                     tree.returns[z] = [r, r, -r]
                     tree.pirate_return[z] = r
     tree.info_keys = ["p0", "p1", "m"]
@@ -65,7 +68,7 @@ def test_correlation_pays_in_the_matching_game():
     by this module and by exact.evaluate alike."""
     tree = _matching_tree()
     form = te.SequenceForm(tree)
-    solution = te.solve(form, tolerance_points=1e-6)
+    solution = te.solve(form, tolerance_points=1e-6, max_iterations=20)
     assert solution.exact and solution.nash_conv_points == pytest.approx(0.0, abs=1e-6)
     assert (solution.value + 1) / 2 == pytest.approx(0.5)
     assert sorted(tuple(p[:2]) for p in solution.plans) == [(0, 0), (1, 1)]
@@ -82,10 +85,11 @@ def test_correlation_pays_in_the_matching_game():
 def test_milp_and_person_by_person_against_brute_force():
     """The exact team best response (MILP) equals the best of all joint pure plans against random Mutineer
     strategies; person-by-person never beats it; a one-plan mixture's figures match exact.py's functions."""
-    tree = _matching_tree()
-    form = te.SequenceForm(tree)
     rng = np.random.default_rng(0)
-    for _ in range(5):
+    for trial in range(8):
+        # random returns from the second trial; every other one all negative (no product's coefficient above 0)
+        tree = _matching_tree(rng if trial else None, high=1.0 if trial % 2 else 0.0)
+        form = te.SequenceForm(tree)
         q = rng.random()
         mutineer = [None, None, np.array([q, 1 - q])]
         y = form.realization(mutineer, te.MUTINEERS)
@@ -94,11 +98,14 @@ def test_milp_and_person_by_person_against_brute_force():
         exact = te.team_best_response_plan(form, y)
         assert exact["exact"] and exact["value"] == pytest.approx(brute) and exact["milp_value"] == pytest.approx(brute)
         assert form.person_by_person(plans[1], y)[0] <= brute + 1e-12
+        # the double oracle's value is the maxmin over all joint plans (the restricted game with every column)
+        full, _, _ = te.solve_restricted(form, form.payoff_columns(plans))
+        assert te.solve(form, tolerance_points=1e-6, max_iterations=20).value == pytest.approx(full, abs=1e-9)
         for plan in plans:
             policy = [np.eye(2)[plan[0]], np.eye(2)[plan[1]], mutineer[2]]
             mixture = te.evaluate_mixture(form, [plan], np.ones(1), {2: mutineer[2]})
             assert (2 * mixture["pirates_win_rate"] - 1) == pytest.approx(policy_value_side(tree, policy))
-            on_side = lambda n: tree.kind[n] == 1 and tree.info_side[tree.info[n]] == 1  # noqa: E731
+            on_side = lambda n, t=tree: t.kind[n] == 1 and t.info_side[t.info[n]] == 1  # noqa: E731
             br, _ = best_response(tree, policy, on_side, _utility(tree, None, 1))
             assert mixture["mutineers_best_response_win_rate"] == pytest.approx((br + 1) / 2)
 
@@ -113,7 +120,7 @@ def test_bad_weights_are_refused():
 def micro3():
     tree = build_tree(variant("micro3"))
     form = te.SequenceForm(tree)
-    return tree, form, te.solve(form)
+    return tree, form, te.solve(form, max_iterations=30)
 
 
 def test_micro3_the_mutineers_always_win(micro3):
@@ -151,6 +158,10 @@ def test_solution_round_trips_as_json_and_plays(micro3, tmp_path):
     data["pirates"]["plans"][0][key] = 999
     with pytest.raises(te.TeamPolicyError, match="999"):
         te.TeamPolicy.from_data(data)
+    data = json.loads(path.read_text())
+    del data["states"][key]["teammates"]  # without it the agent could not tell a game from the next
+    with pytest.raises(te.TeamPolicyError, match="teammates"):
+        te.TeamPolicy.from_data(data)
 
 
 # ------------------------------------------------------------------ mini3 (the tree walk alone takes 10–30 s here)
@@ -158,7 +169,7 @@ def test_solution_round_trips_as_json_and_plays(micro3, tmp_path):
 def mini3():
     tree = build_tree(variant("mini3"))
     form = te.SequenceForm(tree)
-    return tree, form, te.solve(form)
+    return tree, form, te.solve(form, max_iterations=30)
 
 
 @pytest.mark.slow

@@ -412,8 +412,8 @@ def solve(form: SequenceForm, tolerance_points: float = 0.01, max_iterations: in
     rng = np.random.default_rng(seed)
     tolerance = 2.0 * tolerance_points / 100.0  # points to the Pirates' return
 
-    def random_plan() -> np.ndarray:
-        return (rng.random(len(form.width)) * form.width).astype(np.int64)
+    def random_plan() -> np.ndarray:  # 0 at the Mutineer's states, so that equal plans have equal bytes
+        return np.where(form.side == PIRATES, (rng.random(len(form.width)) * form.width).astype(np.int64), 0)
 
     uniform = np.append(np.zeros(form.num_seq), 1.0)
     for info in form.mutineer_infos:
@@ -538,7 +538,11 @@ def solution_data(form: SequenceForm, solution: Solution, variant_name: str) -> 
     if len(set(keys)) != len(keys):
         raise ValueError(f"{len(keys)} information states show {len(set(keys))} distinct observations; expected one "
                          "each (a plan keyed by observation would mix them)")
-    actions = [list(map(int, tree.actions[tree_node_of(tree, i)])) for i in range(len(keys))]
+    first: dict[int, int] = {}  # one decision node per information state (its actions are the same at all)
+    for node, i in enumerate(tree.info):
+        if i >= 0:
+            first.setdefault(i, node)
+    actions = [list(map(int, tree.actions[first[i]])) for i in range(len(keys))]
 
     def seq(q: int) -> list | None:
         if q < 0:
@@ -561,17 +565,6 @@ def solution_data(form: SequenceForm, solution: Solution, variant_name: str) -> 
         "pirates": {"weights": [float(w) for w in solution.weights],
                     "plans": [{keys[i]: actions[i][int(plan[i])] for i in form.pirate_infos} for plan in solution.plans]},
     }
-
-
-def tree_node_of(tree: Tree, info: int) -> int:
-    """One decision node of information state ``info`` (its actions are the same at all)."""
-    if not hasattr(tree, "_first_node"):
-        first: dict[int, int] = {}
-        for node, i in enumerate(tree.info):
-            if i >= 0:
-                first.setdefault(i, node)
-        tree._first_node = first
-    return tree._first_node[info]
 
 
 def save_solution(path: str | os.PathLike, data: dict) -> Path:
@@ -610,6 +603,11 @@ class TeamPolicy:
             if not (isinstance(entry, dict) and isinstance(entry.get("actions"), list) and entry.get("side") in (0, 1)
                     and isinstance(entry.get("seat"), int)):
                 raise fail(f"state {key!r} is {entry!r}; expected seat, side 0/1 and a list of actions")
+            if entry["side"] == PIRATES and not (
+                    isinstance(entry.get("teammates"), list) and all(isinstance(m, list) for m in entry["teammates"])
+                    and (entry.get("parent") is None or isinstance(entry.get("parent"), list))):
+                raise fail(f"Pirate state {key!r} has parent {entry.get('parent')!r}, teammates "
+                           f"{entry.get('teammates')!r}; expected null or [key, action], and a list of lists")
         for key, probs in mutineers.items():
             entry = states.get(key)
             if entry is None or entry["side"] != MUTINEERS or not isinstance(probs, list) \
