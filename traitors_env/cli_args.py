@@ -39,3 +39,35 @@ def game_name(text: str) -> str:
     if hint is not None:
         raise argparse.ArgumentTypeError(hint)
     return text
+
+
+class GameChoices:
+    """``argparse`` choices of ``--game``: the registered games (listed in the help and errors), and each one's
+    declared variants as ``<game>:<variant>`` (``traitors_aboard:mini3``; :meth:`Game.variant_game`)."""
+
+    def __init__(self) -> None:
+        from .core.registry import registered_games
+
+        self.names = list(registered_games())
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, value: object) -> bool:
+        from .core.registry import GameLoadError, load_game
+
+        if value in self.names:
+            return True
+        if not isinstance(value, str):
+            return False
+        base, sep, variant = value.partition(":")
+        if not sep or base not in self.names:
+            return False
+        try:
+            return variant in load_game(base).variants
+        except GameLoadError:
+            return False
+

@@ -54,7 +54,7 @@ def _matching_tree(rng: np.random.Generator | None = None, high: float = 1.0) ->
                     if rng is not None:
                         r = float(rng.uniform(-1, high))
                     tree.returns[z] = [r, r, -r]
-                    tree.pirate_return[z] = r
+                    tree.side0_return[z] = r
     tree.info_keys = ["p0", "p1", "m"]
     tree.info_seat = [0, 1, 2]
     tree.info_side = [0, 0, 1]

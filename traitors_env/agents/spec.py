@@ -19,6 +19,8 @@ A spec, for a game (a registered name or environment id, or a :class:`~traitors_
   a checkpoint of another game (other spaces, or another game's side files) is refused with a clear error;
 - a tabular policy ``PATH.policy.json`` (an exact solver's, e.g. ``traitors-exact --cfr``'s CFR+ average policy of a
   small variant): JSON data, an action distribution per observation (:mod:`.tabular`);
+- a team equilibrium ``PATH.team.json`` (``python -m traitors_env.solve.team_equilibrium --out``): the Pirates' joint
+  plans, one drawn per game and followed by every Pirate seat, and the Mutineer's strategy (:mod:`.team_plan`);
 - ``openai:MODEL``: a language model behind an OpenAI-compatible chat server (:mod:`.llm`; needs the ``llm`` extra),
   with the server, sampling and retry options of an :class:`~.llm.LLMOptions` (``agent_maker(..., llm=...)``;
   the ``--llm-*`` options of ``traitors-eval`` and ``traitors-play``);
@@ -45,7 +47,7 @@ import numpy as np
 from ..core.agent import Agent
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, UnknownGameError, load_game, registered_games
-from . import make_agent, tabular
+from . import make_agent, tabular, team_plan
 from .league import league_maker, league_spec
 from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .run_folder import RunFolder
@@ -117,6 +119,14 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
         except tabular.TabularPolicyError as error:
             raise AgentSpecError(f"agent {spec!r}: {error}") from None
         return f"tabular:{path}", lambda seed: tabular.TabularAgent(policy, seed=seed)
+    if spec.endswith(team_plan.SUFFIX):  # a team equilibrium (the Pirates' joint plans drawn per game): JSON data
+        if not path.is_file():
+            raise AgentSpecError(f"agent {spec!r}: no such team equilibrium file")
+        try:
+            solution = team_plan.load_solution(path, game)
+        except (OSError, team_plan.TeamPolicyError) as error:
+            raise AgentSpecError(f"agent {spec!r}: {error}") from None
+        return f"team:{path}", lambda seed: team_plan.TeamEquilibriumAgent(solution, seed=seed)
     if path.exists():
         return _checkpoint_maker(spec, path, game)
     if _factory_form(spec):

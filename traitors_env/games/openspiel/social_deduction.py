@@ -521,6 +521,8 @@ SPEC = SpielSpec(
         "short": Variant({"max_rounds": 3}),
         "noiseless": Variant({"observation_noise": 0.0}),
         "noisy": Variant({"observation_noise": 0.3, "max_rounds": 4}, (3, 4, 5, 6)),
+        # the small variants traitors-exact solves, as games of their own (openspiel_social_deduction:mini3)
+        **{name: Variant(dict(v.options), (v.num_players,)) for name, v in SMALL_VARIANTS.items()},
     },
     hidden_side=IMPOSTERS,
     progress=progress,
