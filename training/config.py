@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from traitors_env.cli_args import sizes_text
 from traitors_env.core import Game, load_game
 from traitors_env.core.registry import DEFAULT_GAME, UnknownGameError, registered_env_ids
 
@@ -47,14 +48,6 @@ class _Section(BaseModel):
 def env_names() -> tuple[str, ...]:
     """The environments the training command accepts (``env.name``): every registered game's environment id."""
     return tuple(registered_env_ids())
-
-
-def sizes_text(kind) -> str:
-    """A game type's table sizes in words: ``3–8``, or ``3`` (a variant's), or ``5, 7``."""
-    sizes = kind.player_counts
-    if len(sizes) > 1 and sizes == tuple(range(sizes[0], sizes[-1] + 1)):
-        return f"{sizes[0]}–{sizes[-1]}"
-    return ", ".join(map(str, sizes))
 
 
 def game_of(env_name: str) -> Game:

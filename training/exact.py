@@ -53,6 +53,11 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
     from traitors_env.core.registry import MissingExtraError
     from traitors_env.solve import exact, openspiel_nash_conv, small_variants
 
+    if isinstance(game, str) and ":" in game:  # --game traitors_aboard:mini3 names the variant too
+        game, _, named = game.partition(":")
+        if named != variant_name and variant_name != "mini3":
+            raise ValueError(f"--game {game}:{named} and --variant {variant_name} name two variants; give one")
+        variant_name = named
     try:  # a name or an environment id (traitors_aboard_v0), as every other command takes
         registered = load_game(game)
     except MissingExtraError as error:
@@ -81,6 +86,10 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
     # variant is checked against it
     played = f"{game}:{v.name}" if v.name in registered.variants else game
     makers = [agent_maker(spec, game=played) for spec in agents]  # bad specs fail before the walk
+    for spec, (label, _) in zip(agents, makers):
+        if label.startswith("team:"):  # its seats share one plan per game: no probabilities per information state
+            raise ValueError(f"--agents {spec}: a team equilibrium (.team.json) is evaluated exactly by python -m "
+                             "traitors_env.solve.team_equilibrium, not per information state (docs/notes/team-equilibrium.md)")
     tree = exact.build_tree(v)
     sides = tuple(registered.type.sides)
     report = {"game": game, "variant": v.name, "description": v.description, "tree": tree.size,

@@ -57,17 +57,25 @@ class GameChoices:
         return len(self.names)
 
     def __contains__(self, value: object) -> bool:
-        from .core.registry import GameLoadError, load_game
+        from .core.registry import load_game
 
         if value in self.names:
             return True
         if not isinstance(value, str):
             return False
         base, sep, variant = value.partition(":")
-        if not sep or base not in self.names:
+        if not sep:
             return False
-        try:
+        try:  # the game by name or env id (traitors_aboard_v0:mini3, as a policy file names its game)
             return variant in load_game(base).variants
-        except GameLoadError:
+        except ValueError:  # unknown, or a plug-in that does not load: not a choice
             return False
+
+
+def sizes_text(kind) -> str:
+    """A :class:`~traitors_env.core.game.GameType`'s table sizes in words: ``3–8``, ``3`` (a variant's) or ``5, 7``."""
+    sizes = kind.player_counts
+    if len(sizes) > 1 and sizes == tuple(range(sizes[0], sizes[-1] + 1)):
+        return f"{sizes[0]}–{sizes[-1]}"
+    return ", ".join(map(str, sizes))
 

@@ -110,3 +110,28 @@ def test_a_mask_that_forbids_the_tables_action_is_an_error():
     forbid[np.flatnonzero(mask)[-1]] = 0
     with pytest.raises(ValueError, match="where the mask forbids it"):
         policy.probabilities(observation, forbid)
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"a":' * 100_000 + "1" + "}" * 100_000, "nested too deeply"),
+    ('{"format": "traitors_env.tabular_policy", "version": ' + "9" * 5000 + "}", "cannot be read as JSON"),
+])
+def test_hostile_json_is_refused_in_one_line(tmp_path, text, words):
+    path = _write(tmp_path, text)
+    with pytest.raises(TabularPolicyError, match=words):
+        load_tabular_policy(path, GAME)
+
+
+def test_a_policy_plays_only_the_variant_it_was_solved_for(tmp_path):
+    observation, mask = _first_decision()
+    path = save_tabular_policy(tmp_path / "p.policy.json", _policy(observation, mask))
+    for other in ("traitors_aboard", "traitors_aboard:micro3"):
+        with pytest.raises(TabularPolicyError, match="expected a policy of"):
+            load_tabular_policy(path, load_game(other))
+    bad = _valid(observation, mask)
+    bad["version"] = True
+    with pytest.raises(TabularPolicyError, match="version True"):
+        load_tabular_policy(_write(tmp_path, bad), GAME)
+    (tmp_path / "dir.policy.json").mkdir()
+    with pytest.raises(TabularPolicyError, match="not a regular file"):
+        load_tabular_policy(tmp_path / "dir.policy.json", GAME)

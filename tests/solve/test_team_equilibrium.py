@@ -12,7 +12,7 @@ import pytest
 from traitors_env.games.traitors_aboard.observation import encode
 from traitors_env.solve import team_equilibrium as te
 from traitors_env.solve.exact import Tree, _utility, best_response, build_tree, evaluate, policy_value_side
-from traitors_env.solve.traitors_aboard import CHANCE, TERMINAL, variant
+from traitors_env.solve.traitors_aboard import CHANCE, TERMINAL, root, variant
 
 
 def _matching_tree(rng: np.random.Generator | None = None, high: float = 1.0) -> Tree:
@@ -162,6 +162,29 @@ def test_solution_round_trips_as_json_and_plays(micro3, tmp_path):
     del data["states"][key]["teammates"]  # without it the agent could not tell a game from the next
     with pytest.raises(te.TeamPolicyError, match="teammates"):
         te.TeamPolicy.from_data(data)
+    # shapes that would crash the agent in play are refused at load, naming the field (an attack found them)
+    for change, words in ((lambda d: d["states"][key].__setitem__("teammates", [[1]]), "teammates"),
+                          (lambda d: d["pirates"]["plans"][0].pop(key), "no action at the Pirate state"),
+                          (lambda d: d["pirates"].__setitem__("weights", [True] * len(d["pirates"]["weights"])), "weight"),
+                          (lambda d: d["states"][key].__setitem__("actions", [10**30]), "list of action indices"),
+                          (lambda d: d["mutineers"].pop(next(iter(d["mutineers"]))), "has no probabilities")):
+        data = json.loads(path.read_text())
+        change(data)
+        with pytest.raises(te.TeamPolicyError, match=words):
+            te.TeamPolicy.from_data(data)
+    nested = tmp_path / "nested.team.json"
+    nested.write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    with pytest.raises(te.TeamPolicyError, match="nested too deeply"):
+        te.load_solution(nested)
+    from traitors_env.agents.policy import AgentSpecError
+    from traitors_env.agents.spec import agent_maker
+
+    with pytest.raises(AgentSpecError, match="expected a solution of traitors_aboard_v0:mini3"):
+        agent_maker(str(path), game="traitors_aboard:mini3")  # a micro3 solution: another variant
+    from training.exact import run
+
+    with pytest.raises(ValueError, match="team equilibrium"):  # its seats are correlated: not readable per state
+        run([str(path)], "micro3")
 
 
 # ------------------------------------------------------------------ mini3 (the tree walk alone takes 10–30 s here)
@@ -210,7 +233,7 @@ def test_mini3_agent_keeps_one_plan_per_game(mini3, tmp_path):
     for game in range(100):
         agents = {0: te.TeamEquilibriumAgent(policy, seed=game) if game % 2 else kept,
                   1: te.TeamEquilibriumAgent(policy, seed=10_000 + game)}
-        node = variant("mini3").root()
+        node = root(variant("mini3"))
         before, plans = kept.games, set()
         while node.current_player() != TERMINAL:
             player = node.current_player()

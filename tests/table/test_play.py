@@ -632,3 +632,20 @@ def test_show_beliefs_refuses_an_agent_without_beliefs(capsys):
     with pytest.raises(SystemExit) as exit_:
         play.main(["--show-beliefs", "random"], console=console(), stdin=io.StringIO(""))
     assert exit_.value.code == 2 and "--show-beliefs random: this agent has no role beliefs" in capsys.readouterr().err
+
+
+def test_a_small_variant_is_played_to_its_end_without_a_record(capsys):
+    """A small variant (S01–S03) plays through ``--game traitors_aboard:mini3`` and shows the result; it has no
+    records (a record replays the full game's deal), so ``--record`` is refused before the game and the variant's
+    table size is checked with the other arguments."""
+    c = console()
+    status = play.main(["--game", "traitors_aboard:mini3", "--seed", "1"], console=c,
+                       stdin=io.StringIO("1\n" * 50))
+    out = c.file.getvalue()
+    assert status == 0, out[-2000:]
+    assert "Seed 1." in out
+    for argv, message in ((["--players", "4"], "--players 4: expected 3 (traitors_aboard_v0:mini3)"),
+                          (["--record", "x.json"], "has no game records")):
+        with pytest.raises(SystemExit):
+            play.main(["--game", "traitors_aboard:mini3", *argv], console=console(), stdin=io.StringIO(""))
+        assert message in capsys.readouterr().err

@@ -97,9 +97,9 @@ def save_tabular_policy(path: str | Path, policy: TabularPolicy) -> Path:
 
 
 def load_tabular_policy(path: str | Path, game: Game) -> TabularPolicy:
-    """The policy in ``path``, checked against ``game`` (its observation size and actions; a policy solved for a
-    variant, ``traitors_aboard_v0:mini3``, also plays its base game's env, where only the variant's observations
-    have entries). ``TabularPolicyError`` naming the field for anything else."""
+    """The policy in ``path``, checked against ``game`` (its env id, so a policy of ``traitors_aboard_v0:mini3`` plays
+    that variant only; its observation size and actions). ``TabularPolicyError`` naming the field for anything
+    else."""
     path = Path(path)
 
     def fail(what: str) -> TabularPolicyError:
@@ -108,19 +108,23 @@ def load_tabular_policy(path: str | Path, game: Game) -> TabularPolicy:
     try:
         if path.stat().st_size > _MAX_BYTES:
             raise fail(f"{path.stat().st_size} bytes; expected a file under {_MAX_BYTES} bytes")
+        if not path.is_file():  # a FIFO, a device, a folder: nothing a solver writes
+            raise fail("is not a regular file")
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except RecursionError:
+        raise fail("its JSON is nested too deeply; expected a tabular policy") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:  # ValueError: JSON errors, integers of > 4,300 digits
         raise fail(f"cannot be read as JSON ({error})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise fail(f"format is {data.get('format') if isinstance(data, dict) else type(data).__name__!r}; expected {FORMAT!r}")
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data.get("version") != VERSION:
         raise fail(f"version {data.get('version')!r}; expected {VERSION}")
     kind = game.type
     named = data.get("game")
-    if not isinstance(named, str) or named.split(":")[0] != kind.env_id.split(":")[0]:
+    if named != kind.env_id:  # a variant's policy plays that variant only: another's observations have no entry
         raise fail(f"game {data.get('game')!r}; expected a policy of {kind.env_id}")
     size, actions = data.get("observation_size"), data.get("num_actions")
-    if size != kind.observation_shape[0] or actions != kind.num_actions:
+    if type(size) is not int or type(actions) is not int or size != kind.observation_shape[0] or actions != kind.num_actions:
         raise fail(f"observation_size {size!r} and num_actions {actions!r}; {kind.env_id} has "
                    f"{kind.observation_shape[0]} and {kind.num_actions}")
     rows = data.get("policy")

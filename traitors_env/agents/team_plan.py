@@ -58,25 +58,32 @@ class TeamPolicy:
         states, mutineers, pirates = data.get("states"), data.get("mutineers"), data.get("pirates")
         if not isinstance(states, dict) or not isinstance(mutineers, dict) or not isinstance(pirates, dict):
             raise fail("states, mutineers and pirates must be objects")
+        if not states:
+            raise fail("states is empty; expected the solution's information states")
         for key, entry in states.items():
-            if not (isinstance(entry, dict) and isinstance(entry.get("actions"), list) and entry.get("side") in (0, 1)
-                    and isinstance(entry.get("seat"), int)):
-                raise fail(f"state {key!r} is {entry!r}; expected seat, side 0/1 and a list of actions")
+            if not (isinstance(entry, dict) and isinstance(entry.get("actions"), list) and entry["actions"]
+                    and all(_is_int(a) and 0 <= a < 100_000 for a in entry["actions"])
+                    and _is_int(entry.get("side")) and entry["side"] in (0, 1)
+                    and _is_int(entry.get("seat")) and 0 <= entry["seat"] < 64):
+                raise fail(f"state {key!r} is {entry!r}; expected seat, side 0/1 and a list of action indices")
             if entry["side"] == PIRATES and not (
-                    isinstance(entry.get("teammates"), list) and all(isinstance(m, list) for m in entry["teammates"])
-                    and (entry.get("parent") is None or isinstance(entry.get("parent"), list))):
+                    isinstance(entry.get("teammates"), list)
+                    and all(isinstance(m, list) and all(_is_sequence(q) for q in m) for m in entry["teammates"])
+                    and (entry.get("parent") is None or _is_sequence(entry.get("parent")))):
                 raise fail(f"Pirate state {key!r} has parent {entry.get('parent')!r}, teammates "
-                           f"{entry.get('teammates')!r}; expected null or [key, action], and a list of lists")
+                           f"{entry.get('teammates')!r}; expected null or [key, action], and lists of [key, action]")
+            if entry["side"] == MUTINEERS and key not in mutineers:
+                raise fail(f"Mutineer state {key!r} has no probabilities in mutineers")
         for key, probs in mutineers.items():
             entry = states.get(key)
             if entry is None or entry["side"] != MUTINEERS or not isinstance(probs, list) \
-                    or len(probs) != len(entry["actions"]) or not all(isinstance(p, (int, float)) and p >= 0 for p in probs) \
+                    or len(probs) != len(entry["actions"]) or not all(_is_number(p) and p >= 0 for p in probs) \
                     or not math.isclose(sum(probs), 1.0, abs_tol=1e-6):
                 raise fail(f"Mutineer probabilities at {key!r} are {probs!r}; expected a distribution over that "
                            "Mutineer state's actions")
         weights, plans = pirates.get("weights"), pirates.get("plans")
         if not isinstance(weights, list) or not isinstance(plans, list) or len(weights) != len(plans) or not plans \
-                or not all(isinstance(w, (int, float)) and w >= 0 for w in weights) \
+                or not all(_is_number(w) and w >= 0 for w in weights) \
                 or not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
             raise fail(f"Pirate weights {weights!r} for {len(plans) if isinstance(plans, list) else plans!r} plans; "
                        "expected one non-negative weight per plan summing to 1")
@@ -85,8 +92,11 @@ class TeamPolicy:
                 raise fail(f"plan {k} is {type(plan).__name__}; expected an object key → action")
             for key, action in plan.items():
                 entry = states.get(key)
-                if entry is None or entry["side"] != PIRATES or action not in entry["actions"]:
+                if entry is None or entry["side"] != PIRATES or not _is_int(action) or action not in entry["actions"]:
                     raise fail(f"plan {k} plays {action!r} at {key!r}; expected a legal action of a Pirate state")
+            missing = [key for key, entry in states.items() if entry["side"] == PIRATES and key not in plan]
+            if missing:
+                raise fail(f"plan {k} has no action at the Pirate state {missing[0]!r}; expected one at every Pirate state")
         total = float(sum(weights))
         return cls(game=str(data.get("game")), states=states, mutineers={k: tuple(v) for k, v in mutineers.items()},
                    plans=tuple(plans), weights=tuple(w / total for w in weights), summary=data.get("summary", {}))
@@ -97,19 +107,41 @@ def load_solution(path: str | os.PathLike, game=None) -> TeamPolicy:
     :class:`~traitors_env.core.game.Game`), also refuse a solution of another game."""
     path = Path(path)
     policy = _read(path)
-    if game is not None and policy.game.split(":")[0] != game.type.env_id.split(":")[0]:
+    if game is not None and policy.game != game.type.env_id:  # a variant's solution plays that variant only
         raise TeamPolicyError(f"team equilibrium {path}: game {policy.game!r}; expected a solution of {game.type.env_id}")
     return policy
 
 
 def _read(path: Path) -> TeamPolicy:
-    if path.stat().st_size > _MAX_BYTES:
-        raise TeamPolicyError(f"team equilibrium {path}: {path.stat().st_size} bytes; expected at most {_MAX_BYTES}")
     try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        if not path.is_file():  # a FIFO, a device, a folder: nothing the solver writes
+            raise TeamPolicyError(f"team equilibrium {path}: not a regular file")
+        if path.stat().st_size > _MAX_BYTES:
+            raise TeamPolicyError(f"team equilibrium {path}: {path.stat().st_size} bytes; expected at most {_MAX_BYTES}")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise TeamPolicyError(f"team equilibrium {path}: its JSON is nested too deeply") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:  # ValueError: JSON errors, integers of > 4,300 digits
+        if isinstance(error, TeamPolicyError):
+            raise
         raise TeamPolicyError(f"team equilibrium {path}: not JSON ({error})") from None
-    return TeamPolicy.from_data(data)
+    try:
+        return TeamPolicy.from_data(data)
+    except TeamPolicyError as error:
+        raise TeamPolicyError(f"{path}: {error}") from None
+
+
+def _is_int(x) -> bool:
+    return type(x) is int
+
+
+def _is_number(x) -> bool:
+    return type(x) in (int, float) and math.isfinite(x)
+
+
+def _is_sequence(q) -> bool:
+    """``[observation key, action]``: a seat's last decision."""
+    return isinstance(q, list) and len(q) == 2 and isinstance(q[0], str) and _is_int(q[1])
 
 
 class TeamEquilibriumAgent:

@@ -129,11 +129,14 @@ class Variant:
         kwargs: keyword arguments added to ``raw_env(num_players=..., claims=..., **kwargs)``.
         player_counts: the table sizes the variant is played at; ``None``: all.
         claims: the claim channel of ``<game>:<variant>`` when a tool does not say (``None``: the game's default).
+        records: whether the game's records replay a game of the variant (a record replays the deal from its seed:
+            not a small variant's dealt position); ``False``: ``<game>:<variant>`` has no records capability.
     """
 
     kwargs: Mapping[str, Any]
     player_counts: tuple[int, ...] | None = None
     claims: bool | None = None
+    records: bool = True
 
 
 @dataclass(frozen=True)
@@ -369,10 +372,16 @@ class Game:
         default_players = self.type.default_players if self.type.default_players in sizes else sizes[0]
         base_raw, base_env = self.raw_env, self.env
 
+        def check(num_players) -> None:
+            if isinstance(num_players, bool) or num_players not in sizes:
+                raise ValueError(f"{kind.env_id} has no table of {num_players!r} players; expected one of {list(sizes)}")
+
         def raw_env(num_players: int = default_players, claims: bool = claims_default, **kwargs):
+            check(num_players)
             return base_raw(num_players=num_players, claims=claims, **options, **kwargs)
 
         def env(num_players: int = default_players, claims: bool = claims_default, **kwargs):
+            check(num_players)
             return base_env(num_players=num_players, claims=claims, **options, **kwargs)
 
         def new_initial_state(num_players: int, seed=None, claims: bool = claims_default):
@@ -386,7 +395,7 @@ class Game:
                                    env_id=f"{self.type.env_id}:{name}", default_players=default_players,
                                    table_sizes=sizes)
         return dataclasses.replace(self, type=kind, raw_env=raw_env, env=env, new_initial_state=new_initial_state,
-                                   jax=None, variants={})
+                                   jax=None, variants={}, records=self.records if declared.records else None)
 
     def has(self, capability: str) -> bool:
         return getattr(self, capability, None) is not None

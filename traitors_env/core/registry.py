@@ -232,6 +232,8 @@ def load_game(name: str | Game) -> Game:
     """
     if isinstance(name, Game):
         return name
+    if not isinstance(name, str):
+        raise UnknownGameError(f"a game is named by a string; got {name!r}")
     _read_plugins()
     if name in _loaded:
         return _loaded[name]

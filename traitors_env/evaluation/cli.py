@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
-from ..cli_args import GameChoices, game_name
+from ..cli_args import GameChoices, game_name, sizes_text
 from ..cli_args import seed as seed_argument
 from ..core.game import Game, add_claims_arguments, claims_from_args
 from ..core.registry import DEFAULT_GAME, load_game
@@ -131,10 +131,9 @@ def _check_arguments(game: Game, names: Sequence[str], players: list[int], games
     before anything is read or played."""
     from ..core.game import MissingCapabilityError
 
-    lo, hi = game.type.min_players, game.type.max_players
-    bad = [n for n in players if not lo <= n <= hi]
+    bad = [n for n in players if n not in game.type.player_counts]
     if bad or not players:
-        raise ValueError(f"--players {bad or players}: expected table sizes in {lo}–{hi} ({game.type.env_id})")
+        raise ValueError(f"--players {bad or players}: expected table sizes in {sizes_text(game.type)} ({game.type.env_id})")
     if records and game.records is None:
         raise MissingCapabilityError(f"--records {records}: {game.type.env_id} has no game records")
     limits = (("--games", games, 1), ("--workers", workers, 1), ("--records", records, 0),

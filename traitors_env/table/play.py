@@ -52,7 +52,7 @@ from rich.text import Text
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
-from ..cli_args import GameChoices, game_name
+from ..cli_args import GameChoices, game_name, sizes_text
 from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game, add_claims_arguments, claims_from_args
 from ..core.registry import DEFAULT_GAME, load_game
@@ -402,11 +402,10 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     parser = _parser()
     args = parser.parse_args(argv)
     game = load_game(args.game)
-    lo, hi = game.type.min_players, game.type.max_players
     if args.players is None:
         args.players = game.type.default_players
-    if not lo <= args.players <= hi:
-        parser.error(f"--players {args.players}: expected {lo}–{hi} ({game.type.env_id})")
+    if args.players not in game.type.player_counts:
+        parser.error(f"--players {args.players}: expected {sizes_text(game.type)} ({game.type.env_id})")
     if not 0 <= args.seat < args.players:
         parser.error(f"--seat {args.seat}: expected a seat in 0–{args.players - 1}")
     if args.seed is not None and args.seed < 0:

@@ -113,3 +113,10 @@ def test_a_small_variant_game_is_not_recorded_as_a_full_game():
     env.reset(seed=0)
     with pytest.raises(RecordError, match="small variant 'mini3' cannot be recorded"):
         env.record()
+
+
+def test_a_variant_game_refuses_other_table_sizes_and_has_no_records():
+    game = load_game("traitors_aboard:mini3")
+    with pytest.raises(ValueError, match=r"traitors_aboard_v0:mini3 has no table of 4 players; expected one of \[3\]"):
+        game.raw_env(num_players=4)
+    assert game.records is None and load_game("traitors_aboard").records is not None

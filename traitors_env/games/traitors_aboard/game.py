@@ -112,6 +112,7 @@ GAME = Game(
     progress=progress,
     text=lambda: importlib.import_module(f"{__package__}.text"),
     # The small variants (S01–S03) that the exact solver walks: ``--game traitors_aboard:mini3`` in every tool.
-    variants={name: Variant({"small_variant": name}, (v.num_players,), claims=v.claims) for name, v in SMALL_VARIANTS.items()},
+    variants={name: Variant({"small_variant": name}, (v.num_players,), claims=v.claims, records=False)
+              for name, v in SMALL_VARIANTS.items()},
     extras={"roles": Role, "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python"},
 )
