@@ -58,7 +58,7 @@ def test_without_the_extra_no_tool_lists_it_and_nothing_warns(without_extras):
     assert {"traitors_aboard", "the_traitors", "avalon"} <= set(loaded)
 
 
-@pytest.mark.parametrize("asked", [NAME, f"{NAME}_v0"])
+@pytest.mark.parametrize("asked", [NAME, f"{NAME}_v0", f"{NAME}:mini3", f"{NAME}_v0:mini3"])
 def test_without_the_extra_asking_for_it_says_how_to_install_it(without_extras, asked):
     with pytest.raises(MissingExtraError, match=r'\[solve\].*pip install -e "\.\[solve\]"'):
         load_game(asked)

@@ -81,8 +81,9 @@ def _module_present(module: str) -> bool:
 
 
 def missing_extra(name: str) -> str | None:
-    """For the name or env id of a built-in optional game whose extra is not installed: the sentence saying how to
-    install it; else ``None``."""
+    """For the name or env id of a built-in optional game whose extra is not installed (or of one of its variants,
+    ``<game>:<variant>``): the sentence saying how to install it; else ``None``."""
+    name = name.partition(":")[0] if isinstance(name, str) else name
     for game, (_, module, extra) in OPTIONAL_GAMES.items():
         if name in (game, f"{game}_v0") and not _module_present(module):
             return (f"game {game!r} needs the optional extra [{extra}] (the {module!r} module is not installed): "
