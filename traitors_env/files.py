@@ -1,8 +1,10 @@
-"""File helpers: atomic writes (a kill never leaves a half-written file behind a final name), and paths read from
-a data file confined to its folder (:func:`confined_path`)."""
+"""File helpers: atomic writes (a kill never leaves a half-written file behind a final name), paths read from a data
+file confined to its folder (:func:`confined_path`), and a guarded JSON read of a downloaded data file
+(:func:`read_json_data`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import threading
@@ -95,3 +97,25 @@ def confined_path(folder: str | Path, relative: str) -> Path:
         raise ValueError(f"{relative!r} leads to {str(target)!r}, outside {str(base)!r}; expected a path inside "
                          "that folder")
     return folder / relative
+
+
+def read_json_data(path: str | Path, max_bytes: int) -> object:
+    """The JSON in ``path``, read as untrusted data: ``ValueError`` in one line (without the path: the caller names
+    the file) for a non-regular file (a FIFO or device would block or never end), one over ``max_bytes``, text that
+    is not UTF-8 JSON, integers over Python's digit limit, or nesting deeper than Python's stack."""
+    path = Path(path)
+    try:
+        regular = path.is_file()
+        size = path.stat().st_size if regular else 0
+    except OSError as error:
+        raise ValueError(f"cannot be read ({error.strerror or error})") from None
+    if not regular:
+        raise ValueError("is not a regular file")
+    if size > max_bytes:
+        raise ValueError(f"{size} bytes; expected a file under {max_bytes} bytes")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise ValueError("its JSON is nested too deeply") from None
+    except (OSError, ValueError) as error:  # not UTF-8, not JSON, an integer of more than 4,300 digits
+        raise ValueError(f"cannot be read as JSON ({error})") from None

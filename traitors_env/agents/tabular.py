@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.game import Game
+from ..files import atomic_write_text, read_json_data
 
 __all__ = ["FORMAT", "SUFFIX", "TabularAgent", "TabularPolicy", "TabularPolicyError", "load_tabular_policy",
            "observation_key", "save_tabular_policy"]
@@ -90,9 +90,7 @@ def save_tabular_policy(path: str | Path, policy: TabularPolicy) -> Path:
     data = {"format": FORMAT, "version": VERSION, "game": policy.game, "observation_size": policy.observation_size,
             "num_actions": policy.num_actions, "source": dict(policy.source),
             "policy": {key: [[int(a), float(p)] for a, p in row] for key, row in sorted(policy.table.items())}}
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(data, indent=None, separators=(",", ":")) + "\n")
     return path
 
 
@@ -106,15 +104,9 @@ def load_tabular_policy(path: str | Path, game: Game) -> TabularPolicy:
         return TabularPolicyError(f"tabular policy {str(path)!r}: {what}")
 
     try:
-        if path.stat().st_size > _MAX_BYTES:
-            raise fail(f"{path.stat().st_size} bytes; expected a file under {_MAX_BYTES} bytes")
-        if not path.is_file():  # a FIFO, a device, a folder: nothing a solver writes
-            raise fail("is not a regular file")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except RecursionError:
-        raise fail("its JSON is nested too deeply; expected a tabular policy") from None
-    except (OSError, UnicodeDecodeError, ValueError) as error:  # ValueError: JSON errors, integers of > 4,300 digits
-        raise fail(f"cannot be read as JSON ({error})") from None
+        data = read_json_data(path, _MAX_BYTES)
+    except ValueError as error:
+        raise fail(str(error)) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise fail(f"format is {data.get('format') if isinstance(data, dict) else type(data).__name__!r}; expected {FORMAT!r}")
     if type(data.get("version")) is not int or data.get("version") != VERSION:

@@ -9,7 +9,6 @@ information state). Data only: loading reads JSON and checks every field, and ru
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import read_json_data
 from .tabular import observation_key
 
 __all__ = ["FORMAT", "SUFFIX", "TeamEquilibriumAgent", "TeamPolicy", "TeamPolicyError", "load_solution",
@@ -114,17 +114,9 @@ def load_solution(path: str | os.PathLike, game=None) -> TeamPolicy:
 
 def _read(path: Path) -> TeamPolicy:
     try:
-        if not path.is_file():  # a FIFO, a device, a folder: nothing the solver writes
-            raise TeamPolicyError(f"team equilibrium {path}: not a regular file")
-        if path.stat().st_size > _MAX_BYTES:
-            raise TeamPolicyError(f"team equilibrium {path}: {path.stat().st_size} bytes; expected at most {_MAX_BYTES}")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except RecursionError:
-        raise TeamPolicyError(f"team equilibrium {path}: its JSON is nested too deeply") from None
-    except (OSError, UnicodeDecodeError, ValueError) as error:  # ValueError: JSON errors, integers of > 4,300 digits
-        if isinstance(error, TeamPolicyError):
-            raise
-        raise TeamPolicyError(f"team equilibrium {path}: not JSON ({error})") from None
+        data = read_json_data(path, _MAX_BYTES)
+    except ValueError as error:
+        raise TeamPolicyError(f"team equilibrium {path}: {error}") from None
     try:
         return TeamPolicy.from_data(data)
     except TeamPolicyError as error:

@@ -403,13 +403,11 @@ def team_best_response_milp(tree: Tree, policy: list[np.ndarray], side: int, tim
     realization plan ``x`` per seat (``x(I, a)`` = 1 where the seat would take ``a`` at ``I``; ``Σ_a x(I, a)`` = its
     parent sequence's ``x``). A terminal history's payoff is weighted by chance's and the other side's reach and by
     the product of the side's seats' last sequences on its path; each product of several binaries is one more
-    variable ``z`` with ``z ≤ x_i`` and ``z ≥ Σ x_i − (k − 1)``, which is exact at binary ``x``. The optimum is the
+    variable ``z`` bounded on the side its coefficient pushes it (:func:`solve_team_milp`), exact at binary ``x``. The optimum is the
     team best response (an optimum over pure strategies is an optimum over all: the objective is multilinear).
-    Solved by HiGHS (``scipy.optimize.milp``) within ``time_limit`` seconds; ``exact`` is false where it stopped early.
+    Solved by HiGHS (``scipy.optimize.milp``, :func:`solve_team_milp`) within ``time_limit`` seconds; ``exact`` is
+    false where it stopped early.
     """
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_matrix
-
     start = time.perf_counter()
     kind, children, probs, info, player = tree.kind, tree.children, tree.probs, tree.info, tree.player
     sign = 1.0 if side == 0 else -1.0
@@ -437,64 +435,84 @@ def team_best_response_milp(tree: Tree, policy: list[np.ndarray], side: int, tim
             for w, child in zip(policy[info[node]], children[node]):
                 if w:
                     stack.append((child, reach * w, last))
-    num_x = len(seq)
-    products = [key for key in terms if len(key) > 1]
-    num = num_x + len(products)
-    c = np.zeros(num)
-    constant = terms.get((), 0.0)
-    for key, coef in terms.items():
-        if len(key) == 1:
-            c[key[0]] += coef
-    rows, cols, vals, lo, hi = [], [], [], [], []
-    r = 0
     by_infoset: dict[int, list[int]] = {}
     for (infoset, _), var in seq.items():
         by_infoset.setdefault(infoset, []).append(var)
-    for infoset, vars_ in by_infoset.items():  # Σ_a x(I, a) − x(parent) = 0 (or = 1 below the empty sequence)
-        rows += [r] * len(vars_)
-        cols += vars_
-        vals += [1.0] * len(vars_)
-        if parent[infoset] >= 0:
-            rows.append(r)
-            cols.append(parent[infoset])
-            vals.append(-1.0)
-            lo.append(0.0)
-            hi.append(0.0)
-        else:
-            lo.append(1.0)
-            hi.append(1.0)
-        r += 1
-    for j, key in enumerate(products):
-        z = num_x + j
-        c[z] = terms[key]
-        for var in key:  # z − x_i ≤ 0
-            rows += [r, r]
-            cols += [z, var]
-            vals += [1.0, -1.0]
-            lo.append(-np.inf)
-            hi.append(0.0)
-            r += 1
-        rows += [r] * (len(key) + 1)  # z − Σ x_i ≥ −(k − 1)
-        cols += [z, *key]
-        vals += [1.0] + [-1.0] * len(key)
-        lo.append(-(len(key) - 1.0))
-        hi.append(np.inf)
-        r += 1
-    matrix = coo_matrix((vals, (rows, cols)), shape=(r, num)).tocsr()
-    integrality = np.concatenate([np.ones(num_x), np.zeros(len(products))])
-    result = milp(-c, constraints=LinearConstraint(matrix, lo, hi), integrality=integrality, bounds=Bounds(0, 1),
-                  options={"time_limit": time_limit, "mip_rel_gap": 0.0})
+    result, constant, products = solve_team_milp(len(seq), [(v, parent[i]) for i, v in by_infoset.items()], terms,
+                                                 time_limit)
     bound = getattr(result, "mip_dual_bound", None)
+    bound = None if bound is None or not np.isfinite(bound) else _win_rate(constant - float(bound))
+    sizes = {"binaries": len(seq), "products": products, "status": result.message,
+             "seconds": round(time.perf_counter() - start, 2)}
     if result.x is None:  # stopped before any solution (time limit): the bracket of the bounds stands, marked inexact
-        return {"win_rate": None, "exact": False,
-                "win_rate_bound": None if bound is None or not np.isfinite(bound) else _win_rate(constant - float(bound)),
-                "binaries": num_x, "products": len(products), "status": result.message,
-                "seconds": round(time.perf_counter() - start, 2)}
-    value = constant - float(result.fun)
-    return {"win_rate": _win_rate(value), "exact": bool(result.status == 0),
-            "win_rate_bound": None if bound is None else _win_rate(constant - float(bound)),
-            "binaries": num_x, "products": len(products), "status": result.message,
-            "seconds": round(time.perf_counter() - start, 2)}
+        return {"win_rate": None, "exact": False, "win_rate_bound": bound, **sizes}
+    return {"win_rate": _win_rate(constant - float(result.fun)), "exact": bool(result.status == 0),
+            "win_rate_bound": bound, **sizes}
+
+
+def solve_team_milp(num_x: int, infosets: list[tuple[list[int], int]], terms: dict[tuple[int, ...], float],
+                    time_limit: float):
+    """Maximise a multilinear objective over a team's pure sequence-form plans with HiGHS (``scipy.optimize.milp``).
+
+    Args:
+        num_x: binary sequence variables ``0 … num_x − 1`` (every seat of the team).
+        infosets: per information state, its sequences' variables and its seat's parent sequence (−1: the empty
+            one): ``Σ_a x(I, a) = x(parent)``, or ``= 1``.
+        terms: sorted tuple of sequence variables → the objective's coefficient of their product (``()``: a
+            constant). Each product of several is one continuous variable ``z`` bounded only on the side its
+            coefficient pushes it (``z ≤ x_i`` where positive, ``z ≥ Σ x_i − (k − 1)`` where negative): exact at
+            binary ``x``, and fewer rows than both.
+
+    Returns ``(result, constant, products)``: scipy's result (``fun`` is minus the objective less ``constant``).
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
+
+    c = [0.0] * num_x
+    constant = 0.0
+    rows, cols, vals, lo, hi = [], [], [], [], []
+    r = 0
+    for members, parent in infosets:
+        rows += [r] * len(members)
+        cols += members
+        vals += [1.0] * len(members)
+        if parent >= 0:
+            rows.append(r)
+            cols.append(parent)
+            vals.append(-1.0)
+        lo.append(0.0 if parent >= 0 else 1.0)
+        hi.append(0.0 if parent >= 0 else 1.0)
+        r += 1
+    products = 0
+    for key, value in terms.items():
+        if not key:
+            constant += value
+        elif len(key) == 1:
+            c[key[0]] += value
+        elif value != 0:
+            z = num_x + products
+            products += 1
+            c.append(value)
+            if value > 0:
+                for var in key:  # z − x_i ≤ 0
+                    rows += [r, r]
+                    cols += [z, var]
+                    vals += [1.0, -1.0]
+                    lo.append(-np.inf)
+                    hi.append(0.0)
+                    r += 1
+            else:
+                rows += [r] * (len(key) + 1)  # z − Σ x_i ≥ −(k − 1)
+                cols += [z, *key]
+                vals += [1.0] + [-1.0] * len(key)
+                lo.append(-(len(key) - 1.0))
+                hi.append(np.inf)
+                r += 1
+    matrix = coo_matrix((vals, (rows, cols)), shape=(r, num_x + products)).tocsr()
+    integrality = np.concatenate([np.ones(num_x), np.zeros(products)])
+    result = milp(-np.asarray(c), constraints=LinearConstraint(matrix, lo, hi), integrality=integrality,
+                  bounds=Bounds(0, 1), options={"time_limit": time_limit, "mip_rel_gap": 0.0})
+    return result, constant, products
 
 
 def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pirates", "mutineers"),

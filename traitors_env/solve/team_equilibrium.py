@@ -39,7 +39,8 @@ import numpy as np
 
 from ..agents.tabular import observation_key
 from ..agents.team_plan import FORMAT, VERSION, TeamEquilibriumAgent, TeamPolicy, TeamPolicyError, load_solution
-from .exact import _CHANCE, _TERMINAL, Tree
+from ..files import atomic_write_text
+from .exact import _CHANCE, _TERMINAL, Tree, solve_team_milp
 
 __all__ = ["FORMAT", "SequenceForm", "Solution", "TeamEquilibriumAgent", "TeamPolicy", "TeamPolicyError",
            "evaluate_mixture", "load_solution", "marginal_policy", "observation_key", "save_solution", "solve",
@@ -239,9 +240,6 @@ def team_best_response_plan(form: SequenceForm, y: np.ndarray, time_limit: float
     ``z ≥ Σ x_i − (k − 1)`` where negative: exact at binary ``x`` and smaller). Returns ``value`` (the Pirates'
     return), ``plan``, ``exact`` (HiGHS closed the gap), ``bound`` and sizes.
     """
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_matrix
-
     start = time.perf_counter()
     coef = form.chance * form.pirate_return * y[form.mutineer_last]
     keep = coef != 0
@@ -250,56 +248,13 @@ def team_best_response_plan(form: SequenceForm, y: np.ndarray, time_limit: float
     total = np.bincount(inverse.ravel(), coef[keep], minlength=len(unique))
     seq_of = {int(s): j for j, s in enumerate(np.flatnonzero(form.side[form.seq_info] == PIRATES))}
     num_x = len(seq_of)
-    constant = 0.0
-    c = [0.0] * num_x
-    rows, cols, vals, lo, hi = [], [], [], [], []
-    r = 0
-    for info in form.pirate_infos:  # Σ_a x(I, a) − x(parent) = 0, or = 1 below the empty sequence
-        members = [seq_of[int(s)] for s in range(form.offsets[info], form.offsets[info + 1])]
-        rows += [r] * len(members)
-        cols += members
-        vals += [1.0] * len(members)
-        if form.parent[info] >= 0:
-            rows.append(r)
-            cols.append(seq_of[int(form.parent[info])])
-            vals.append(-1.0)
-            lo.append(0.0)
-            hi.append(0.0)
-        else:
-            lo.append(1.0)
-            hi.append(1.0)
-        r += 1
-    products = 0
+    infosets = [([seq_of[int(s)] for s in range(form.offsets[info], form.offsets[info + 1])],
+                 seq_of[int(form.parent[info])] if form.parent[info] >= 0 else -1) for info in form.pirate_infos]
+    terms: dict[tuple[int, ...], float] = {}
     for key, value in zip(unique, total):
-        members = [seq_of[int(s)] for s in key if s >= 0]
-        if not members:
-            constant += value
-        elif len(members) == 1:
-            c[members[0]] += value
-        elif value != 0:
-            z = num_x + products
-            products += 1
-            c.append(value)
-            if value > 0:
-                for var in members:  # z − x_i ≤ 0
-                    rows += [r, r]
-                    cols += [z, var]
-                    vals += [1.0, -1.0]
-                    lo.append(-np.inf)
-                    hi.append(0.0)
-                    r += 1
-            else:
-                rows += [r] * (len(members) + 1)  # z − Σ x_i ≥ −(k − 1)
-                cols += [z, *members]
-                vals += [1.0] + [-1.0] * len(members)
-                lo.append(-(len(members) - 1.0))
-                hi.append(np.inf)
-                r += 1
-    num = num_x + products
-    matrix = coo_matrix((vals, (rows, cols)), shape=(r, num)).tocsr()
-    integrality = np.concatenate([np.ones(num_x), np.zeros(products)])
-    result = milp(-np.asarray(c), constraints=LinearConstraint(matrix, lo, hi), integrality=integrality,
-                  bounds=Bounds(0, 1), options={"time_limit": time_limit, "mip_rel_gap": 0.0})
+        members = tuple(sorted(seq_of[int(s)] for s in key if s >= 0))
+        terms[members] = terms.get(members, 0.0) + float(value)
+    result, constant, products = solve_team_milp(num_x, infosets, terms, time_limit)
     if result.x is None:
         raise RuntimeError(f"the team best response MILP stopped without a solution ({result.message}); expected one "
                            f"within time_limit={time_limit} s")
@@ -559,7 +514,7 @@ def save_solution(path: str | os.PathLike, data: dict) -> Path:
     """Write :func:`solution_data`'s ``data`` as JSON (checked by loading it back)."""
     TeamPolicy.from_data(data)
     path = Path(path)
-    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
 
