@@ -7,8 +7,9 @@ An ``argparse`` type that raises :class:`argparse.ArgumentTypeError` makes argpa
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-__all__ = ["game_name", "seed"]
+__all__ = ["folder", "game_name", "seed"]
 
 
 def seed(text: str) -> int:
@@ -24,6 +25,18 @@ def seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value}: expected a whole number >= 0")
     return value
+
+
+def folder(text: str) -> Path:
+    """An output folder: a path that is not empty (``Path("")`` is the current folder, which nobody means by
+    ``--out ""``; a folder name that is only spaces is as likely a slip).
+
+    Raises:
+        argparse.ArgumentTypeError: naming ``text`` and what was expected.
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a folder path (not empty; '.' for the current folder)")
+    return Path(text)
 
 
 def game_name(text: str) -> str:
