@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["folder", "game_name", "seed"]
+__all__ = ["GameChoices", "GameOption", "folder", "game_name", "seed", "variants_text"]
 
 
 def seed(text: str) -> int:
@@ -83,6 +83,41 @@ class GameChoices:
             return variant in load_game(base).variants
         except ValueError:  # unknown, or a plug-in that does not load: not a choice
             return False
+
+
+class GameOption(argparse.Action):
+    """``action=`` of a ``--game`` option (``parser.add_argument("--game", action=GameOption, default=..., help=...)``):
+    stores the value as given, checked by ``type`` and ``choices`` (by default :func:`game_name` and
+    :class:`GameChoices`), and its help ends with every declared variant (:func:`variants_text`), read from the
+    registry only when the help is printed: building the parser loads no game."""
+
+    def __init__(self, option_strings, dest, type=game_name, choices=None, **kwargs) -> None:  # noqa: A002 (argparse's name)
+        super().__init__(option_strings, dest, type=type, choices=GameChoices() if choices is None else choices,
+                         **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+
+    @property
+    def help(self) -> str | None:
+        if not self._help or self._help == argparse.SUPPRESS:
+            return self._help
+        variants = variants_text()
+        return f"{self._help}; {variants}" if variants else self._help
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self._help = value
+
+
+def variants_text() -> str:
+    """The declared variants of the registered games that load, for a ``--game`` help: ``"or a declared variant:
+    traitors_aboard:micro3, traitors_aboard:mini3, …"`` (``""`` where none declares one); ``%`` doubled, as argparse
+    expands a help with ``%``."""
+    from .core.registry import loadable_games
+
+    names = [f"{game.name}:{variant}" for game in loadable_games() for variant in game.variants]
+    return ("or a declared variant: " + ", ".join(names)).replace("%", "%%") if names else ""
 
 
 def sizes_text(kind) -> str:
