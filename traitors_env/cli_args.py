@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["GameChoices", "GameOption", "folder", "game_name", "seed", "variants_text"]
+from .core.game import sizes_text  # the one wording of table sizes, in core (Game.check_players uses it)
+
+__all__ = ["GameChoices", "GameOption", "folder", "game_name", "seed", "sizes_text", "variants_text"]
 
 
 def seed(text: str) -> int:
@@ -118,12 +120,3 @@ def variants_text() -> str:
 
     names = [f"{game.name}:{variant}" for game in loadable_games() for variant in game.variants]
     return ("or a declared variant: " + ", ".join(names)).replace("%", "%%") if names else ""
-
-
-def sizes_text(kind) -> str:
-    """A :class:`~traitors_env.core.game.GameType`'s table sizes in words: ``3–8``, ``3`` (a variant's) or ``5, 7``."""
-    sizes = kind.player_counts
-    if len(sizes) > 1 and sizes == tuple(range(sizes[0], sizes[-1] + 1)):
-        return f"{sizes[0]}–{sizes[-1]}"
-    return ", ".join(map(str, sizes))
-

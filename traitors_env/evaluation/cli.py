@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
-from ..cli_args import GameOption, sizes_text
+from ..cli_args import GameOption
 from ..cli_args import seed as seed_argument
-from ..core.game import Game, add_claims_arguments, claims_from_args
+from ..core.game import Game, add_claims_arguments, claims_from_args, sizes_text
 from ..core.registry import DEFAULT_GAME, load_game
 from ..files import atomic_write_text, output_problem
 from .crossplay import play_cells

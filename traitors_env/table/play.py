@@ -52,9 +52,9 @@ from rich.text import Text
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
-from ..cli_args import GameOption, sizes_text
+from ..cli_args import GameOption
 from ..core.agent import Agent, agent_beliefs
-from ..core.game import Game, add_claims_arguments, claims_from_args
+from ..core.game import Game, add_claims_arguments, claims_from_args, sizes_text
 from ..core.registry import DEFAULT_GAME, load_game
 from .text_view import view_of
 

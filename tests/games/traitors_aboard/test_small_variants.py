@@ -87,7 +87,7 @@ def test_a_declared_variant_is_a_game_of_its_own():
     env.reset(seed=0)
     assert len(env.agents) == 3
     assert game.check_players(3) == 3
-    with pytest.raises(ValueError, match=r"no table of 5 players; expected one of \[3\]"):
+    with pytest.raises(ValueError, match=r"no table of 5 players; expected a table size in 3"):
         game.check_players(5)
     state = game.new_initial_state(3, 5)
     assert len(state.draw_pile) == VARIANTS["mini3"].pile
@@ -117,7 +117,7 @@ def test_a_small_variant_game_is_not_recorded_as_a_full_game():
 
 def test_a_variant_game_refuses_other_table_sizes_and_has_no_records():
     game = load_game("traitors_aboard:mini3")
-    with pytest.raises(ValueError, match=r"traitors_aboard_v0:mini3 has no table of 4 players; expected one of \[3\]"):
+    with pytest.raises(ValueError, match=r"traitors_aboard_v0:mini3 has no table of 4 players; expected a table size in 3"):
         game.raw_env(num_players=4)
     assert game.records is None and load_game("traitors_aboard").records is not None
 
