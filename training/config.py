@@ -23,8 +23,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from traitors_env.cli_args import sizes_text
 from traitors_env.core import Game, load_game
+from traitors_env.core.game import sizes_text
 from traitors_env.core.registry import DEFAULT_GAME, UnknownGameError, registered_env_ids
 
 from .config_files import UnknownConfigError, resolve_config

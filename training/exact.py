@@ -21,9 +21,10 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from traitors_env.agents.spec import AgentSpecError, agent_maker
+from traitors_env.cli_args import folder
+from traitors_env.files import output_problem
 from traitors_env.solve import INSTALL_HINT
 
 
@@ -42,16 +43,28 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also solve the variant with CFR+ for ITERATIONS iterations and report its average policy as "
                              "agent 'cfr+' (its exact NashConv and the equilibrium's values), saved with --out as "
                              "OUT/cfr_plus.policy.json (an agent spec); default 0: no")
-    parser.add_argument("--out", type=Path, default=None, help="folder for exact.json and exact.md (default: print only)")
+    parser.add_argument("--out", type=folder, default=None,
+                        help="folder for exact.json and exact.md, made when they are written (default: print only)")
     return parser
 
 
 def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024, openspiel: bool = False,
         milp_time_limit: float = 300.0, game: str = "traitors_aboard", cfr: int = 0) -> dict:
     """The report of :func:`main` as a dict."""
+    return _work(_checked(agents, variant_name, samples, openspiel, milp_time_limit, game, cfr))
+
+
+def _checked(agents: Sequence[str], variant_name: str, samples: int, openspiel: bool, milp_time_limit: float,
+             game: str, cfr: int) -> dict:
+    """:func:`run`'s arguments checked, with the game, its variant and the agents' makers: every refusal comes here,
+    before any work (and before :func:`main` makes ``--out``).
+
+    Raises:
+        ValueError, AgentSpecError, ImportError: naming the argument and what was expected.
+    """
     from traitors_env.core import load_game
     from traitors_env.core.registry import MissingExtraError
-    from traitors_env.solve import exact, openspiel_nash_conv, small_variants
+    from traitors_env.solve import small_variants
 
     if isinstance(game, str) and ":" in game:  # --game traitors_aboard:mini3 names the variant too
         game, _, named = game.partition(":")
@@ -90,6 +103,18 @@ def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024,
         if label.startswith("team:"):  # its seats share one plan per game: no probabilities per information state
             raise ValueError(f"--agents {spec}: a team equilibrium (.team.json) is evaluated exactly by python -m "
                              "traitors_env.solve.team_equilibrium, not per information state (docs/notes/team-equilibrium.md)")
+    return {"agents": agents, "samples": samples, "openspiel": openspiel, "milp_time_limit": milp_time_limit, "cfr": cfr,
+            "game": game, "registered": registered, "variant": v, "played": played, "makers": makers}
+
+
+def _work(checked: dict) -> dict:
+    """The walk and the evaluations of :func:`run`, on :func:`_checked`'s arguments."""
+    from traitors_env.core import load_game
+    from traitors_env.solve import exact, openspiel_nash_conv
+
+    agents, samples, openspiel, cfr = checked["agents"], checked["samples"], checked["openspiel"], checked["cfr"]
+    milp_time_limit, game, registered = checked["milp_time_limit"], checked["game"], checked["registered"]
+    v, played, makers = checked["variant"], checked["played"], checked["makers"]
     tree = exact.build_tree(v)
     sides = tuple(registered.type.sides)
     report = {"game": game, "variant": v.name, "description": v.description, "tree": tree.size,
@@ -188,19 +213,12 @@ def _read_how(note: dict) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """``traitors-exact``: exact best responses and NashConv on a small variant."""
     args = build_parser().parse_args(argv)
-    if args.out is not None:  # before minutes of work: a folder that cannot be written is refused now
-        try:
-            args.out.mkdir(parents=True, exist_ok=True)
-            probe = args.out / ".write-test"
-            probe.write_text("")
-            probe.unlink()
-        except OSError as error:
-            print(f"traitors-exact: error: --out {str(args.out)!r} cannot be written ({error.strerror or error}); "
-                  "expected a folder path that can be created or written", file=sys.stderr)
-            return 2
-    try:
-        report = run(args.agents, args.variant, args.samples, args.openspiel, args.milp_time_limit, args.game,
-                     args.cfr)
+    try:  # every argument is checked before minutes of work, and before anything is made on disk
+        checked = _checked(args.agents, args.variant, args.samples, args.openspiel, args.milp_time_limit, args.game,
+                           args.cfr)
+        if args.out is not None and (problem := output_problem(args.out)):
+            raise ValueError(f"--out {problem}")
+        report = _work(checked)
     except (AgentSpecError, ValueError, ImportError) as error:
         print(f"traitors-exact: error: {error}", file=sys.stderr)
         return 2
@@ -208,6 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = markdown(report)
     print(text)
     if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "exact.json").write_text(json.dumps(report, indent=1, default=float) + "\n")
         (args.out / "exact.md").write_text(text)
         print(f"wrote {args.out / 'exact.json'} and {args.out / 'exact.md'}")

@@ -7,8 +7,11 @@ An ``argparse`` type that raises :class:`argparse.ArgumentTypeError` makes argpa
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-__all__ = ["game_name", "seed"]
+from .core.game import sizes_text  # the one wording of table sizes, in core (Game.check_players uses it)
+
+__all__ = ["GameChoices", "GameOption", "folder", "game_name", "seed", "sizes_text", "variants_text"]
 
 
 def seed(text: str) -> int:
@@ -24,6 +27,18 @@ def seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value}: expected a whole number >= 0")
     return value
+
+
+def folder(text: str) -> Path:
+    """An output folder: a path that is not empty (``Path("")`` is the current folder, which nobody means by
+    ``--out ""``; a folder name that is only spaces is as likely a slip).
+
+    Raises:
+        argparse.ArgumentTypeError: naming ``text`` and what was expected.
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a folder path (not empty; '.' for the current folder)")
+    return Path(text)
 
 
 def game_name(text: str) -> str:
@@ -72,10 +87,36 @@ class GameChoices:
             return False
 
 
-def sizes_text(kind) -> str:
-    """A :class:`~traitors_env.core.game.GameType`'s table sizes in words: ``3–8``, ``3`` (a variant's) or ``5, 7``."""
-    sizes = kind.player_counts
-    if len(sizes) > 1 and sizes == tuple(range(sizes[0], sizes[-1] + 1)):
-        return f"{sizes[0]}–{sizes[-1]}"
-    return ", ".join(map(str, sizes))
+class GameOption(argparse.Action):
+    """``action=`` of a ``--game`` option (``parser.add_argument("--game", action=GameOption, default=..., help=...)``):
+    stores the value as given, checked by ``type`` and ``choices`` (by default :func:`game_name` and
+    :class:`GameChoices`), and its help ends with every declared variant (:func:`variants_text`), read from the
+    registry only when the help is printed: building the parser loads no game."""
 
+    def __init__(self, option_strings, dest, type=game_name, choices=None, **kwargs) -> None:  # noqa: A002 (argparse's name)
+        super().__init__(option_strings, dest, type=type, choices=GameChoices() if choices is None else choices,
+                         **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+
+    @property
+    def help(self) -> str | None:
+        if not self._help or self._help == argparse.SUPPRESS:
+            return self._help
+        variants = variants_text()
+        return f"{self._help}; {variants}" if variants else self._help
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self._help = value
+
+
+def variants_text() -> str:
+    """The declared variants of the registered games that load, for a ``--game`` help: ``"or a declared variant:
+    traitors_aboard:micro3, traitors_aboard:mini3, …"`` (``""`` where none declares one); ``%`` doubled, as argparse
+    expands a help with ``%``."""
+    from .core.registry import loadable_games
+
+    names = [f"{game.name}:{variant}" for game in loadable_games() for variant in game.variants]
+    return ("or a declared variant: " + ", ".join(names)).replace("%", "%%") if names else ""

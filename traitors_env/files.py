@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -101,21 +102,42 @@ def confined_path(folder: str | Path, relative: str) -> Path:
 
 def read_json_data(path: str | Path, max_bytes: int) -> object:
     """The JSON in ``path``, read as untrusted data: ``ValueError`` in one line (without the path: the caller names
-    the file) for a non-regular file (a FIFO or device would block or never end), one over ``max_bytes``, text that
-    is not UTF-8 JSON, integers over Python's digit limit, or nesting deeper than Python's stack."""
-    path = Path(path)
+    the file) for a non-regular file (a FIFO or device would block or never end), an empty one (``/proc``'s files
+    say 0 bytes whatever they hold, and some, ``/proc/kmsg``, wait on read), one over ``max_bytes``, text that is
+    not UTF-8 JSON, integers over Python's digit limit, or nesting deeper than Python's stack.
+
+    Never blocks: the file is opened without waiting (``O_NONBLOCK``: a FIFO with no writer opens at once) and
+    checked on the opened descriptor (``os.fstat``), so that what is read is what was checked, even if the path is
+    changed in between; at most ``max_bytes + 1`` bytes are read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        regular = path.is_file()
-        size = path.stat().st_size if regular else 0
+        fd = os.open(path, flags)
     except OSError as error:
         raise ValueError(f"cannot be read ({error.strerror or error})") from None
-    if not regular:
-        raise ValueError("is not a regular file")
-    if size > max_bytes:
-        raise ValueError(f"{size} bytes; expected a file under {max_bytes} bytes")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("is not a regular file")
+        if info.st_size == 0:
+            raise ValueError("is empty (0 bytes, as /proc's files say); expected a JSON file")
+        if info.st_size > max_bytes:
+            raise ValueError(f"{info.st_size} bytes; expected a file under {max_bytes} bytes")
+        chunks, size = [], 0
+        while size <= max_bytes and (chunk := os.read(fd, min(1 << 20, max_bytes + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+    except BlockingIOError:
+        raise ValueError("cannot be read without waiting; expected a regular file") from None
+    except OSError as error:
+        raise ValueError(f"cannot be read ({error.strerror or error})") from None
+    finally:
+        os.close(fd)
+    if size > max_bytes:  # it grew after fstat
+        raise ValueError(f"over {max_bytes} bytes; expected a file under {max_bytes} bytes")
+    try:
+        return json.loads(b"".join(chunks).decode("utf-8"))
     except RecursionError:
         raise ValueError("its JSON is nested too deeply") from None
-    except (OSError, ValueError) as error:  # not UTF-8, not JSON, an integer of more than 4,300 digits
+    except ValueError as error:  # not UTF-8, not JSON, an integer of more than 4,300 digits
         raise ValueError(f"cannot be read as JSON ({error})") from None

@@ -112,3 +112,27 @@ def test_report_on_social_deduction_mini3(tmp_path):
     cfr = report["agents"]["cfr+"]
     assert 0 <= cfr["nash_conv_seats"] < 0.01 < heuristic["nash_conv_seats"]
     assert "Innocents: win rate → team BR | Imposters: win rate → team BR" in (tmp_path / "exact.md").read_text()
+
+
+# ------------------------------------------------------------------ --out: refused in words, made only when written
+def test_an_empty_out_is_refused_naming_the_value(tmp_path, monkeypatch, capsys):
+    """``--out ""`` would write exact.json into the current folder: refused, before the walk, in one line."""
+    _no_walk(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--variant", "micro3", "--out", ""])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--out" in error and "''" in error and "folder" in error
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("bad", [["--agents", "no_such_bot"], ["--variant", "huge"], ["--game", "avalon"],
+                                 ["--agents", "random", "random"], ["--samples", "0"]])
+def test_a_bad_argument_leaves_no_out_folder_behind(tmp_path, monkeypatch, capsys, bad):
+    _no_walk(monkeypatch)
+    out = tmp_path / "reports" / "exact"
+    variant = [] if "--variant" in bad else ["--variant", "micro3"]
+    assert main([*variant, *bad, "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith("traitors-exact: error:")
+    assert not (tmp_path / "reports").exists()

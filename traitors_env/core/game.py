@@ -24,7 +24,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility", "Variant", "add_claims_arguments", "claims_from_args"]
+__all__ = ["Game", "GameType", "MissingCapabilityError", "Utility", "Variant", "add_claims_arguments", "claims_from_args",
+           "sizes_text"]
 
 #: ``"zero_sum_teams"``: two teams, one wins, every seat of it gets +1 and every other −1 (constant-sum).
 #: ``"general_sum"``: individual rewards; several seats (or none of a side) may win.
@@ -299,9 +300,8 @@ class Game:
         """``num_players`` as an int in the game's range; ``ValueError`` naming the value and the range."""
         sizes = self.type.player_counts
         if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)) or num_players not in sizes:
-            expected = (f"an int {sizes[0]}–{sizes[-1]}" if len(sizes) > 1 and sizes == tuple(range(sizes[0], sizes[-1] + 1))
-                        else f"one of {list(sizes)}")
-            raise ValueError(f"{self.type.env_id} has no table of {num_players!r} players; expected {expected}")
+            raise ValueError(f"{self.type.env_id} has no table of {num_players!r} players; "
+                             f"expected a table size in {sizes_text(self.type)}")
         return int(num_players)
 
     def require(self, capability: str):
@@ -374,7 +374,8 @@ class Game:
 
         def check(num_players) -> None:
             if isinstance(num_players, bool) or num_players not in sizes:
-                raise ValueError(f"{kind.env_id} has no table of {num_players!r} players; expected one of {list(sizes)}")
+                raise ValueError(f"{kind.env_id} has no table of {num_players!r} players; "
+                                 f"expected a table size in {sizes_text(kind)}")
 
         def raw_env(num_players: int = default_players, claims: bool = claims_default, **kwargs):
             check(num_players)
@@ -414,3 +415,12 @@ def add_claims_arguments(parser) -> None:
 def claims_from_args(args, game: Game) -> bool:
     """The claims option of :func:`add_claims_arguments`'s flags: the flag given, else ``game.default_claims``."""
     return game.default_claims if getattr(args, "claims", None) is None else bool(args.claims)
+
+
+def sizes_text(kind) -> str:
+    """A :class:`GameType`'s table sizes in words: ``3–8``, ``3`` (a variant's) or ``5, 7``; the one wording of
+    :meth:`Game.check_players` and the tools' errors."""
+    sizes = kind.player_counts
+    if len(sizes) > 1 and sizes == tuple(range(sizes[0], sizes[-1] + 1)):
+        return f"{sizes[0]}–{sizes[-1]}"
+    return ", ".join(map(str, sizes))

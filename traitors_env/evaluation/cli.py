@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
-from ..cli_args import GameChoices, game_name, sizes_text
+from ..cli_args import GameOption
 from ..cli_args import seed as seed_argument
-from ..core.game import Game, add_claims_arguments, claims_from_args
+from ..core.game import Game, add_claims_arguments, claims_from_args, sizes_text
 from ..core.registry import DEFAULT_GAME, load_game
 from ..files import atomic_write_text, output_problem
 from .crossplay import play_cells
@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
         "traitors-eval --league-plot RUN/league.json [--out FILE.png] draws a league's Nash weights over iterations "
         "(default RUN/league.png).",
     )
-    parser.add_argument("--game", type=game_name, choices=GameChoices(), default=DEFAULT_GAME,
+    parser.add_argument("--game", action=GameOption, default=DEFAULT_GAME,
                         help=f"the game (a registered name; default {DEFAULT_GAME})")
     parser.add_argument("--agents", nargs="+", default=[], metavar="SPEC",
                         help="agents: random, heuristic, a checkpoint (.zip, generation or run folder), "

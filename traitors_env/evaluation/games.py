@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cli_args import GameChoices, game_name
+from ..cli_args import GameOption
 from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game, add_claims_arguments, claims_from_args
 from ..core.registry import DEFAULT_GAME, load_game
@@ -284,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     general-sum game each bot's in each side against each bot."""
 
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("--game", type=game_name, choices=GameChoices(), default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
+    parser.add_argument("--game", action=GameOption, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--players", type=int, nargs="*", default=None, help="table sizes (default: every size)")
     parser.add_argument("--seed", type=int, default=0)

@@ -471,16 +471,10 @@ def solution_data(form: SequenceForm, solution: Solution, variant_name: str) -> 
 
     Raises ``ValueError`` where two information states show the same observation (the table could not tell them
     apart; not so on the declared variants)."""
-    from ..games.traitors_aboard.observation import encode
+    from .policy_file import observation_keys
 
     tree = form.tree
-    keys = []
-    for info, node in enumerate(tree.info_node):
-        obs = encode(node.engine, tree.info_seat[info])
-        keys.append(observation_key(obs))
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"{len(keys)} information states show {len(set(keys))} distinct observations; expected one "
-                         "each (a plan keyed by observation would mix them)")
+    keys = observation_keys(tree)
     first: dict[int, int] = {}  # one decision node per information state (its actions are the same at all)
     for node, i in enumerate(tree.info):
         if i >= 0:

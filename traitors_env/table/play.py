@@ -52,9 +52,9 @@ from rich.text import Text
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
-from ..cli_args import GameChoices, game_name, sizes_text
+from ..cli_args import GameOption
 from ..core.agent import Agent, agent_beliefs
-from ..core.game import Game, add_claims_arguments, claims_from_args
+from ..core.game import Game, add_claims_arguments, claims_from_args, sizes_text
 from ..core.registry import DEFAULT_GAME, load_game
 from .text_view import view_of
 
@@ -345,7 +345,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="traitors-play",
         description="Play a registered game in the terminal against bots or trained policies.",
     )
-    parser.add_argument("--game", type=game_name, choices=GameChoices(), default=DEFAULT_GAME,
+    parser.add_argument("--game", action=GameOption, default=DEFAULT_GAME,
                         help=f"the game (a registered name; default {DEFAULT_GAME})")
     parser.add_argument("--players", type=int, default=None,
                         help="table size (default: the game's default table; its range is the game's)")

@@ -31,7 +31,7 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from ..cli_args import GameChoices, game_name
+from ..cli_args import GameOption
 from ..core.game import Game
 from ..core.records import RecordError, record_format
 from ..core.registry import DEFAULT_GAME, GameLoadError, load_game, loadable_games
@@ -128,7 +128,7 @@ def game_of_record(source: str) -> Game:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="traitors-replay", description="Step through a saved game.")
     parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
-    parser.add_argument("--game", type=game_name, choices=GameChoices(), default=None,
+    parser.add_argument("--game", action=GameOption, default=None,
                         help=f"the game the record is of (default: the game whose record format it names, else "
                              f"{DEFAULT_GAME})")
     view = parser.add_mutually_exclusive_group()

@@ -108,7 +108,7 @@ def test_a_game_is_its_seed_and_its_actions():
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"num_players": 2}, r"no table of 2 players; expected an int 3–10"),
+    ({"num_players": 2}, r"no table of 2 players; expected a table size in 3–10"),
     ({"num_players": 11}, r"no table of 11 players"),
     ({"imposters": 0}, r"imposters=0 is not valid; expected an int from 1 to"),
     ({"num_players": 6, "imposters": 3}, r"imposters=3 is not valid at 6 players; expected fewer Imposters than Innocents: 1–2"),

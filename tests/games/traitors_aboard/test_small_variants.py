@@ -87,7 +87,7 @@ def test_a_declared_variant_is_a_game_of_its_own():
     env.reset(seed=0)
     assert len(env.agents) == 3
     assert game.check_players(3) == 3
-    with pytest.raises(ValueError, match=r"no table of 5 players; expected one of \[3\]"):
+    with pytest.raises(ValueError, match=r"no table of 5 players; expected a table size in 3"):
         game.check_players(5)
     state = game.new_initial_state(3, 5)
     assert len(state.draw_pile) == VARIANTS["mini3"].pile
@@ -117,6 +117,33 @@ def test_a_small_variant_game_is_not_recorded_as_a_full_game():
 
 def test_a_variant_game_refuses_other_table_sizes_and_has_no_records():
     game = load_game("traitors_aboard:mini3")
-    with pytest.raises(ValueError, match=r"traitors_aboard_v0:mini3 has no table of 4 players; expected one of \[3\]"):
+    with pytest.raises(ValueError, match=r"traitors_aboard_v0:mini3 has no table of 4 players; expected a table size in 3"):
         game.raw_env(num_players=4)
     assert game.records is None and load_game("traitors_aboard").records is not None
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_hidden_variant_redraws_only_among_the_variants_cards_in_play(name):
+    """The secrets test's redraw of a small variant's state (``hidden_variant``): the cards the variant leaves out of
+    play (declared, so known to every seat) stay in the discard pile; hands, the draw pile and the chest hold only
+    cards in play, as in every game of the variant."""
+    from traitors_env.games.traitors_aboard.hidden import hidden_variant
+
+    v = variant(name)
+    out_of_play = deal(v, seed=0).discard  # every card of the full deck not in play
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(12):
+        state = deal(v, seed=seed)
+        while not state.is_terminal:
+            for seat in (None, *range(v.num_players)):
+                redrawn = hidden_variant(state, seat, rng)
+                places = redrawn.card_locations()
+                held = [places["hands"][k] + places["draw_pile"][k] + places["chest"][k] for k in range(NUM_CARD_KINDS)]
+                assert all(held[k] <= v.deck[k] for k in range(NUM_CARD_KINDS)), (name, seat, held, v.deck)
+                assert all(redrawn.discard[k] >= out_of_play[k] for k in range(NUM_CARD_KINDS)), (name, seat)
+                assert sum(redrawn.discard) == sum(state.discard)
+                checked += 1
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+    assert checked > 50

@@ -32,7 +32,7 @@ import numpy as np
 import pyspiel
 
 from ...core.aec import CardGameAECEnv, check_flag, wrap
-from ...core.game import Game, GameType, Variant
+from ...core.game import Game, GameType, Variant, sizes_text
 from ...core.layout import Layout, Piece
 
 __all__ = ["IllegalActionError", "SmallSpielVariant", "SpielSpec", "SpielState", "TensorEncoder", "hidden_variant",
@@ -108,7 +108,8 @@ class SpielSpec:
         lo, hi = self.type.min_players, self.type.max_players
         if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)) \
                 or not lo <= num_players <= hi:
-            raise ValueError(f"{self.type.env_id} has no table of {num_players!r} players; expected an int {lo}–{hi}")
+            raise ValueError(f"{self.type.env_id} has no table of {num_players!r} players; "
+                             f"expected a table size in {sizes_text(self.type)}")
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise ValueError(f"unknown option(s) {unknown} of {self.type.env_id}; expected keyword arguments among "

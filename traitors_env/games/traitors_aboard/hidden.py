@@ -3,16 +3,20 @@
 :func:`hidden_variant` builds a copy of a state in which everything a seat cannot know is redrawn (other hands,
 unrevealed roles, unseen chest values, draw-pile order, the discard pile, scrambled Spyglass groups, R07, R09);
 its observation must not change (DESIGN.md, "Secrets"). The conformance test runs it for every registered game.
+A small variant's state (:mod:`.small`) is redrawn among the variant's cards in play: the cards it leaves out of
+play are declared, so every seat knows they lie in the discard pile.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 
 import numpy as np
 
-from .cards import CardKind
+from .cards import NUM_CARD_KINDS, CardKind
 from .engine import GameState
+from .small import deal, variant
 
 __all__ = ["hidden_variant"]
 
@@ -45,7 +49,8 @@ def hidden_variant(state: GameState, seat: int | None, rng: np.random.Generator)
     seen_by_me = variant.spyglass_seen if variant.current_player == seat else []
     chest_slots = [card for card in variant.chest if not card.known_by & bit and all(card is not c for c in seen_by_me)]
     pool += [card.kind for card in chest_slots]
-    pool += [k for k in range(8) for _ in range(variant.discard[k])]
+    out_of_play = _out_of_play(variant.small_variant)  # public: they stay in the discard pile
+    pool += [k for k in range(8) for _ in range(variant.discard[k] - out_of_play[k])]
     pool = [pool[i] for i in rng.permutation(len(pool))]
     for card in chest_slots:  # chest cards must stay loot
         card.kind = pool.pop(next(i for i, k in enumerate(pool) if k <= CardKind.LOOT_MINUS_2))
@@ -57,7 +62,7 @@ def hidden_variant(state: GameState, seat: int | None, rng: np.random.Generator)
                 variant.hands[s][pool.pop()] += 1
     for i in draw_slots:
         variant.draw_pile[i] = pool.pop()
-    variant.discard = [pool.count(k) for k in range(8)]
+    variant.discard = [out_of_play[k] + pool.count(k) for k in range(8)]
 
     # Inside a scrambled group, which card carries which placer/announcement is not public (R07).
     groups: dict[int, list] = {}
@@ -79,3 +84,12 @@ def hidden_variant(state: GameState, seat: int | None, rng: np.random.Generator)
         variant.spyglass_seen = [variant.spyglass_seen[i] for i in rng.permutation(len(variant.spyglass_seen))]
     variant.rng = np.random.default_rng(int(rng.integers(2**32)))
     return variant
+
+
+@functools.cache
+def _out_of_play(small_variant: str | None) -> tuple[int, ...]:
+    """Cards per kind that small variant ``small_variant`` leaves out of play (the discard pile it deals, which no seed
+    changes: S01); none for the full game (``None``)."""
+    if small_variant is None:
+        return (0,) * NUM_CARD_KINDS
+    return tuple(deal(variant(small_variant), seed=0).discard)
