@@ -29,15 +29,16 @@ def kept_when_pruned(sides) -> tuple[Path, ...]:
 class RLlibModuleSpec:
     """A picklable recipe for the agent of a saved side module (``build(seed)``, as :class:`training.agents.AgentSpec`)."""
 
-    def __init__(self, path: str, deterministic: bool = False) -> None:
+    def __init__(self, path: str, deterministic: bool, game: str) -> None:
         self.path = str(path)
         self.deterministic = deterministic
+        self.game = game  # by name (picklable): the module's spaces are checked against this game's
 
     def build(self, seed=None):
         from traitors_env.agents.checkpoint import PolicyAgent
         from traitors_env.agents.rllib_checkpoint import load_module_policy
 
-        return PolicyAgent(load_module_policy(self.path), seed=seed, deterministic=self.deterministic)
+        return PolicyAgent(load_module_policy(self.path, self.game), seed=seed, deterministic=self.deterministic)
 
 
 def trained_module_specs(
@@ -50,8 +51,9 @@ def trained_module_specs(
     Raises:
         PolicyLoadError: if a module folder is missing.
     """
-    modules = {team: run.generation_dir(generation) / MODULE_DIR / team for team in load_game(game).type.sides}
+    game = load_game(game)
+    modules = {team: run.generation_dir(generation) / MODULE_DIR / team for team in game.type.sides}
     for path in modules.values():
         if not path.is_dir():
             raise PolicyLoadError(f"RLlib module {str(path)!r} does not exist; train first or pick another --generation")
-    return modules, {team: RLlibModuleSpec(path, deterministic[team]) for team, path in modules.items()}
+    return modules, {team: RLlibModuleSpec(path, deterministic[team], game.name) for team, path in modules.items()}
