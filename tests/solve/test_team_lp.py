@@ -44,10 +44,10 @@ def test_lp_equals_the_double_oracle_on_private_types(trial):
 
 @pytest.mark.slow
 @pytest.mark.every_extra
-def test_social_deduction_mini3_team_equilibrium():
+def test_social_deduction_mini3_team_equilibrium(tmp_path):
     """OpenSpiel's social_deduction at 3 players, 1 round: the Innocents' TMECor value is 457/480 (95.21 %), both
-    sides' exact best responses meet it (team NashConv 0), and the flow decomposes into joint plans worth the same
-    (~1 min here)."""
+    sides' exact best responses meet it (team NashConv 0), the flow decomposes into joint plans worth the same, and
+    the agent spec written from it plays to that value (~2 min here)."""
     pytest.importorskip("pyspiel")
     from traitors_env.core import load_game
     from traitors_env.solve import small_variants
@@ -66,3 +66,46 @@ def test_social_deduction_mini3_team_equilibrium():
     mixture = te.evaluate_mixture(form, rows, weights, solution.mutineer)
     assert mixture["pirates_win_rate"] == pytest.approx(457 / 480, abs=1e-9)
     assert mixture["nash_conv_points"] == pytest.approx(0.0, abs=1e-6)
+    # the agent spec: written, loaded as any .team.json, and played through the tree (both sides) for 2,000 games
+    import json
+
+    from traitors_env.agents.spec import agent_maker
+    from traitors_env.agents.tabular import observation_key
+
+    path = tmp_path / "sd.team.json"
+    path.write_text(json.dumps(team_lp.solution_data(form, solution, "mini3", "openspiel_social_deduction_v0")))
+    label, make = agent_maker(str(path), game="openspiel_social_deduction:mini3")
+    assert label.startswith("team:")
+    tree, keys, rng, wins = form.tree, {}, np.random.default_rng(0), 0
+    for game in range(2000):
+        agent, node = make(game), 0
+        while tree.kind[node] != 2:
+            if tree.kind[node] == 0:
+                node = tree.children[node][rng.choice(len(tree.probs[node]), p=tree.probs[node])]
+                continue
+            info = tree.info[node]
+            if info not in keys:
+                keys[info] = observation_key(tree.info_node[info].observation(tree.info_seat[info]))
+            action = agent.act_key(keys[info], tree.info_node[info].legal_mask())
+            node = tree.children[node][tree.actions[node].index(action)]
+        wins += tree.side0_return[node] > 0
+    assert abs(wins / 2000 - 457 / 480) < 4 * np.sqrt(0.05 * 0.95 / 2000)
+
+
+def test_team_dag_file_is_checked_and_played():
+    """A hand-written DAG file: the agent plays its one choice and the other side's probabilities; a tampered
+    distribution, a state out of range and another game are refused."""
+    from traitors_env.agents import team_dag
+
+    data = {"format": team_dag.FORMAT, "version": team_dag.VERSION, "game": "g", "team": {"a": 0, "b": 1},
+            "up": [-1, 0], "dag": [[[0.25, {"a": 0}, [[1, 1]]], [0.75, {"a": 1}, [[1, 2]]]], [[1.0, {"b": 2}, []]],
+                                  [[1.0, {"b": 1}, []]]], "other": {"m": [[0, 1], [0.0, 1.0]]}}
+    agent = team_dag.TeamDagAgent(team_dag.TeamDagPolicy(data), seed=0)
+    mask = np.ones(3, dtype=np.int8)
+    first = agent.act_key("a", mask)
+    assert agent.act_key("b", mask) == (2 if first == 0 else 1)  # the state its own draw led to
+    assert agent.act_key("m", mask) == 1
+    for bad in ({"dag": [[[0.5, {"a": 0}, []]]] + data["dag"][1:]}, {"dag": [[[1.0, {"a": 0}, [[1, 9]]]]]},
+                {"format": "x"}):
+        with pytest.raises(ValueError):
+            team_dag.TeamDagPolicy({**data, **bad})

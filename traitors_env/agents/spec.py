@@ -47,7 +47,7 @@ import numpy as np
 from ..core.agent import Agent
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, UnknownGameError, load_game, registered_games
-from . import make_agent, tabular, team_plan
+from . import make_agent, tabular, team_dag, team_plan
 from .league import league_maker, league_spec
 from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .run_folder import RunFolder
@@ -123,8 +123,11 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
         if not path.is_file():
             raise AgentSpecError(f"agent {spec!r}: no such team equilibrium file")
         try:
+            if team_dag.is_team_dag(path):  # the team's flows over its belief DAG (solve/team_lp.py)
+                dag_policy = team_dag.load_team_dag(path, game)
+                return f"team:{path}", lambda seed: team_dag.TeamDagAgent(dag_policy, seed=seed)
             solution = team_plan.load_solution(path, game)
-        except (OSError, team_plan.TeamPolicyError) as error:
+        except (OSError, ValueError) as error:  # TeamPolicyError is a ValueError
             raise AgentSpecError(f"agent {spec!r}: {error}") from None
         return f"team:{path}", lambda seed: team_plan.TeamEquilibriumAgent(solution, seed=seed)
     if path.exists():

@@ -196,9 +196,10 @@ def agent_policy(tree: Tree, make_agent: Callable[[int], object], samples: int =
     """
     makers = {0: make_agent, 1: make_agent, **(side_agents or {})}
     probe = {side: maker(0) for side, maker in makers.items()}
+    from ..agents.team_dag import TeamDagAgent
     from ..agents.team_plan import TeamEquilibriumAgent
 
-    if any(isinstance(agent, TeamEquilibriumAgent) for agent in probe.values()):
+    if any(isinstance(agent, (TeamEquilibriumAgent, TeamDagAgent)) for agent in probe.values()):
         # its seats share the game's plan: per information state it would be read as the marginals, another agent
         raise ValueError("a team equilibrium (.team.json) correlates its seats through one plan per game; it has no "
                          "probabilities per information state to read. Its exact figures: python -m "

@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..agents.team_dag import TeamDagPolicy
 from .team_dp import NoDecomposition, Parts, team_best_response_dp
 from .team_equilibrium import MUTINEERS, PIRATES, SequenceForm, _mutineer_constraints, _points
 
-__all__ = ["BeliefDag", "TeamLPSolution", "build_dag", "solve"]
+__all__ = ["BeliefDag", "TeamLPSolution", "build_dag", "decompose", "solution_data", "solve"]
 
 _CHANCE, _DECISION, _TERMINAL = 0, 1, 2
 
@@ -45,6 +46,8 @@ class BeliefDag:
         state_of: per sequence, its state; parents: per state, the sequences below which it is live (empty: the
             root state); choices: per sequence, ``{team information state: action index}``.
         terminal_seq, terminal_node: one entry per (sequence, terminal) pair: the terminal is live below it.
+        below: per sequence, ``(part, state)`` for each child part it leaves a live set in; part: per state, its
+        part; parts: the :class:`.team_dp.Parts`.
     """
 
     states: int
@@ -53,6 +56,9 @@ class BeliefDag:
     choices: list[dict[int, int]]
     terminal_seq: np.ndarray
     terminal_node: np.ndarray
+    below: list[list[tuple[int, int]]]
+    part: list[int]
+    parts: Parts
     seconds: float
 
     @property
@@ -81,6 +87,8 @@ def build_dag(tree, side: int = PIRATES, max_joint: int = 100_000) -> BeliefDag:
                 live[child] = live[node]
     ids: dict[tuple[int, ...], int] = {(0,): 0}
     parents: list[list[int]] = [[]]
+    below_of: list[list[tuple[int, int]]] = []
+    part = [of[0]]
     state_of: list[int] = []
     choices: list[dict[int, int]] = []
     t_seq: list[int] = []
@@ -113,17 +121,21 @@ def build_dag(tree, side: int = PIRATES, max_joint: int = 100_000) -> BeliefDag:
                         (terminals if kind[child] == _TERMINAL else below.setdefault(of[child], [])).append(child)
             t_seq += [seq] * len(terminals)
             t_node += terminals
-            for nodes_below in below.values():
+            below_of.append([])
+            for p, nodes_below in below.items():
                 key = tuple(sorted(nodes_below))
                 child_state = ids.get(key)
                 if child_state is None:
                     child_state = ids[key] = len(parents)
                     parents.append([])
+                    part.append(p)
                     stack.append(key)
                 parents[child_state].append(seq)
+                below_of[seq].append((p, child_state))
     return BeliefDag(states=len(parents), state_of=np.asarray(state_of, dtype=np.int64), parents=parents,
                      choices=choices, terminal_seq=np.asarray(t_seq, dtype=np.int64),
-                     terminal_node=np.asarray(t_node, dtype=np.int64), seconds=time.perf_counter() - start)
+                     terminal_node=np.asarray(t_node, dtype=np.int64), below=below_of, part=part, parts=parts,
+                     seconds=time.perf_counter() - start)
 
 
 @dataclass
@@ -219,10 +231,7 @@ def decompose(dag: BeliefDag, x: np.ndarray, tolerance: float = 1e-9) -> tuple[l
     by_state: list[list[int]] = [[] for _ in range(dag.states)]
     for seq, s in enumerate(dag.state_of):
         by_state[s].append(seq)
-    below: list[list[int]] = [[] for _ in range(dag.sequences)]
-    for s, parents in enumerate(dag.parents):
-        for seq in parents:
-            below[seq].append(s)
+    below = [[t for _, t in pairs] for pairs in dag.below]
     remaining = x.copy()
     plans, weights = [], []
     while sum(remaining[q] for q in by_state[0]) > tolerance:
@@ -245,6 +254,50 @@ def decompose(dag: BeliefDag, x: np.ndarray, tolerance: float = 1e-9) -> tuple[l
     return plans, weights / weights.sum()
 
 
+def solution_data(form: SequenceForm, solution: TeamLPSolution, variant_name: str, env_id: str,
+                  tolerance: float = 1e-12) -> dict:
+    """``solution`` as a ``.team.json`` of format ``traitors_env.team_dag`` (:mod:`traitors_env.agents.team_dag`):
+    the DAG's states and choices with flow above ``tolerance`` (renumbered, the root first), keyed by the registered
+    env's observations and actions. ``ValueError`` where two information states show one observation."""
+    from ..agents.tabular import observation_key
+    from ..agents.team_dag import FORMAT, VERSION
+
+    tree, dag, x = form.tree, solution.dag, solution.x
+    keys = [observation_key(node.observation(tree.info_seat[i])) for i, node in enumerate(tree.info_node)]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{len(keys)} information states show {len(set(keys))} distinct observations; expected one each")
+    first: dict[int, int] = {}
+    for node, i in enumerate(tree.info):
+        if i >= 0:
+            first.setdefault(i, node)
+    actions = [list(map(int, tree.actions[first[i]])) for i in range(len(keys))]
+    flow = np.bincount(dag.state_of, x, minlength=dag.states)
+    by_state: list[list[int]] = [[] for _ in range(dag.states)]
+    for seq, s in enumerate(dag.state_of):
+        by_state[s].append(seq)
+    number = {0: 0}
+    order, out = [0], []
+    while len(out) < len(order):  # breadth first from the root over the choices with flow
+        s = order[len(out)]
+        row = []
+        for seq in by_state[s]:
+            if x[seq] <= tolerance:
+                continue
+            children = []
+            for p, t in dag.below[seq]:
+                if t not in number:
+                    number[t] = len(order)
+                    order.append(t)
+                children.append([int(p), number[t]])
+            row.append([float(x[seq] / flow[s]), {keys[i]: actions[i][a] for i, a in dag.choices[seq].items()},
+                        children])
+        out.append(row)
+    team = {keys[i]: int(dag.parts.of[first[i]]) for i in range(len(keys)) if tree.info_side[i] == PIRATES}
+    other = {keys[i]: [actions[i], [float(q) for q in probs]] for i, probs in solution.mutineer.items()}
+    return {"format": FORMAT, "version": VERSION, "game": f"{env_id}:{variant_name}", "summary": solution.summary(),
+            "team": team, "up": [int(p) for p in dag.parts.up], "dag": out, "other": other}
+
+
 def main(argv: list[str] | None = None) -> dict:
     """``python -m traitors_env.solve.team_lp --game openspiel_social_deduction --variant mini3 [--check]``: the
     TMECor by the belief-DAG LP, printed as JSON; ``--check`` also decomposes the team's flow into joint plans and
@@ -261,7 +314,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--game", default="openspiel_social_deduction")
     parser.add_argument("--variant", default="mini3")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--out", help="write the solution as an agent spec (a .team.json file)")
     args = parser.parse_args(argv)
+    if args.out and not args.out.endswith(".team.json"):
+        parser.error(f"--out {args.out!r}; expected a file name ending in .team.json (an agent spec)")
     game = load_game(args.game)
     declared = small_variants(game)
     if args.variant not in declared:
@@ -282,6 +338,13 @@ def main(argv: list[str] | None = None) -> dict:
         report["mixture"] = {"plans": len(plans), "weights_min_max": [float(weights.min()), float(weights.max())],
                              **evaluate_mixture(form, full, weights, solution.mutineer),
                              "seconds": round(time.perf_counter() - t0, 1)}
+    if args.out:
+        from ..files import atomic_write_text
+
+        data = solution_data(form, solution, args.variant, game.type.env_id)
+        TeamDagPolicy(data)  # checked as the loader will read it
+        atomic_write_text(args.out, json.dumps(data, separators=(",", ":")) + "\n")
+        report["out"] = args.out
     print(json.dumps(report, indent=1, default=float))
     return report
 
