@@ -20,7 +20,9 @@ A spec, for a game (a registered name or environment id, or a :class:`~traitors_
 - a tabular policy ``PATH.policy.json`` (an exact solver's, e.g. ``traitors-exact --cfr``'s CFR+ average policy of a
   small variant): JSON data, an action distribution per observation (:mod:`.tabular`);
 - a team equilibrium ``PATH.team.json`` (``python -m traitors_env.solve.team_equilibrium --out``): the Pirates' joint
-  plans, one drawn per game and followed by every Pirate seat, and the Mutineer's strategy (:mod:`.team_plan`);
+  plans, one drawn per game and followed by every Pirate seat, and the Mutineer's strategy (:mod:`.team_plan`); or
+  (``python -m traitors_env.solve.team_lp --out``) the team's flows over its belief DAG, the plan drawn lazily per
+  game (:mod:`.team_dag`);
 - ``openai:MODEL``: a language model behind an OpenAI-compatible chat server (:mod:`.llm`; needs the ``llm`` extra),
   with the server, sampling and retry options of an :class:`~.llm.LLMOptions` (``agent_maker(..., llm=...)``;
   the ``--llm-*`` options of ``traitors-eval`` and ``traitors-play``);
