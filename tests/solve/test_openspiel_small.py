@@ -118,3 +118,28 @@ def test_uniform_play_wins_as_the_rules_say_and_the_innocents_bracket_holds(smal
         assert innocents["win_rate"] - 1e-12 <= innocents["win_rate_lower"] <= innocents["win_rate_upper"] + 1e-12
         conv = report["nash_conv_sides"]
         assert 0 <= conv["lower"] <= conv["upper"] + 1e-12
+
+
+def test_the_innocents_team_best_response_is_exact_and_its_plan_achieves_it(small):
+    """The DP over common-knowledge parts (traitors_env/solve/team_dp.py; every action but the deal is public, so a
+    part is one public history) gives the Innocents' exact team best response: between the person-by-person
+    optimum and the shared-information relaxation, reached by its own plan played against the agent's Imposter; the
+    same DP on the Imposter's side (one seat per deal) is its best response."""
+    from traitors_env.solve.exact import _pure, policy_value_side
+    from traitors_env.solve.team_dp import team_best_response_dp
+
+    _, _, tree, results = small
+    for policy, report in results.values():
+        innocents = report["sides"]["innocents"]
+        # the DP runs where person-by-person falls short of the relaxation (the heuristic's 100 % is met at once)
+        assert innocents["exact"] and "milp" not in innocents
+        assert innocents.get("dp", {"exact": True})["exact"]
+        assert innocents["person_by_person"] - 1e-12 <= innocents["win_rate_lower"]
+        assert innocents["win_rate_lower"] <= innocents["shared_information"] + 1e-12
+        dp = team_best_response_dp(tree, policy, 0)
+        assert dp["win_rate"] == pytest.approx(innocents["win_rate_lower"], abs=1e-12)
+        assert policy_value_side(tree, _pure(tree, policy, dp["plan"])) == pytest.approx(dp["value"], abs=1e-12)
+        imposter = team_best_response_dp(tree, policy, 1)
+        assert imposter["win_rate"] == pytest.approx(report["sides"]["imposters"]["win_rate_lower"], abs=1e-12)
+    assert results["random"][1]["sides"]["innocents"]["dp"]["exact"]
+    assert results["random"][1]["sides"]["innocents"]["win_rate_lower"] == pytest.approx(139 / 144, abs=1e-12)

@@ -83,7 +83,7 @@ def test_correlation_pays_in_the_matching_game():
 
 
 def test_milp_and_person_by_person_against_brute_force():
-    """The exact team best response (MILP) equals the best of all joint pure plans against random Mutineer
+    """The exact team best response (MILP, and the DP) equals the best of all joint pure plans against random Mutineer
     strategies; person-by-person never beats it; a one-plan mixture's figures match exact.py's functions."""
     rng = np.random.default_rng(0)
     for trial in range(8):
@@ -95,8 +95,10 @@ def test_milp_and_person_by_person_against_brute_force():
         y = form.realization(mutineer, te.MUTINEERS)
         plans = [np.array([a, b, 0]) for a, b in itertools.product(range(2), repeat=2)]
         brute = max(form.pirate_value(p, y) for p in plans)
-        exact = te.team_best_response_plan(form, y)
+        exact = te.team_best_response_plan(form, y, method="milp")
         assert exact["exact"] and exact["value"] == pytest.approx(brute) and exact["milp_value"] == pytest.approx(brute)
+        dp = te.team_best_response_plan(form, y)  # the default oracle here: the DP over common-knowledge parts
+        assert dp["method"] == "dp" and dp["value"] == pytest.approx(brute) and dp["dp_value"] == pytest.approx(brute)
         assert form.person_by_person(plans[1], y)[0] <= brute + 1e-12
         # the double oracle's value is the maxmin over all joint plans (the restricted game with every column)
         full, _, _ = te.solve_restricted(form, form.payoff_columns(plans))

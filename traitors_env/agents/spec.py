@@ -20,7 +20,9 @@ A spec, for a game (a registered name or environment id, or a :class:`~traitors_
 - a tabular policy ``PATH.policy.json`` (an exact solver's, e.g. ``traitors-exact --cfr``'s CFR+ average policy of a
   small variant): JSON data, an action distribution per observation (:mod:`.tabular`);
 - a team equilibrium ``PATH.team.json`` (``python -m traitors_env.solve.team_equilibrium --out``): the Pirates' joint
-  plans, one drawn per game and followed by every Pirate seat, and the Mutineer's strategy (:mod:`.team_plan`);
+  plans, one drawn per game and followed by every Pirate seat, and the Mutineer's strategy (:mod:`.team_plan`); or
+  (``python -m traitors_env.solve.team_lp --out``) the team's flows over its belief DAG, the plan drawn lazily per
+  game (:mod:`.team_dag`);
 - ``openai:MODEL``: a language model behind an OpenAI-compatible chat server (:mod:`.llm`; needs the ``llm`` extra),
   with the server, sampling and retry options of an :class:`~.llm.LLMOptions` (``agent_maker(..., llm=...)``;
   the ``--llm-*`` options of ``traitors-eval`` and ``traitors-play``);
@@ -47,7 +49,7 @@ import numpy as np
 from ..core.agent import Agent
 from ..core.game import Game
 from ..core.registry import DEFAULT_GAME, UnknownGameError, load_game, registered_games
-from . import make_agent, tabular, team_plan
+from . import make_agent, tabular, team_dag, team_plan
 from .league import league_maker, league_spec
 from .policy import AgentSpecError, PolicyLoadError, generator, policy_agent
 from .run_folder import RunFolder
@@ -123,8 +125,11 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
         if not path.is_file():
             raise AgentSpecError(f"agent {spec!r}: no such team equilibrium file")
         try:
+            if team_dag.is_team_dag(path):  # the team's flows over its belief DAG (solve/team_lp.py)
+                dag_policy = team_dag.load_team_dag(path, game)
+                return f"team:{path}", lambda seed: team_dag.TeamDagAgent(dag_policy, seed=seed)
             solution = team_plan.load_solution(path, game)
-        except (OSError, team_plan.TeamPolicyError) as error:
+        except (OSError, ValueError) as error:  # TeamPolicyError is a ValueError
             raise AgentSpecError(f"agent {spec!r}: {error}") from None
         return f"team:{path}", lambda seed: team_plan.TeamEquilibriumAgent(solution, seed=seed)
     if path.exists():

@@ -196,9 +196,10 @@ def agent_policy(tree: Tree, make_agent: Callable[[int], object], samples: int =
     """
     makers = {0: make_agent, 1: make_agent, **(side_agents or {})}
     probe = {side: maker(0) for side, maker in makers.items()}
+    from ..agents.team_dag import TeamDagAgent
     from ..agents.team_plan import TeamEquilibriumAgent
 
-    if any(isinstance(agent, TeamEquilibriumAgent) for agent in probe.values()):
+    if any(isinstance(agent, (TeamEquilibriumAgent, TeamDagAgent)) for agent in probe.values()):
         # its seats share the game's plan: per information state it would be read as the marginals, another agent
         raise ValueError("a team equilibrium (.team.json) correlates its seats through one plan per game; it has no "
                          "probabilities per information state to read. Its exact figures: python -m "
@@ -534,6 +535,11 @@ def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pi
     for side, name in enumerate(sides):
         team = team_best_response(tree, policy, side)
         if not team["exact"]:
+            team["dp"] = _team_dp(tree, policy, side)
+            if team["dp"]["exact"]:
+                team["win_rate_lower"] = team["win_rate_upper"] = team["dp"]["win_rate"]
+                team["exact"] = True
+        if not team["exact"]:
             team["milp"] = team_best_response_milp(tree, policy, side, time_limit=milp_time_limit)
             if team["milp"]["exact"]:
                 team["win_rate_lower"] = team["win_rate_upper"] = team["milp"]["win_rate"]
@@ -555,6 +561,20 @@ def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pi
                             "points_lower": round(100 * lower, 3), "points_upper": round(100 * upper, 3)},
         "seconds": round(time.perf_counter() - start, 2),
     }
+
+
+def _team_dp(tree: Tree, policy: list[np.ndarray], side: int) -> dict:
+    """The exact team best response by dynamic programming over the team's common-knowledge parts
+    (:mod:`.team_dp`), without its plan; ``exact`` false (and ``reason``) where the team's information does not
+    decompose, and the MILP is tried instead."""
+    from .team_dp import NoDecomposition, team_best_response_dp
+
+    start = time.perf_counter()
+    try:
+        result = team_best_response_dp(tree, policy, side)
+    except NoDecomposition as error:
+        return {"exact": False, "reason": str(error), "seconds": round(time.perf_counter() - start, 2)}
+    return {k: v for k, v in result.items() if k != "plan"} | {"win_rate": float(result["win_rate"])}
 
 
 def policy_value_side(tree: Tree, policy: list[np.ndarray]) -> float:

@@ -41,12 +41,14 @@ from ..agents.tabular import observation_key
 from ..agents.team_plan import FORMAT, VERSION, TeamEquilibriumAgent, TeamPolicy, TeamPolicyError, load_solution
 from ..files import atomic_write_text
 from .exact import _CHANCE, _TERMINAL, Tree, solve_team_milp
+from .team_dp import NoDecomposition, Parts, team_best_response_dp
 
 __all__ = ["FORMAT", "SequenceForm", "Solution", "TeamEquilibriumAgent", "TeamPolicy", "TeamPolicyError",
            "evaluate_mixture", "load_solution", "marginal_policy", "observation_key", "save_solution", "solve",
            "solution_data", "team_best_response_plan"]
 
 PIRATES, MUTINEERS = 0, 1
+MAX_JOINT = 100_000  # most joint choices of the Pirates at one part for the DP oracle (else the MILP)
 
 
 def _points(pirate_gain: float) -> float:
@@ -231,8 +233,28 @@ class SequenceForm:
         return best, plan
 
 
-def team_best_response_plan(form: SequenceForm, y: np.ndarray, time_limit: float = 600.0) -> dict:
+def team_dp_parts(form: SequenceForm):
+    """The Pirates' common-knowledge parts of ``form``'s tree (:class:`.team_dp.Parts`), or ``None`` where the team's
+    information does not decompose into parts small enough for :func:`.team_dp.team_best_response_dp` (computed once
+    per form: they do not depend on the Mutineer's strategy)."""
+    if not hasattr(form, "_team_parts"):
+        try:
+            parts = Parts(form.tree, PIRATES)
+            form._team_parts = parts if max(parts.joint, default=1) <= MAX_JOINT else None
+        except NoDecomposition:
+            form._team_parts = None
+    return form._team_parts
+
+
+def team_best_response_plan(form: SequenceForm, y: np.ndarray, time_limit: float = 600.0,
+                            method: str = "auto") -> dict:
     """The Pirates' exact team best response against the Mutineer's realization ``y``, with its plan.
+
+    ``method``: ``"dp"``, the dynamic program over the team's common-knowledge parts (:mod:`.team_dp`; OpenSpiel's
+    ``social_deduction``, where it takes about a second); ``"milp"``, the mixed-integer program below; ``"auto"``
+    (default), the DP where the parts allow it (:func:`team_dp_parts`), else the MILP (Traitors Aboard, whose
+    Pirates' private information puts all their states in one part). Returns ``value`` (the Pirates' return),
+    ``plan``, ``exact``, ``bound``, ``method`` and sizes.
 
     The mixed-integer program of :func:`.exact.team_best_response_milp` (binary sequence-form plan per Pirate seat,
     one continuous variable per product of several seats' last sequences), built from the terminal arrays, with each
@@ -241,6 +263,21 @@ def team_best_response_plan(form: SequenceForm, y: np.ndarray, time_limit: float
     return), ``plan``, ``exact`` (HiGHS closed the gap), ``bound`` and sizes.
     """
     start = time.perf_counter()
+    if method not in ("auto", "dp", "milp"):
+        raise ValueError(f"method {method!r}; expected 'auto', 'dp' or 'milp'")
+    parts = team_dp_parts(form) if method != "milp" else None
+    if parts is not None:
+        behaviour = form.behaviour(y, MUTINEERS)  # uniform where the Mutineer's own play never gets: reach 0 there
+        policy = [behaviour.get(i, np.ones(w) / w) for i, w in enumerate(form.width)]
+        result = team_best_response_dp(form.tree, policy, PIRATES, max_joint=MAX_JOINT, parts=parts)
+        plan = np.zeros(len(form.width), dtype=np.int64)
+        for info, a in result["plan"].items():
+            plan[info] = a
+        return {"value": form.pirate_value(plan, y), "dp_value": result["value"], "plan": plan, "exact": True,
+                "bound": result["value"], "method": "dp", "parts": result["parts"], "states": result["states"],
+                "seconds": round(time.perf_counter() - start, 2)}
+    if method == "dp":
+        raise NoDecomposition("the Pirates' information does not decompose into small parts here; use the MILP")
     coef = form.chance * form.pirate_return * y[form.mutineer_last]
     keep = coef != 0
     keys = np.sort(form.pirate_last[keep], axis=1)
@@ -264,7 +301,7 @@ def team_best_response_plan(form: SequenceForm, y: np.ndarray, time_limit: float
         plan[info] = int(np.argmax(part))
     bound = getattr(result, "mip_dual_bound", None)
     return {"value": form.pirate_value(plan, y), "milp_value": constant - float(result.fun), "plan": plan,
-            "exact": bool(result.status == 0),
+            "exact": bool(result.status == 0), "method": "milp",
             "bound": None if bound is None or not np.isfinite(bound) else constant - float(bound),
             "binaries": num_x, "products": products, "seconds": round(time.perf_counter() - start, 2)}
 
@@ -273,16 +310,22 @@ def team_best_response_plan(form: SequenceForm, y: np.ndarray, time_limit: float
 def _mutineer_constraints(form: SequenceForm):
     """The Mutineer's sequence-form constraints ``F y = f`` over ``form.mutineer_seqs`` and the empty sequence (the
     last column): row 0 ``y(∅) = 1``, then per Mutineer information state ``Σ_a y(I, a) − y(parent) = 0``."""
+    from scipy.sparse import csr_matrix
+
     seqs = form.mutineer_seqs
     col = {int(s): j for j, s in enumerate(seqs)}
     empty = len(seqs)
     col[-1] = empty
-    F = np.zeros((1 + len(form.mutineer_infos), len(seqs) + 1))
-    F[0, empty] = 1.0
+    rows, cols, vals = [0], [empty], [1.0]  # sparse: social_deduction's mini3 has 21,942 × 46,000 of them
     for row, info in enumerate(form.mutineer_infos, start=1):
         for s in range(form.offsets[info], form.offsets[info + 1]):
-            F[row, col[s]] = 1.0
-        F[row, col[int(form.parent[info])]] -= 1.0
+            rows.append(row)
+            cols.append(col[s])
+            vals.append(1.0)
+        rows.append(row)
+        cols.append(col[int(form.parent[info])])
+        vals.append(-1.0)
+    F = csr_matrix((vals, (rows, cols)), shape=(1 + len(form.mutineer_infos), len(seqs) + 1))
     f = np.zeros(F.shape[0])
     f[0] = 1.0
     return F, f, np.append(seqs, -1)
@@ -293,18 +336,19 @@ def solve_restricted(form: SequenceForm, columns: np.ndarray) -> tuple[float, np
     the Mutineer's whole sequence-form strategy space. Two LPs (HiGHS): the Pirates' maxmin gives the weights, the
     Mutineer's minmax its realization plan. Returns the value (the Pirates' return), weights and realization."""
     from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix, hstack
 
     F, f, seqs = _mutineer_constraints(form)
-    A = columns[:, seqs]  # (plans, Mutineer sequences + empty)
+    A = csr_matrix(columns[:, seqs])  # (plans, Mutineer sequences + empty)
     k, m = A.shape
     rows = F.shape[0]
     # Pirates: max f·v  s.t.  Fᵀ v − Aᵀ w ≤ 0, Σ w = 1, w ≥ 0, v free
-    pirates = linprog(np.concatenate([-f, np.zeros(k)]), A_ub=np.hstack([F.T, -A.T]), b_ub=np.zeros(m),
+    pirates = linprog(np.concatenate([-f, np.zeros(k)]), A_ub=hstack([F.T, -A.T], format="csr"), b_ub=np.zeros(m),
                       A_eq=np.concatenate([np.zeros(rows), np.ones(k)])[None], b_eq=[1.0],
                       bounds=[(None, None)] * rows + [(0, None)] * k, method="highs")
     # Mutineer: min u  s.t.  A y − u ≤ 0, F y = f, y ≥ 0
-    mutineer = linprog(np.append(np.zeros(m), 1.0), A_ub=np.hstack([A, -np.ones((k, 1))]), b_ub=np.zeros(k),
-                       A_eq=np.hstack([F, np.zeros((rows, 1))]), b_eq=f,
+    mutineer = linprog(np.append(np.zeros(m), 1.0), A_ub=hstack([A, -np.ones((k, 1))], format="csr"),
+                       b_ub=np.zeros(k), A_eq=hstack([F, csr_matrix((rows, 1))], format="csr"), b_eq=f,
                        bounds=[(0, None)] * m + [(None, None)], method="highs")
     for name, result in (("Pirates'", pirates), ("Mutineer's", mutineer)):
         if result.status != 0:
@@ -368,6 +412,7 @@ def solve(form: SequenceForm, tolerance_points: float = 0.01, max_iterations: in
     def random_plan() -> np.ndarray:  # 0 at the Mutineer's states, so that equal plans have equal bytes
         return np.where(form.side == PIRATES, (rng.random(len(form.width)) * form.width).astype(np.int64), 0)
 
+    dp = team_dp_parts(form) is not None
     uniform = np.append(np.zeros(form.num_seq), 1.0)
     for info in form.mutineer_infos:
         uniform[form.offsets[info]:form.offsets[info + 1]] = uniform[form.parent[info]] / form.width[info]
@@ -380,7 +425,9 @@ def solve(form: SequenceForm, tolerance_points: float = 0.01, max_iterations: in
         t0 = time.perf_counter()
         value, weights, y = solve_restricted(form, columns)
         found = []
-        for plan in [*plans, *(random_plan() for _ in range(starts))]:
+        # where the DP applies it is the oracle at every iteration (exact, about a second); else person-by-person
+        # from every plan so far and random starts first, the MILP only to certify
+        for plan in [] if dp else [*plans, *(random_plan() for _ in range(starts))]:
             best, candidate = form.person_by_person(plan, y)
             if best > value + 1e-9 and candidate.tobytes() not in seen:
                 seen.add(candidate.tobytes())
@@ -396,9 +443,9 @@ def solve(form: SequenceForm, tolerance_points: float = 0.01, max_iterations: in
             if not certified["exact"]:
                 raise RuntimeError(f"the certificate MILP stopped early ({certified['seconds']} s, bound "
                                    f"{certified['bound']}); expected an exact optimum: raise milp_time_limit")
-            row["oracle"] = "milp"
+            row["oracle"] = certified["method"]
             row["best_response"] = certified["value"]
-            row["milp_seconds"] = certified["seconds"]
+            row["oracle_seconds"] = certified["seconds"]
             if certified["value"] - value > tolerance and certified["plan"].tobytes() not in seen:
                 seen.add(certified["plan"].tobytes())
                 found.append((certified["value"], certified["plan"]))
@@ -464,10 +511,14 @@ def marginal_policy(form: SequenceForm, plans: list[np.ndarray], weights: np.nda
 # ------------------------------------------------------------------ the solution as data, and as an agent
 
 
-def solution_data(form: SequenceForm, solution: Solution, variant_name: str) -> dict:
+def solution_data(form: SequenceForm, solution: Solution, variant_name: str, env_id: str = "traitors_aboard_v0") -> dict:
     """``solution`` as JSON data keyed by observation: every information state's observation key, seat, side, legal
     actions (the env's action indices), its seat's previous sequence and, for a Pirate state, the team mates' last
     sequences it can follow; the Mutineer's probabilities; the Pirates' plans (key → action) and weights.
+
+    The observation is the registered env's (the node's ``observation(seat)``, as :func:`.exact.agent_policy` reads
+    agents), so any game with small variants is written the same way; ``env_id``: the game's (the file names
+    ``{env_id}:{variant_name}``, the variant the kit plays it on).
 
     Raises ``ValueError`` where two information states show the same observation (the table could not tell them
     apart; not so on the declared variants)."""
@@ -495,7 +546,7 @@ def solution_data(form: SequenceForm, solution: Solution, variant_name: str) -> 
             entry["teammates"] = sorted(sorted(seq(q) for q in mates) for mates in form.teammates[info])
         states[keys[info]] = entry
     return {
-        "format": FORMAT, "version": VERSION, "game": f"traitors_aboard_v0:{variant_name}",
+        "format": FORMAT, "version": VERSION, "game": f"{env_id}:{variant_name}",
         "summary": solution.summary(),
         "states": states,
         "mutineers": {keys[i]: [float(p) for p in probs] for i, probs in solution.mutineer.items()},
@@ -513,24 +564,32 @@ def save_solution(path: str | os.PathLike, data: dict) -> Path:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    """``python -m traitors_env.solve.team_equilibrium --variant mini3 [--out FILE] [--check]``: solve, print the
-    figures as JSON; ``--check`` also evaluates one plan of the support (a pure policy) with both this module and
-    :func:`.exact.evaluate`, and the mixture's per-seat marginal policy with :func:`.exact.evaluate`."""
+    """``python -m traitors_env.solve.team_equilibrium [--game GAME] --variant mini3 [--out FILE] [--check]``: solve,
+    print the figures as JSON; ``--check`` also evaluates one plan of the support (a pure policy) with both this
+    module and :func:`.exact.evaluate`, and the mixture's per-seat marginal policy with :func:`.exact.evaluate`.
+    ``--game``: any registered game that declares small variants (default ``traitors_aboard``; side 0 is the team
+    that correlates, side 1 must have one seat per deal)."""
     import argparse
 
+    from ..core import load_game
+    from . import small_variants
     from .exact import build_tree, evaluate
-    from .traitors_aboard import variant
 
     parser = argparse.ArgumentParser(prog="python -m traitors_env.solve.team_equilibrium", description=main.__doc__)
+    parser.add_argument("--game", default="traitors_aboard")
     parser.add_argument("--variant", default="mini3")
     parser.add_argument("--out", help="write the solution here as JSON (save_solution)")
     parser.add_argument("--tolerance-points", type=float, default=0.01)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
-    tree = build_tree(variant(args.variant))
+    game = load_game(args.game)
+    declared = small_variants(game)
+    if args.variant not in declared:
+        parser.error(f"{game.name} has no small variant {args.variant!r}; declared: {sorted(declared)}")
+    tree = build_tree(declared[args.variant])
     form = SequenceForm(tree)
     solution = solve(form, tolerance_points=args.tolerance_points)
-    report = {"variant": args.variant, "walk_seconds": round(tree.seconds, 1), **solution.summary(),
+    report = {"game": game.type.env_id, "sides": list(game.type.sides), "variant": args.variant, "walk_seconds": round(tree.seconds, 1), **solution.summary(),
               "history": solution.history,
               "mixture": evaluate_mixture(form, solution.plans, solution.weights, solution.mutineer)}
     if args.check:
@@ -545,11 +604,11 @@ def main(argv: list[str] | None = None) -> dict:
 
         plan = solution.plans[int(np.argmax(solution.weights))]
         report["one_plan"] = {"team_equilibrium": evaluate_mixture(form, [plan], np.ones(1), solution.mutineer),
-                              "exact_evaluate": sides(evaluate(tree, pure(plan)))}
+                              "exact_evaluate": sides(evaluate(tree, pure(plan), sides=tuple(game.type.sides)))}
         marginal = marginal_policy(form, solution.plans, solution.weights, solution.mutineer)
-        report["marginal_exact_evaluate"] = sides(evaluate(tree, marginal))
+        report["marginal_exact_evaluate"] = sides(evaluate(tree, marginal, sides=tuple(game.type.sides)))
     if args.out:
-        save_solution(args.out, solution_data(form, solution, args.variant))
+        save_solution(args.out, solution_data(form, solution, args.variant, game.type.env_id))
     print(json.dumps(report, indent=1, default=float))
     return report
 
