@@ -1,7 +1,8 @@
 """``traitors-exact``: exact best responses and NashConv of agents on a small variant (issue 50, item 4).
 
 ``traitors-exact --agents random heuristic --variant mini3 --out reports/exact`` walks the variant's whole tree
-(:mod:`traitors_env.solve.traitors_aboard`; an OpenSpiel game's: :mod:`traitors_env.solve.openspiel_tree`), reads each agent's action probabilities at every information state and
+(:mod:`traitors_env.solve.traitors_aboard`, :mod:`traitors_env.solve.avalon`; an OpenSpiel game's:
+:mod:`traitors_env.solve.openspiel_tree`), reads each agent's action probabilities at every information state and
 writes ``exact.json`` and ``exact.md``: per seat its value and exact best-response value (OpenSpiel's NashConv of the
 n-player game), per side its win rate and its exact **team** best response (the side's seats deviate together, each
 on its own information state), and the project's NashConv (the two sides' team best-response win rates summed,
@@ -32,9 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="traitors-exact", description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="agent specs (default: random heuristic)")
     parser.add_argument("--game", default="traitors_aboard",
-                        help="the game, by name or env id (small variants: traitors_aboard, openspiel_social_deduction)")
-    parser.add_argument("--variant", default="mini3",
-                        help="the small variant the game declares (default mini3; docs/solve.md lists them)")
+                        help="the game, by name or env id, or game:variant (small variants: traitors_aboard, avalon, "
+                             "openspiel_social_deduction)")
+    parser.add_argument("--variant", default=None,
+                        help="the small variant the game declares (default: its first, e.g. mini3, avalon's mini5; "
+                             "docs/solve.md lists them)")
     parser.add_argument("--samples", type=int, default=1024,
                         help="seeded copies whose actions give the probabilities of an agent that does not state them (default 1024)")
     parser.add_argument("--milp-time-limit", type=float, default=300.0, help="seconds for each exact team best response (default 300)")
@@ -48,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(agents: Sequence[str], variant_name: str = "mini3", samples: int = 1024, openspiel: bool = False,
+def run(agents: Sequence[str], variant_name: str | None = None, samples: int = 1024, openspiel: bool = False,
         milp_time_limit: float = 300.0, game: str = "traitors_aboard", cfr: int = 0) -> dict:
     """The report of :func:`main` as a dict."""
     return _work(_checked(agents, variant_name, samples, openspiel, milp_time_limit, game, cfr))
@@ -68,7 +71,7 @@ def _checked(agents: Sequence[str], variant_name: str, samples: int, openspiel: 
 
     if isinstance(game, str) and ":" in game:  # --game traitors_aboard:mini3 names the variant too
         game, _, named = game.partition(":")
-        if named != variant_name and variant_name != "mini3":
+        if variant_name is not None and named != variant_name:
             raise ValueError(f"--game {game}:{named} and --variant {variant_name} name two variants; give one")
         variant_name = named
     try:  # a name or an environment id (traitors_aboard_v0), as every other command takes
@@ -88,6 +91,8 @@ def _checked(agents: Sequence[str], variant_name: str, samples: int, openspiel: 
         raise ValueError(f"--samples {samples!r}; expected an int ≥ 1")
     if cfr < 0:
         raise ValueError(f"--cfr {cfr!r}; expected an int ≥ 0 (iterations)")
+    if variant_name is None:  # the game's first declared variant (Traitors Aboard's mini3 is not its first)
+        variant_name = "mini3" if "mini3" in declared else next(iter(declared))
     if variant_name not in declared:
         raise ValueError(f"{game} has no small variant {variant_name!r}; declared: {sorted(declared)}")
     v = declared[variant_name]

@@ -16,8 +16,8 @@ def test_unknown_variant_is_refused_naming_the_declared_ones(capsys):
 
 
 def test_a_game_without_small_variants_is_refused(capsys):
-    assert main(["--game", "avalon"]) == 2
-    assert "avalon" in capsys.readouterr().err
+    assert main(["--game", "the_traitors"]) == 2
+    assert "the_traitors" in capsys.readouterr().err
 
 
 def test_a_bad_agent_spec_is_refused_before_the_walk(capsys):

@@ -3,6 +3,8 @@
 - :mod:`.traitors_aboard`: *Traitors Aboard*'s small variants as an explicit game tree (:class:`~.traitors_aboard.Node`):
   the deal, the draws and the Spyglass shuffle as chance outcomes over the reference engine. Pure Python, no
   OpenSpiel.
+- :mod:`.avalon`: *Avalon*'s small variants (``avalon:mini5``: a shorter quest track and rejection limit of the same
+  engine, rulings S04–S06) as an explicit tree; chance is the deal only. Pure Python, no OpenSpiel.
 - :mod:`.spiel`: any of those trees as a pyspiel Python game (``pyspiel.register_game``), so OpenSpiel's
   algorithms (tabular best response, ``exploitability.nash_conv``, CFR) run on it unmodified. Needs the ``solve``
   extra.
@@ -35,10 +37,11 @@ def check_installed() -> None:
     require_pyspiel()
 
 
-#: Games whose small variants' trees live here: Traitors Aboard declares its variants in its own folder
-#: (``games/traitors_aboard/small.py``, also its ``Game.variants``), and their tree subclasses its engine
-#: (:mod:`.traitors_aboard`), which games never import. An OpenSpiel-adapted game's tree is :mod:`.openspiel_tree`.
-_DECLARED_HERE = {"traitors_aboard": "traitors_aboard"}
+#: Games whose small variants' trees live here (game name → module with ``VARIANTS``): Traitors Aboard declares its
+#: variants in its own folder (``games/traitors_aboard/small.py``, also its ``Game.variants``), and their tree
+#: subclasses its engine (:mod:`.traitors_aboard`), which games never import; Avalon's are variants of its
+#: ``Game.variants`` (:mod:`.avalon`). An OpenSpiel-adapted game's tree is :mod:`.openspiel_tree`.
+_DECLARED_HERE = {"traitors_aboard": "traitors_aboard", "avalon": "avalon"}
 
 
 def small_variants(game) -> dict:
@@ -66,4 +69,4 @@ def openspiel_nash_conv(variant, tree, probabilities) -> dict:
         return nash_conv(variant, tree, probabilities)
     from .spiel import openspiel_nash_conv as nash_conv
 
-    return nash_conv(variant.name, tree, probabilities)
+    return nash_conv(variant, tree, probabilities)

@@ -69,6 +69,8 @@ class Tree:
         info_seat, info_side: per information state, its seat and that seat's side (0 or 1: ``GameType.sides``).
         info_node: per information state, one of its nodes (its observation and legal actions are the same at all).
         seconds: how long the walk took.
+        sides: the names of side 0 and side 1 (the variant's ``sides``, the game's ``GameType.sides``; Traitors
+            Aboard's by default).
     """
 
     num_players: int
@@ -86,6 +88,7 @@ class Tree:
     info_side: list[int] = field(default_factory=list)
     info_node: list = field(default_factory=list)
     seconds: float = 0.0
+    sides: tuple[str, str] = ("pirates", "mutineers")
 
     @property
     def size(self) -> dict[str, int]:
@@ -102,6 +105,8 @@ def build_tree(variant: Any) -> Tree:
     nodes are not kept, except one per information state for the agent's observation."""
     start = time.perf_counter()
     tree = Tree(variant.num_players)
+    if getattr(variant, "sides", None):
+        tree.sides = tuple(variant.sides)
     info_ids: dict[str, int] = {}
     team_ids: dict[tuple, int] = {}
     # Traitors Aboard's SmallVariant is plain data declared in the game's folder: its tree's root comes from
@@ -144,7 +149,9 @@ def build_tree(variant: Any) -> Tree:
                 tree.info_side.append(node.side_of(player))
                 tree.info_node.append(node.clone())
             side = node.side_of(player)
-            joint = tuple(node.information_state_string(s) for s in range(variant.num_players) if node.side_of(s) == side)
+            # a node may give its side's joint state itself (Avalon's: cheaper, the same partition)
+            joint = (node.team_information_state(side) if hasattr(node, "team_information_state") else
+                     tuple(node.information_state_string(s) for s in range(variant.num_players) if node.side_of(s) == side))
             tree.kind.append(_DECISION)
             tree.actions.append(node.legal_actions())
             tree.probs.append(None)
@@ -516,11 +523,12 @@ def solve_team_milp(num_x: int, infosets: list[tuple[list[int], int]], terms: di
     return result, constant, products
 
 
-def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] = ("pirates", "mutineers"),
+def evaluate(tree: Tree, policy: list[np.ndarray], sides: tuple[str, str] | None = None,
              milp_time_limit: float = 300.0) -> dict:
     """Seat and side best responses and NashConv of the profile ``policy`` (module doc); ``sides``: the names of side
-    0 and side 1 in the report (the game's ``GameType.sides``; default Traitors Aboard's)."""
+    0 and side 1 in the report (the game's ``GameType.sides``; default the tree's, :attr:`Tree.sides`)."""
     start = time.perf_counter()
+    sides = tree.sides if sides is None else tuple(sides)
     values = policy_value(tree, policy)
     seat_rows = []
     kind, player = tree.kind, tree.player

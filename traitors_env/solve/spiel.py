@@ -1,7 +1,8 @@
 """Our games' small variants as pyspiel Python games (issue 50, item 2): OpenSpiel's algorithms run on them unmodified.
 
-``import traitors_env.solve.spiel`` registers ``python_traitors_aboard_small`` (parameter ``variant``, one of
-:data:`~.traitors_aboard.VARIANTS`; default ``mini3``)::
+``import traitors_env.solve.spiel`` registers one pyspiel game per game with small variants (:data:`FAMILIES`), each
+with the parameter ``variant``: ``python_traitors_aboard_small`` (:data:`~.traitors_aboard.VARIANTS`; default
+``mini3``) and ``python_avalon_small`` (:data:`~.avalon.VARIANTS`; default ``mini5``)::
 
     import pyspiel
     import traitors_env.solve.spiel  # noqa: F401 (registers the games)
@@ -9,37 +10,105 @@
     game = pyspiel.load_game("python_traitors_aboard_small", {"variant": "mini3"})
     pyspiel.random_sim_test(game, num_sims=10, serialize=False, verbose=False)
 
-The game is the tree of :mod:`.traitors_aboard` (chance nodes for the deal, the draws and the Spyglass shuffle;
-module doc there): ``information_state_string`` is the seat's perfect-recall sequence of its own observations and
-actions, ``observation_tensor`` the game's own observation vector (``encode``, the env's ``"observation"``), and the
-actions are the env's action indices. Rewards: +1 for each seat of the winning side, −1 for the others (R17): a
-general-sum game of ``num_players`` seats, each seat's role dealt by chance. Needs the ``solve`` extra
-(``pip install -e ".[solve]"``).
+Each game is its tree (:mod:`.traitors_aboard`: chance nodes for the deal, the draws and the Spyglass shuffle;
+:mod:`.avalon`: the deal; module docs there): ``information_state_string`` is the seat's perfect-recall sequence of
+its own observations and actions, ``observation_tensor`` the game's own observation vector (``encode``, the env's
+``"observation"``), and the actions are the env's action indices. Rewards: +1 for each seat of the winning side, −1
+for the others (R17, A15): a general-sum game of ``num_players`` seats, each seat's role dealt by chance. Needs the
+``solve`` extra (``pip install -e ".[solve]"``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
+from . import avalon as _avalon
 from . import require_pyspiel
-from .traitors_aboard import CHANCE, MAX_CHANCE_OUTCOMES, TERMINAL, SmallVariant, root, variant
+from . import traitors_aboard as _traitors_aboard
 
 pyspiel = require_pyspiel()
 
-from ..games.traitors_aboard import actions as A  # noqa: E402
-from ..games.traitors_aboard.observation import OBS_SIZE  # noqa: E402
+from ..games.avalon import actions as _avalon_actions  # noqa: E402
+from ..games.avalon.observation import OBS_SIZE as _AVALON_OBS_SIZE  # noqa: E402
+from ..games.traitors_aboard import actions as _ta_actions  # noqa: E402
+from ..games.traitors_aboard.observation import OBS_SIZE as _TA_OBS_SIZE  # noqa: E402
 
-__all__ = ["SHORT_NAME", "TraitorsAboardSmallGame", "load"]
+__all__ = ["FAMILIES", "SHORT_NAME", "load", "openspiel_nash_conv", "tree_policy"]
 
-SHORT_NAME = "python_traitors_aboard_small"
-DEFAULT_VARIANT = "mini3"
-_DECISIONS_PER_TURN = 4  # main card, then a Spyglass order or two Miraculous Catch returns, then a claim
+CHANCE, TERMINAL = _traitors_aboard.CHANCE, _traitors_aboard.TERMINAL
 
 
-def _game_type(num_players: int) -> pyspiel.GameType:
+@dataclass(frozen=True)
+class Family:
+    """One game's small variants as one pyspiel game (parameter ``variant``).
+
+    Attributes:
+        short_name, long_name: the pyspiel game's. default: the default variant's name.
+        module: the tree's module (``VARIANTS``, ``variant(name)``, ``root(v)``).
+        num_actions, obs_size: the env's action count and observation length.
+        max_chance_outcomes: the largest chance node's outcomes (every variant).
+        max_game_length: ``variant -> int``, decisions in the longest game.
+        action_text: ``(action, seat, num_players) -> str``.
+        observation_string: ``(node, seat) -> str``, the seat's current observation (not perfect recall).
+    """
+
+    short_name: str
+    long_name: str
+    default: str
+    module: Any
+    num_actions: int
+    obs_size: int
+    max_chance_outcomes: int
+    max_game_length: Callable[[Any], int]
+    action_text: Callable[[int, int, int], str]
+    observation_string: Callable[[Any, int], str]
+
+    def __deepcopy__(self, memo) -> Family:
+        return self  # pyspiel copies a state with copy.deepcopy; the family (modules, functions) is shared
+
+
+def _ta_observation_string(node, player: int) -> str:
+    # the last settled observation: mid-draw the engine's hand holds a provisional card the seat has not seen
+    last = next((e for e in reversed(node.info[player]) if e.startswith("/o")), "")
+    return f"p{player}{last}"
+
+
+def _avalon_observation_string(node, player: int) -> str:
+    return f"p{player}" if node.engine is None else f"p{player}/o" + _avalon._digest(node.observation(player))
+
+
+def _avalon_length(v) -> int:
+    # per quest: every proposal (the picks, the claims, the votes), then the team's cards; then the assassination
+    config = v.config
+    n = config.num_players
+    per_proposal = n * (2 if config.claims else 1)
+    return sum(config.max_proposals * (size + per_proposal) + size for size in config.track) + 1
+
+
+#: Every game whose small variants are pyspiel games, by the pyspiel short name.
+FAMILIES: dict[str, Family] = {f.short_name: f for f in (
+    # Every turn but the last draws at least one card net (a Miraculous Catch draws 3 and puts 2 back, R09), so a
+    # game has at most ``pile`` turns, each of at most four decisions (main card, a Spyglass order or two Catch
+    # returns, a claim).
+    Family("python_traitors_aboard_small", "Traitors Aboard (small variants)", "mini3", _traitors_aboard,
+           _ta_actions.NUM_ACTIONS, _TA_OBS_SIZE, _traitors_aboard.MAX_CHANCE_OUTCOMES, lambda v: 4 * v.pile,
+           _ta_actions.describe_action, _ta_observation_string),
+    Family("python_avalon_small", "The Resistance: Avalon (small variants)", "mini5", _avalon,
+           _avalon_actions.NUM_ACTIONS, _AVALON_OBS_SIZE,
+           max(max(len(_avalon._deals(v.config)), v.num_players) for v in _avalon.VARIANTS.values()),
+           _avalon_length, _avalon_actions.describe_action, _avalon_observation_string),
+)}
+SHORT_NAME = "python_traitors_aboard_small"  # the first family's (kept for callers of the one-game module)
+
+
+def _game_type(family: Family, num_players: int) -> pyspiel.GameType:
     return pyspiel.GameType(
-        short_name=SHORT_NAME,
-        long_name="Traitors Aboard (small variants)",
+        short_name=family.short_name,
+        long_name=family.long_name,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -51,49 +120,52 @@ def _game_type(num_players: int) -> pyspiel.GameType:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"variant": DEFAULT_VARIANT},
+        parameter_specification={"variant": family.default},
     )
 
 
-def _game_info(v: SmallVariant) -> pyspiel.GameInfo:
-    # Every turn but the last draws at least one card net (a Miraculous Catch draws 3 and puts 2 back, R09), so a
-    # game has at most ``pile`` turns, each of at most four decisions.
+def _game_info(family: Family, v) -> pyspiel.GameInfo:
     return pyspiel.GameInfo(
-        num_distinct_actions=A.NUM_ACTIONS,
-        max_chance_outcomes=MAX_CHANCE_OUTCOMES,
+        num_distinct_actions=family.num_actions,
+        max_chance_outcomes=family.max_chance_outcomes,
         num_players=v.num_players,
         min_utility=-1.0,
         max_utility=1.0,
         utility_sum=None,
-        max_game_length=_DECISIONS_PER_TURN * v.pile,
+        max_game_length=family.max_game_length(v),
     )
 
 
-class TraitorsAboardSmallGame(pyspiel.Game):
-    """A small variant of *Traitors Aboard* as a pyspiel game (module doc)."""
+class SmallGame(pyspiel.Game):
+    """A small variant of one of our games as a pyspiel game (module doc); one subclass per :class:`Family`."""
+
+    family: Family
 
     def __init__(self, params=None):
         params = dict(params or {})
         unknown = set(params) - {"variant"}
+        family = self.family
         if unknown:
-            raise ValueError(f"{SHORT_NAME}: unknown parameters {sorted(unknown)}; expected only 'variant'")
-        self.variant = variant(str(params.get("variant", DEFAULT_VARIANT)))
-        super().__init__(_game_type(self.variant.num_players), _game_info(self.variant), {"variant": self.variant.name})
+            raise ValueError(f"{family.short_name}: unknown parameters {sorted(unknown)}; expected only 'variant'")
+        self.variant = family.module.variant(str(params.get("variant", family.default)))
+        super().__init__(_game_type(family, self.variant.num_players), _game_info(family, self.variant),
+                         {"variant": self.variant.name})
 
     def new_initial_state(self):
-        return TraitorsAboardSmallState(self)
+        return SmallState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
-        return _Observer(perfect_recall)
+        return _Observer(self.family, perfect_recall)
 
 
-class TraitorsAboardSmallState(pyspiel.State):
-    """One history of the tree (:class:`~.traitors_aboard.Node`)."""
+class SmallState(pyspiel.State):
+    """One history of the tree (the family's ``Node``)."""
 
-    def __init__(self, game: TraitorsAboardSmallGame):
+    def __init__(self, game: SmallGame):
         super().__init__(game)
-        self.node = root(game.variant)
+        self.family = game.family
+        self.node = self.family.module.root(game.variant)
 
     def current_player(self):
         player = self.node.current_player()
@@ -115,7 +187,7 @@ class TraitorsAboardSmallState(pyspiel.State):
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"chance:{action}"
-        return A.describe_action(action, player, self.node.variant.num_players)
+        return self.family.action_text(action, player, self.node.variant.num_players)
 
     def is_terminal(self):
         return self.node.is_terminal()
@@ -130,13 +202,14 @@ class TraitorsAboardSmallState(pyspiel.State):
 class _Observer:
     """The information state string (perfect recall) or the seat's current observation (``encode``)."""
 
-    def __init__(self, perfect_recall: bool):
+    def __init__(self, family: Family, perfect_recall: bool):
+        self.family = family
         self.perfect_recall = perfect_recall
-        size = 0 if perfect_recall else OBS_SIZE
+        size = 0 if perfect_recall else family.obs_size
         self.tensor = np.zeros(size, np.float32)
         self.dict = {} if perfect_recall else {"observation": self.tensor}
 
-    def set_from(self, state: TraitorsAboardSmallState, player: int) -> None:
+    def set_from(self, state: SmallState, player: int) -> None:
         if self.perfect_recall:
             return
         if state.node.engine is None:
@@ -144,20 +217,35 @@ class _Observer:
         else:
             self.tensor[:] = state.node.observation(player)
 
-    def string_from(self, state: TraitorsAboardSmallState, player: int) -> str:
+    def string_from(self, state: SmallState, player: int) -> str:
         if self.perfect_recall:
             return state.node.information_state_string(player)
-        info = state.node.info[player]
-        last = next((e for e in reversed(info) if e.startswith("/o")), "")
-        return f"p{player}{last}"
+        return self.family.observation_string(state.node, player)
 
 
-def load(variant_name: str = DEFAULT_VARIANT):
-    """The pyspiel game of a small variant."""
-    return pyspiel.load_game(SHORT_NAME, {"variant": variant_name})
+def _family_of(variant) -> Family:
+    """The family of a variant object (a name: Traitors Aboard's, as before there were several)."""
+    if isinstance(variant, str):
+        return FAMILIES[SHORT_NAME]
+    for family in FAMILIES.values():
+        if isinstance(variant, family.module.SmallVariant):
+            return family
+    raise ValueError(f"{variant!r} is no small variant of {sorted(FAMILIES)}")
 
 
-pyspiel.register_game(_game_type(3), TraitorsAboardSmallGame)
+def load(variant=None, game: str = SHORT_NAME):
+    """The pyspiel game of a small variant: a variant object, or a name of ``game``'s (default Traitors Aboard's)."""
+    family = FAMILIES[game] if isinstance(variant, str) or variant is None else _family_of(variant)
+    name = family.default if variant is None else variant if isinstance(variant, str) else variant.name
+    return pyspiel.load_game(family.short_name, {"variant": name})
+
+
+for _family in FAMILIES.values():
+    _first = next(iter(_family.module.VARIANTS.values()))
+    pyspiel.register_game(_game_type(_family, _first.num_players),
+                          type(f"{_family.module.__name__.rsplit('.', 1)[1].title()}SmallGame", (SmallGame,),
+                               {"family": _family}))
+TraitorsAboardSmallGame = SmallGame  # the earlier name
 
 
 def tree_policy(game, tree, probabilities):
@@ -178,10 +266,11 @@ def tree_policy(game, tree, probabilities):
     return _TreePolicy(game, list(range(game.num_players())))
 
 
-def openspiel_nash_conv(variant_name: str, tree, probabilities) -> dict:
-    """OpenSpiel's ``exploitability.nash_conv`` (its Python tabular best response per seat) of the profile."""
+def openspiel_nash_conv(variant, tree, probabilities) -> dict:
+    """OpenSpiel's ``exploitability.nash_conv`` (its Python tabular best response per seat) of the profile;
+    ``variant``: a variant object (or a Traitors Aboard variant's name)."""
     from open_spiel.python.algorithms import exploitability
 
-    game = load(variant_name)
+    game = load(variant)
     result = exploitability.nash_conv(game, tree_policy(game, tree, probabilities), return_only_nash_conv=False)
     return {"nash_conv": float(result.nash_conv), "player_improvements": [float(x) for x in result.player_improvements]}

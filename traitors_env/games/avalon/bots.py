@@ -136,6 +136,17 @@ class ObservationView:
         return self.team_sizes[self.quest - 1]
 
     @property
+    def quests_to_win(self) -> int:
+        """Successes that win for Good: a majority of the quests played (3 of A05's five; a small variant's shorter
+        track, S04, leaves its later team sizes 0)."""
+        return sum(1 for size in self.team_sizes if size) // 2 + 1
+
+    @property
+    def failures_to_lose(self) -> int:
+        """Failures that win for Evil: the first that leaves Good short of a majority (3 of 5)."""
+        return sum(1 for size in self.team_sizes if size) - self.quests_to_win + 1
+
+    @property
     def known_evil(self) -> np.ndarray:
         """Seats this player knows to be Evil: the seen ones, and itself when Evil (bool ``(n,)``)."""
         known = self.seen.copy()
@@ -247,7 +258,8 @@ class AvalonLogicBot:
             return int(action)
         return int(self._rng.choice(legal))  # unreachable with a consistent observation and mask
 
-    def _propose(self, v: ObservationView) -> int:
+    def _team_scores(self, v: ObservationView) -> tuple[np.ndarray, np.ndarray]:
+        """The teams that hold the picks so far and their scores (lowest best), before the tie-breaking noise."""
         teams = _combos(v.n, v.team_size)
         teams = teams[teams[:, v.team].all(axis=1)]  # the picks so far (A06)
         public = team_evil_probability(worlds(v, private=False, success_weight=self.SUCCESS_WEIGHT), teams)
@@ -259,7 +271,11 @@ class AvalonLogicBot:
             score = 10.0 * teams[:, v.seen].sum(axis=1) + public
         else:
             score = team_evil_probability(worlds(v, success_weight=self.SUCCESS_WEIGHT), teams)
-        score = score - 1e-3 * with_me + 1e-6 * self._rng.random(len(teams))
+        return teams, score - 1e-3 * with_me
+
+    def _propose(self, v: ObservationView) -> int:
+        teams, score = self._team_scores(v)
+        score = score + 1e-6 * self._rng.random(len(teams))
         best = teams[int(np.argmin(score))]
         return A.pick_action(int(np.flatnonzero(best & ~v.team)[0]))
 
@@ -281,7 +297,7 @@ class AvalonLogicBot:
         knows_evil = bool(v.team[v.seen].any())
         honest = not knows_evil
         public = self._good_vote(v, worlds(v, private=False, success_weight=self.SUCCESS_WEIGHT))
-        if public != honest and not (knows_evil and v.failures + 1 >= 3):
+        if public != honest and not (knows_evil and v.failures + 1 >= v.failures_to_lose):
             if self._rng.random() < self.MERLIN_MIMIC:
                 return A.APPROVE if public else A.REJECT
         return A.APPROVE if honest else A.REJECT
@@ -292,12 +308,18 @@ class AvalonLogicBot:
         need = v.fails_needed[v.quest - 1]
         if 0 not in order[:need]:
             return A.SUCCESS
-        decisive = v.failures + 1 >= 3 or v.successes + 1 >= 3
+        decisive = v.failures + 1 >= v.failures_to_lose or v.successes + 1 >= v.quests_to_win
         if v.quest == 1 and int(v.team.sum()) == 2 and not decisive:
             return A.FAIL if self._rng.random() < self.EARLY_FAIL else A.SUCCESS
         return A.FAIL
 
     def _assassinate(self, v: ObservationView) -> int:
+        candidates, values = self._suspicion(v)
+        values = values + 1e-6 * self._rng.random(len(candidates))
+        return A.assassinate_action(int(candidates[int(np.argmax(values))]))
+
+    def _suspicion(self, v: ObservationView) -> tuple[list[int], np.ndarray]:
+        """The Assassin's candidates for Merlin and their scores (highest named), before the tie-breaking noise."""
         known = v.known_evil
         score = np.zeros(v.n)
         for p in v.proposals:
@@ -307,8 +329,67 @@ class AvalonLogicBot:
                 score += np.where(agree, 1.0, -1.0)
             score[p["leader"]] += -1.0 if has_evil else 1.0
         candidates = [s for s in range(1, v.n) if not known[s]] or list(range(1, v.n))
-        values = np.array([score[s] for s in candidates]) + 1e-6 * self._rng.random(len(candidates))
-        return A.assassinate_action(int(candidates[int(np.argmax(values))]))
+        return candidates, np.array([score[s] for s in candidates])
+
+    # ----------------------------------------------------------------------------------- stated probabilities
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The distribution :meth:`act` draws from, ``float64`` over the actions (so an exact evaluation reads it
+        instead of sampling, :mod:`traitors_env.solve.exact`): its tie breaks uniform over the tied choices (scores
+        within 1e-9), Merlin's mimicry and Evil's early Fail at their rates."""
+        out = np.zeros(len(action_mask))
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("action_mask allows no action (all zeros); an agent is only asked to act when one is legal")
+        phase = phase_of_observation(observation)
+        v = ObservationView(observation)
+        if phase is Phase.PROPOSE:
+            teams, score = self._team_scores(v)
+            for team in teams[score <= score.min() + 1e-9]:
+                out[A.pick_action(int(np.flatnonzero(team & ~v.team)[0]))] += 1.0
+        elif phase is Phase.VOTE:
+            actions, weights = self._vote_distribution(v)
+            out[actions] += weights
+        elif phase is Phase.QUEST and action_mask[A.FAIL]:
+            self._quest_probabilities(v, out)
+        elif phase is Phase.QUEST:
+            out[A.SUCCESS] = 1.0
+        elif phase is Phase.ASSASSINATE:
+            candidates, values = self._suspicion(v)
+            for c, value in zip(candidates, values):
+                if value >= values.max() - 1e-9:
+                    out[A.assassinate_action(int(c))] += 1.0
+        elif phase is Phase.CLAIM:
+            out[A.CLAIM_NONE] = 1.0
+        out /= max(out.sum(), 1e-300)
+        if not out.any() or out[action_mask == 0].any():  # act's fallback: a uniform legal action
+            out = np.zeros(len(action_mask))
+            out[legal] = 1.0 / legal.size
+        return out
+
+    def _vote_distribution(self, v: ObservationView) -> tuple[list[int], list[float]]:
+        """The votes :meth:`_vote` casts and their probabilities (Merlin's mimicry: two)."""
+        if v.side == EVIL or v.rejections >= 4 or v.role != Role.MERLIN:
+            return [self._vote(v)], [1.0]  # deterministic
+        knows_evil = bool(v.team[v.seen].any())
+        honest = not knows_evil
+        public = self._good_vote(v, worlds(v, private=False, success_weight=self.SUCCESS_WEIGHT))
+        vote = A.APPROVE if honest else A.REJECT
+        if public != honest and not (knows_evil and v.failures + 1 >= v.failures_to_lose):
+            mimic = A.APPROVE if public else A.REJECT
+            return [vote, mimic], [1.0 - self.MERLIN_MIMIC, self.MERLIN_MIMIC]
+        return [vote], [1.0]
+
+    def _quest_probabilities(self, v: ObservationView, out: np.ndarray) -> None:
+        members = np.flatnonzero(v.team & v.known_evil)
+        order = sorted(members, key=lambda s: (int(s) - v.leader) % v.n)
+        if 0 not in order[:v.fails_needed[v.quest - 1]]:
+            out[A.SUCCESS] = 1.0
+            return
+        decisive = v.failures + 1 >= v.failures_to_lose or v.successes + 1 >= v.quests_to_win
+        if v.quest == 1 and int(v.team.sum()) == 2 and not decisive:
+            out[A.FAIL], out[A.SUCCESS] = self.EARLY_FAIL, 1.0 - self.EARLY_FAIL
+        else:
+            out[A.FAIL] = 1.0
 
 
 #: The earlier name of the ``heuristic`` bot (kept so that imports keep working).

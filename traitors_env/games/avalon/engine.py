@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy as _copy
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import IntEnum
 
 import numpy as np
@@ -68,7 +68,8 @@ class Phase(IntEnum):
 
 NUM_PHASES = len(Phase) - 1  # phases in which a decision is asked
 
-#: How a game ends (``GameState.outcome``) → the side that wins.
+#: How a game ends (``GameState.outcome``) → the side that wins. The names are the full game's; with a shorter
+#: ``quest_track`` or ``max_proposals`` (the small variants, S04) "three" and "five" read as the config's counts.
 OUTCOMES = {
     "three_fails": EVIL,  # A13
     "five_rejections": EVIL,  # A09
@@ -98,6 +99,10 @@ class AvalonConfig:
         merlin: Merlin and the Assassin (A02, default on; off: no assassination, A14).
         percival, morgana, mordred, oberon: the optional roles (A02, default off).
         first_leader: the first leader's seat; ``None`` (default) draws it from the seeded generator (A04).
+        quest_track: the team sizes of the quests played, 1–5 quests (default ``None``: A05's five for the table).
+            Good wins on a majority of the track's quests succeeding (3 of 5, 2 of 3, 1 of 1); Evil as soon as that
+            is out of reach (3 failures of 5; of a track of 2, one failure), as A13/A14 (small variants, S04).
+        max_proposals: the rejected proposals in a row on one quest that end the game for Evil (1–5; A09's 5).
 
     Raises:
         ValueError: naming the bad option and what is allowed, and for a role set the table cannot hold (A02).
@@ -111,6 +116,8 @@ class AvalonConfig:
     mordred: bool = False
     oberon: bool = False
     first_leader: int | None = None
+    quest_track: tuple[int, ...] | None = None
+    max_proposals: int = MAX_PROPOSALS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_players", check_num_players(self.num_players))
@@ -124,12 +131,59 @@ class AvalonConfig:
                 raise ValueError(f"first_leader={leader!r} is not a seat; expected None or an int in "
                                  f"0–{self.num_players - 1} (A04)")
             object.__setattr__(self, "first_leader", int(leader))
+        object.__setattr__(self, "quest_track", _track(self.quest_track, self.num_players))
+        limit = self.max_proposals
+        if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, (int, np.integer)) or not (
+            1 <= limit <= MAX_PROPOSALS
+        ):
+            raise ValueError(f"max_proposals={limit!r} is not supported; expected an int 1–{MAX_PROPOSALS} (A09: the "
+                             "observation records at most 5 proposals a quest)")
+        object.__setattr__(self, "max_proposals", int(limit))
         self.roles  # noqa: B018  (A02: refuse a role set the table cannot hold, at construction)
+
+    def __repr__(self) -> str:
+        # The options added for the small variants are shown only where they differ from the rulings' defaults, so
+        # that the full game's repr, and with it GameState.fingerprint (in every recorded game), stays as it was.
+        names = [f.name for f in fields(self)]
+        if self.quest_track is None and self.max_proposals == MAX_PROPOSALS:
+            names = names[:-2]
+        return "AvalonConfig(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in names) + ")"
+
+    @property
+    def track(self) -> tuple[int, ...]:
+        """The team sizes of the quests played (``quest_track``, or A05's five)."""
+        return team_sizes(self.num_players) if self.quest_track is None else self.quest_track
+
+    @property
+    def quests_to_win(self) -> int:
+        """Successes that win for Good (then the assassination, A14): a majority of the track (3 of 5)."""
+        return len(self.track) // 2 + 1
+
+    @property
+    def failures_to_lose(self) -> int:
+        """Failures that win for Evil (A13): the first that leaves Good short of a majority (3 of 5)."""
+        return len(self.track) - self.quests_to_win + 1
 
     @property
     def roles(self) -> tuple[Role, ...]:
         """The roles dealt (sorted), from :func:`~traitors_env.games.avalon.roles.role_set`."""
         return role_set(self.num_players, self.merlin, self.percival, self.morgana, self.mordred, self.oberon)
+
+
+def _track(track: object, num_players: int) -> tuple[int, ...] | None:
+    """``quest_track`` checked: ``None``, or 1–5 team sizes each 1–``num_players`` (ValueError naming it)."""
+    if track is None:
+        return None
+    try:
+        sizes = tuple(track)
+    except TypeError:
+        sizes = None
+    if (sizes is None or not 1 <= len(sizes) <= NUM_QUESTS or any(
+            isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 1 <= k <= num_players
+            for k in sizes)):
+        raise ValueError(f"quest_track={track!r} is not supported; expected None (A05's five quests) or 1–{NUM_QUESTS} "
+                         f"team sizes, each an int 1–{num_players}")
+    return tuple(int(k) for k in sizes)
 
 
 @dataclass
@@ -185,7 +239,7 @@ class GameState:
         self.config = config
         self.num_players = n = config.num_players
         self.rng = rng
-        self.team_sizes: tuple[int, ...] = team_sizes(n)
+        self.team_sizes: tuple[int, ...] = config.track
         self.roles: list[Role] = list(config.roles)
         self.leader = 0
         self.quest = 1
@@ -287,7 +341,7 @@ class GameState:
     @property
     def team_size(self) -> int:
         """The current quest's team size (A05)."""
-        return self.team_sizes[min(self.quest, NUM_QUESTS) - 1]
+        return self.team_sizes[min(self.quest, len(self.team_sizes)) - 1]
 
     def fails_needed(self, quest: int | None = None) -> int:
         """Fails that make quest ``quest`` (default: the current one) fail (A11)."""
@@ -465,7 +519,7 @@ class GameState:
         self._ask(Phase.CLAIM if self.config.claims else Phase.VOTE, self.seat_order(self.leader))
 
     def _resolve_vote(self) -> None:
-        """A07 reveal, A08 strict majority, A09 rejection (the fifth in a row: Evil wins)."""
+        """A07 reveal, A08 strict majority, A09 rejection (the fifth in a row, ``max_proposals``: Evil wins)."""
         votes = tuple(bool(v) for v in self.pending_votes)
         approved = 2 * sum(votes) > self.num_players
         proposal = self.proposals[-1]
@@ -478,14 +532,15 @@ class GameState:
             self._ask(Phase.QUEST, sorted(proposal.team))
             return
         self.rejections += 1
-        if self.rejections >= MAX_PROPOSALS:
+        if self.rejections >= self.config.max_proposals:
             self._end("five_rejections")
             return
         self.leader = (self.leader + 1) % self.num_players
         self._start_proposal()
 
     def _resolve_quest(self) -> None:
-        """A11: the cards shuffled, the number of Fails revealed; A13/A14 at three failures or successes; A12."""
+        """A11: the cards shuffled, the number of Fails revealed; A13/A14 at three failures or successes (of a
+        shorter ``quest_track``, its majority); A12."""
         team = self.proposals[-1].team
         cards = [self.pending_cards[s] for s in team]
         order = self.rng.permutation(len(cards))
@@ -497,10 +552,10 @@ class GameState:
         self.quests.append(QuestResult(self.quest, team, fails, success, shuffled))
         self.events.append({"kind": "quest", "quest": self.quest, "team": list(team), "fails": fails,
                             "success": success})
-        if self.failures >= 3:
+        if self.failures >= self.config.failures_to_lose:
             self._end("three_fails")
             return
-        if self.successes >= 3:
+        if self.successes >= self.config.quests_to_win:
             if self.assassin is not None:
                 self.events.append({"kind": "assassination_begins", "assassin": self.assassin})
                 self._ask(Phase.ASSASSINATE, [self.assassin])

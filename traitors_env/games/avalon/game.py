@@ -18,7 +18,7 @@ from .env import env, raw_env
 from .hidden import hidden_variant
 from .observation import _LAYOUT, OBS_SIZE, encode
 from .observation import side_of_observation as _side_of_observation
-from .roles import DEFAULT_PLAYERS, EVIL, EVIL_COUNT, MAX_PLAYERS, MAX_PROPOSALS, MIN_PLAYERS, NUM_QUESTS, Role
+from .roles import DEFAULT_PLAYERS, EVIL, EVIL_COUNT, MAX_PLAYERS, MIN_PLAYERS, Role
 from .rules_text import rules_summary
 
 __all__ = ["GAME", "TYPE"]
@@ -75,7 +75,8 @@ def progress(state: GameState) -> float:
     have added. The deduction metrics' phases read it."""
     played = len(state.quests)
     pending = sum(1 for p in state.proposals if p.quest > played)
-    return float(min(1.0, (played + pending / (MAX_PROPOSALS + 1)) / NUM_QUESTS))
+    config = state.config  # a small variant's shorter track and rejection limit (S04), else A05's and A09's
+    return float(min(1.0, (played + pending / (config.max_proposals + 1)) / len(config.track)))
 
 
 def hindsight_action(state: GameState, seat: int) -> int | None:
@@ -119,5 +120,11 @@ GAME = Game(
         "percival_morgana_mordred": Variant({"percival": True, "morgana": True, "mordred": True}, (7, 8, 9, 10)),
         "all_roles": Variant({"percival": True, "morgana": True, "mordred": True, "oberon": True}, (10,)),
         "no_merlin": Variant({"merlin": False}),
+        # The small variant solved exactly (traitors_env/solve/avalon.py; rulings S04–S06, docs/rules/small-variants.md):
+        # one quest of a team of 2, the first rejection ends the game for Evil, the assassination kept; seat 0 leads
+        # (a drawn leader is the same game rotated, in a tree 5 times larger: S06). A record replays the full
+        # game's options only (records.record_game refuses it).
+        "mini5": Variant({"quest_track": (2,), "max_proposals": 1, "first_leader": 0}, (5,), claims=False,
+                         records=False),
     },
 )

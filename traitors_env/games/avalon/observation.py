@@ -40,7 +40,8 @@ LAYOUT: tuple[Piece, ...] = (
     Piece("quest", (NUM_QUESTS,), 0, 1, "the quest being played, 1–5, one-hot"),
     Piece("leader", (R,), 0, 1, "the leader, relative seat one-hot (A06, A09, A12)"),
     Piece("rejections", (MAX_PROPOSALS,), 0, 1, "rejected proposals in a row on this quest, 0–4, one-hot (A09)"),
-    Piece("team_sizes", (NUM_QUESTS,), 0, 5, "each quest's team size at this table (A05)"),
+    Piece("team_sizes", (NUM_QUESTS,), 0, 5, "each quest's team size at this table (A05; 0 past a shorter quest "
+          "track, S04)"),
     Piece("fails_needed", (NUM_QUESTS,), 0, 2, "Fails that make each quest fail (A11: 2 on quest 4 at 7+)"),
     Piece("score", (2,), 0, 3, "quests succeeded, quests failed (A13, A14)"),
     Piece("team", (R,), 0, 1, "the proposal being made, per relative seat: picked (the leader sees its picks; "
@@ -117,7 +118,7 @@ def encode(state: GameState, seat: int, out: np.ndarray | None = None) -> np.nda
     mv[_O["quest"] + state.quest - 1] = 1.0
     mv[_O["leader"] + rel[state.leader]] = 1.0
     mv[_O["rejections"] + min(state.rejections, MAX_PROPOSALS - 1)] = 1.0
-    for q in range(NUM_QUESTS):
+    for q in range(len(state.team_sizes)):  # a shorter quest_track (S04) leaves the later slots 0
         mv[_O["team_sizes"] + q] = state.team_sizes[q]
         mv[_O["fails_needed"] + q] = state.fails_needed(q + 1)
     mv[_O["score"]] = state.successes

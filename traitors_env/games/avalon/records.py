@@ -42,7 +42,7 @@ from ...core import records as _records
 from ...core.records import STRICT, VERSION, Decision, RecordError
 from .actions import NUM_ACTIONS
 from .engine import OUTCOMES, AvalonConfig, GameState
-from .roles import MAX_PLAYERS, MIN_PLAYERS
+from .roles import MAX_PLAYERS, MAX_PROPOSALS, MIN_PLAYERS
 
 __all__ = ["FORMAT", "VERSION", "Decision", "GameRecord", "RecordError", "RecordOptions", "load_record",
            "record_game", "replay", "replay_steps"]
@@ -124,6 +124,10 @@ def record_game(state: GameState, seed: int, seats: list[str] | None = None) -> 
         RecordError: if ``state`` is not the game of ``seed`` with its history, or ``seats`` does not name every
             seat.
     """
+    if state.config.quest_track is not None or state.config.max_proposals != MAX_PROPOSALS:
+        # a record's options are the rulings' (format 1); a small variant's track or limit (S04) would replay wrong
+        raise RecordError(f"a game with quest_track={state.config.quest_track!r}, max_proposals="
+                          f"{state.config.max_proposals!r} cannot be recorded; record games of the full game")
     options = RecordOptions(**{name: getattr(state.config, name) for name in RecordOptions.model_fields})
     return _records.record_game(GameRecord, state, seed, options, seats)
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from .engine import GameState, Phase
-from .roles import NUM_QUESTS, ROLE_NAMES
+from .roles import ROLE_NAMES
 
 
 def render_text(state: GameState, show_hidden: bool = False) -> str:
     """The table as text: public only (A17), unless ``show_hidden`` (debugging: roles, pending votes and cards)."""
     n = state.num_players
     sizes = " ".join(f"{s}{'*' if state.fails_needed(q + 1) == 2 else ''}" for q, s in enumerate(state.team_sizes))
-    lines = [f"Avalon, {n} players, quest {state.quest}/{NUM_QUESTS} (team sizes {sizes}; * needs two Fails), "
-             f"successes {state.successes}, failures {state.failures}, rejections in a row {state.rejections}/5"]
+    lines = [f"Avalon, {n} players, quest {state.quest}/{len(state.team_sizes)} (team sizes {sizes}; * needs two "
+             f"Fails), successes {state.successes}, failures {state.failures}, rejections in a row "
+             f"{state.rejections}/{state.config.max_proposals}"]
     for seat in range(n):
         marker = ">" if seat == state.current_player and not state.is_terminal else " "
         role = ROLE_NAMES[state.roles[seat]] if show_hidden or state.is_terminal else "?"

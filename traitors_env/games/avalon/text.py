@@ -279,11 +279,12 @@ def state_text(observation: np.ndarray) -> str:
     with its votes; the claims; the team being proposed or voted; the assassination."""
     view = decode(observation)
     n = view.num_players
-    sizes = ", ".join(f"{s}" + (" (2 Fails to fail)" if f > 1 else "") for s, f in zip(view.team_sizes,
-                                                                                        view.fails_needed))
-    lines = [f"{n} players ({_roles_in_play(view)}). Team sizes of quests 1–5: {sizes}.",
-             f"Quest {view.quest} of {NUM_QUESTS}; {view.successes} succeeded, {view.failures} failed (three of one "
-             f"kind decide, A13, A14). Leader: {seat(view.leader)}. Rejected proposals in a row on this quest: "
+    track = [s for s in view.team_sizes if s]  # a small variant's shorter quest track leaves 0s (S04)
+    sizes = ", ".join(f"{s}" + (" (2 Fails to fail)" if f > 1 else "") for s, f in zip(track, view.fails_needed))
+    decide = "three of one kind decide" if len(track) == NUM_QUESTS else f"{len(track) // 2 + 1} successes win"
+    lines = [f"{n} players ({_roles_in_play(view)}). Team sizes of quests 1–{len(track)}: {sizes}.",
+             f"Quest {view.quest} of {len(track)}; {view.successes} succeeded, {view.failures} failed ({decide}, "
+             f"A13, A14). Leader: {seat(view.leader)}. Rejected proposals in a row on this quest: "
              f"{view.rejections} (the fifth wins for Evil, A09)."]
     if view.quests:
         lines.append("Quests played:")
