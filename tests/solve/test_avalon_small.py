@@ -86,6 +86,12 @@ def test_s04_an_even_track_needs_every_quest_and_a_longer_one_a_majority():
     (dict(quest_track=(2, 3, 2, 3, 3, 3)), "1–5 team sizes"),
     (dict(quest_track=2), "quest_track=2"),
     (dict(quest_track=(2.0,)), "quest_track="),
+    # a tester's finds: a set or dict has no order to be a track; above 5 the observation's bound (A05's largest
+    # team) is broken; a team of 1 on quest 4 at 7+ players (2 Fails needed, A11) could never fail
+    (dict(quest_track={2: "x"}), "quest_track="),
+    (dict(quest_track={2, 3}), "quest_track="),
+    (dict(num_players=10, quest_track=(7,)), r"quest_track=\(7,\)"),
+    (dict(num_players=7, quest_track=(1, 1, 1, 1, 1)), "needs 2 Fails"),
     (dict(max_proposals=0), "max_proposals=0"),
     (dict(max_proposals=6), "max_proposals=6"),
     (dict(max_proposals=True), "max_proposals=True"),

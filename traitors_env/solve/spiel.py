@@ -164,8 +164,13 @@ class SmallState(pyspiel.State):
 
     def __init__(self, game: SmallGame):
         super().__init__(game)
-        self.family = game.family
+        # by name, not the Family itself (it holds modules): a state must pickle and serialize (random_sim_test)
+        self.family_name = game.family.short_name
         self.node = self.family.module.root(game.variant)
+
+    @property
+    def family(self) -> Family:
+        return FAMILIES[self.family_name]
 
     def current_player(self):
         player = self.node.current_player()
@@ -240,12 +245,21 @@ def load(variant=None, game: str = SHORT_NAME):
     return pyspiel.load_game(family.short_name, {"variant": name})
 
 
-for _family in FAMILIES.values():
-    _first = next(iter(_family.module.VARIANTS.values()))
-    pyspiel.register_game(_game_type(_family, _first.num_players),
-                          type(f"{_family.module.__name__.rsplit('.', 1)[1].title()}SmallGame", (SmallGame,),
-                               {"family": _family}))
-TraitorsAboardSmallGame = SmallGame  # the earlier name
+class TraitorsAboardSmallGame(SmallGame):
+    """Traitors Aboard's small variants (module-level, so pickle finds the class by name)."""
+
+    family = FAMILIES["python_traitors_aboard_small"]
+
+
+class AvalonSmallGame(SmallGame):
+    """Avalon's small variants (module-level, so pickle finds the class by name)."""
+
+    family = FAMILIES["python_avalon_small"]
+
+
+for _cls in (TraitorsAboardSmallGame, AvalonSmallGame):
+    _first = next(iter(_cls.family.module.VARIANTS.values()))
+    pyspiel.register_game(_game_type(_cls.family, _first.num_players), _cls)
 
 
 def tree_policy(game, tree, probabilities):

@@ -171,18 +171,19 @@ class AvalonConfig:
 
 
 def _track(track: object, num_players: int) -> tuple[int, ...] | None:
-    """``quest_track`` checked: ``None``, or 1–5 team sizes each 1–``num_players`` (ValueError naming it)."""
+    """``quest_track`` checked: ``None``, or a tuple or list of 1–5 team sizes, each an int from the fails the quest
+    needs (A11: 2 on quest 4 at 7+ players) to ``min(num_players, 5)`` (A05's largest team, the observation's bound);
+    ValueError naming it."""
     if track is None:
         return None
-    try:
-        sizes = tuple(track)
-    except TypeError:
-        sizes = None
+    largest = min(num_players, max(max(team_sizes(n)) for n in range(5, 11)))
+    sizes = tuple(track) if isinstance(track, (tuple, list)) else None  # not a set or dict: the order is the track
     if (sizes is None or not 1 <= len(sizes) <= NUM_QUESTS or any(
-            isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 1 <= k <= num_players
-            for k in sizes)):
-        raise ValueError(f"quest_track={track!r} is not supported; expected None (A05's five quests) or 1–{NUM_QUESTS} "
-                         f"team sizes, each an int 1–{num_players}")
+            isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer))
+            or not fails_needed(num_players, q) <= k <= largest for q, k in enumerate(sizes, 1))):
+        raise ValueError(f"quest_track={track!r} is not supported; expected None (A05's five quests) or a tuple of "
+                         f"1–{NUM_QUESTS} team sizes, each an int 1–{largest} (2–{largest} for quest 4 at 7 or more "
+                         "players, which needs 2 Fails, A11)")
     return tuple(int(k) for k in sizes)
 
 
