@@ -41,6 +41,8 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,7 +117,7 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
     path = Path(spec)
     if spec.endswith(tabular.SUFFIX):  # a solver's tabular policy: JSON data (.tabular)
         if not path.is_file():
-            raise AgentSpecError(f"agent {spec!r}: no such tabular policy file")
+            raise AgentSpecError(f"agent {spec!r}: {_not_a_file(path, 'tabular policy')}")
         try:
             policy = tabular.load_tabular_policy(path, game)
         except tabular.TabularPolicyError as error:
@@ -123,7 +125,7 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
         return f"tabular:{path}", lambda seed: tabular.TabularAgent(policy, seed=seed)
     if spec.endswith(team_plan.SUFFIX):  # a team equilibrium (the Pirates' joint plans drawn per game): JSON data
         if not path.is_file():
-            raise AgentSpecError(f"agent {spec!r}: no such team equilibrium file")
+            raise AgentSpecError(f"agent {spec!r}: {_not_a_file(path, 'team equilibrium')}")
         try:
             if team_dag.is_team_dag(path):  # the team's flows over its belief DAG (solve/team_lp.py)
                 dag_policy = team_dag.load_team_dag(path, game)
@@ -144,6 +146,22 @@ def agent_maker(spec: str, game: str | Game = DEFAULT_GAME,
         "file or folder, a language model openai:MODEL, nor a factory 'package.module:function' or 'path/to/file.py:function'"
         + (f"; did you mean {close[0]!r}?" if close else "")
     )
+
+
+def _not_a_file(path: Path, kind: str) -> str:
+    """Why ``path`` (not a regular file) cannot be a ``kind`` file, in words: missing, or what it is instead (a
+    link to a FIFO, a directory, a device...). ``os.stat`` only: nothing is opened, so nothing can block."""
+    link = "a symbolic link to " if path.is_symlink() else ""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"a symbolic link to a missing file; expected a {kind} file" if link else f"no such {kind} file"
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error}); expected a {kind} file"
+    what = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return f"{link}{what}, not a regular file; expected a {kind} file (JSON)"
 
 
 def _factory_form(spec: str) -> bool:

@@ -33,38 +33,101 @@ class TeamDagPolicy:
     −1 at the root), ``dag`` (per state: ``(probabilities, actions, children)`` per choice), ``other`` (observation
     key → (actions, probabilities)), ``game``, ``summary``."""
 
-    def __init__(self, data: object) -> None:
+    def __init__(self, data: object, num_actions: int | None = None) -> None:
+        """Check every field strictly (types, ranges, distributions, the parts' tree), so that a file that loads
+        plays: ``ValueError`` in one line naming the bad entry and what was expected. With ``num_actions`` (the
+        game's), every action must be below it."""
         def fail(what: str) -> ValueError:
             return ValueError(f"team DAG equilibrium: {what}")
 
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
-            raise fail(f"expected format {FORMAT!r} version {VERSION}")
+        def is_int(x: object) -> bool:
+            return type(x) is int
+
+        def action(x: object, where: str) -> int:
+            if not is_int(x) or x < 0 or (num_actions is not None and x >= num_actions):
+                bound = f"below {num_actions}" if num_actions is not None else "≥ 0"
+                raise fail(f"{where}: action {_short(x)}; expected an int {bound}")
+            return x
+
+        def probability(x: object, where: str) -> float:
+            if type(x) not in (int, float) or not 0 <= x <= 1:  # also refuses NaN, inf and ints past float's range
+                raise fail(f"{where}: probability {_short(x)}; expected a number in [0, 1]")
+            return float(x)
+
+        def distribution(probs: list[float], where: str) -> np.ndarray:
+            p = np.asarray(probs, dtype=float)
+            if abs(p.sum() - 1) > 1e-6:
+                raise fail(f"{where}: probabilities summing to {p.sum():g}; expected a distribution (sum 1)")
+            return p / p.sum()
+
+        if not isinstance(data, dict):
+            raise fail(f"a JSON {type(data).__name__}; expected an object of format {FORMAT!r}")
+        if data.get("format") != FORMAT or not is_int(data.get("version")) or data["version"] != VERSION:
+            raise fail(f"format {_short(data.get('format'))} version {_short(data.get('version'))}; expected format "
+                       f"{FORMAT!r} version {VERSION} (an int)")
         team, up, dag, other = data.get("team"), data.get("up"), data.get("dag"), data.get("other")
         if not (isinstance(team, dict) and isinstance(up, list) and isinstance(dag, list) and isinstance(other, dict)):
             raise fail("team and other must be objects, up and dag lists")
-        if not all(type(p) is int and -1 <= p < len(up) for p in [*team.values(), *up]):
-            raise fail("a part out of range in team or up")
+        if not isinstance(data.get("game"), str):
+            raise fail(f"game {_short(data.get('game'))}; expected a string")
+        summary = data.get("summary", {})
+        if not isinstance(summary, dict):
+            raise fail(f"summary {_short(summary)}; expected an object")
+        # the parts' tree: the writer numbers a part after its parent (team_dp.Parts), so the root is part 0 and
+        # up[p] < p elsewhere: every chain of parents ends at the root, checked in O(n)
+        if not up or up[0] != -1 or not is_int(up[0]):
+            raise fail(f"up[0] {_short(up[0]) if up else 'missing'}; expected -1 (the root part)")
+        for p in range(1, len(up)):
+            if not is_int(up[p]) or not 0 <= up[p] < p:
+                raise fail(f"up[{p}] {_short(up[p])}; expected an int in [0, {p}) (a parent part numbered before it)")
+        for key, p in team.items():
+            if not is_int(p) or not 0 <= p < len(up):
+                raise fail(f"team[{key!r}] {_short(p)}; expected a part, an int in [0, {len(up)})")
+        if not dag:
+            raise fail("dag is empty; expected the root's state at least")
         self.states = []
         for s, choices in enumerate(dag):
             if not isinstance(choices, list) or not choices:
-                raise fail(f"state {s} has no choices")
-            probs = np.asarray([c[0] for c in choices], dtype=float)
-            if not np.isfinite(probs).all() or (probs < 0).any() or abs(probs.sum() - 1) > 1e-6:
-                raise fail(f"state {s}'s probabilities {probs.tolist()}; expected a distribution")
-            actions = [dict(c[1]) for c in choices]
-            children = [{int(p): int(t) for p, t in c[2]} for c in choices]
-            if any(not 0 <= t < len(dag) for ch in children for t in ch.values()):
-                raise fail(f"state {s} leads to a state out of range")
-            self.states.append((probs / probs.sum(), actions, children))
+                raise fail(f"dag[{s}] {_short(choices)}; expected a non-empty list of choices")
+            probs, actions, children = [], [], []
+            for c, choice in enumerate(choices):
+                where = f"dag[{s}][{c}]"
+                if not (isinstance(choice, list) and len(choice) == 3 and isinstance(choice[1], dict)
+                        and isinstance(choice[2], list)):
+                    raise fail(f"{where} {_short(choice)}; expected [probability, {{observation: action}}, "
+                               "[[part, state], ...]]")
+                probs.append(probability(choice[0], where))
+                actions.append({key: action(a, f"{where} at {key!r}") for key, a in choice[1].items()})
+                below: dict[int, int] = {}
+                for pair in choice[2]:
+                    if not (isinstance(pair, list) and len(pair) == 2 and is_int(pair[0]) and is_int(pair[1])
+                            and 0 < pair[0] < len(up) and 0 <= pair[1] < len(dag) and pair[0] not in below):
+                        raise fail(f"{where}'s child {_short(pair)}; expected [part, state]: ints, a part in "
+                                   f"[1, {len(up)}) once, a state in [0, {len(dag)})")
+                    below[pair[0]] = pair[1]
+                children.append(below)
+            self.states.append((distribution(probs, f"dag[{s}]"), actions, children))
         self.other = {}
-        for key, (actions, probs) in other.items():
-            p = np.asarray(probs, dtype=float)
-            if len(actions) != len(p) or not np.isfinite(p).all() or (p < 0).any() or abs(p.sum() - 1) > 1e-6:
-                raise fail(f"the other side's probabilities at {key!r}; expected a distribution over its actions")
-            self.other[key] = ([int(a) for a in actions], p / p.sum())
+        for key, entry in other.items():
+            where = f"other[{key!r}]"
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], list)
+                    and isinstance(entry[1], list) and entry[0] and len(entry[0]) == len(entry[1])):
+                raise fail(f"{where} {_short(entry)}; expected [[action, ...], [probability, ...]] of one "
+                           "non-empty length")
+            acts = [action(a, where) for a in entry[0]]
+            self.other[key] = (acts, distribution([probability(q, where) for q in entry[1]], where))
         self.team, self.up = team, up
-        self.game = str(data.get("game"))
-        self.summary = data.get("summary", {})
+        self.game = data["game"]
+        self.summary = summary
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """``value`` for an error line: its repr, cut short."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's digit limit (read_json_data refuses those; a caller's data may not)
+        text = f"<a {type(value).__name__} too long to print>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def is_team_dag(path: str | os.PathLike) -> bool:
@@ -77,9 +140,13 @@ def is_team_dag(path: str | os.PathLike) -> bool:
 
 
 def load_team_dag(path: str | os.PathLike, game=None) -> TeamDagPolicy:
-    """Read a file :mod:`traitors_env.solve.team_lp` wrote (``ValueError`` naming a bad field); with ``game``, also
-    refuse a solution of another game."""
-    policy = TeamDagPolicy(read_json_data(Path(path), _MAX_BYTES))
+    """Read a file :mod:`traitors_env.solve.team_lp` wrote (``ValueError`` in one line naming the file and the bad
+    field); with ``game``, also refuse actions past its ``num_actions`` and a solution of another game."""
+    try:
+        policy = TeamDagPolicy(read_json_data(Path(path), _MAX_BYTES),
+                               num_actions=None if game is None else game.type.num_actions)
+    except ValueError as error:
+        raise ValueError(f"team equilibrium {path}: {error}") from None
     if game is not None and policy.game != game.type.env_id:
         raise ValueError(f"team equilibrium {path}: game {policy.game!r}; expected a solution of {game.type.env_id}")
     return policy

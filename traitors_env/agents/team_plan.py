@@ -19,6 +19,7 @@ import numpy as np
 
 from ..files import read_json_data
 from .tabular import observation_key
+from .team_dag import FORMAT as _DAG_FORMAT
 
 __all__ = ["FORMAT", "SUFFIX", "TeamEquilibriumAgent", "TeamPolicy", "TeamPolicyError", "load_solution",
            "observation_key"]
@@ -52,9 +53,11 @@ class TeamPolicy:
         def fail(what: str) -> TeamPolicyError:
             return TeamPolicyError(f"team equilibrium: {what}")
 
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+        if (not isinstance(data, dict) or data.get("format") != FORMAT or type(data.get("version")) is not int
+                or data["version"] != VERSION):
             raise fail(f"format {data.get('format') if isinstance(data, dict) else type(data).__name__!r}, version "
-                       f"{data.get('version') if isinstance(data, dict) else None!r}; expected {FORMAT!r} version {VERSION}")
+                       f"{data.get('version') if isinstance(data, dict) else None!r}; expected {FORMAT!r} version {VERSION} "
+                       f"(joint plans, solve.team_equilibrium) or {_DAG_FORMAT!r} (flows, solve.team_lp)")
         states, mutineers, pirates = data.get("states"), data.get("mutineers"), data.get("pirates")
         if not isinstance(states, dict) or not isinstance(mutineers, dict) or not isinstance(pirates, dict):
             raise fail("states, mutineers and pirates must be objects")
