@@ -109,3 +109,20 @@ def test_team_dag_file_is_checked_and_played():
                 {"format": "x"}):
         with pytest.raises(ValueError):
             team_dag.TeamDagPolicy({**data, **bad})
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--game", "nosuch"], "unknown game 'nosuch'"),
+    (["--game", "traitors_aboard", "--variant", "micro3"], "the belief-DAG LP does not apply"),
+    (["--out", "{tmp}/folder.team.json"], "is a folder"),
+])
+def test_the_command_refuses_bad_arguments_in_one_line(args, words, tmp_path, capsys):
+    """A tester's finds: an unknown game, a game whose team does not decompose and an --out that is a folder ended
+    in tracebacks (the last after the whole solve)."""
+    from traitors_env.solve.team_lp import main
+
+    (tmp_path / "folder.team.json").mkdir()
+    with pytest.raises(SystemExit):
+        main([a.format(tmp=tmp_path) for a in args])
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err

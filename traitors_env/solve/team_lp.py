@@ -318,13 +318,29 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     if args.out and not args.out.endswith(".team.json"):
         parser.error(f"--out {args.out!r}; expected a file name ending in .team.json (an agent spec)")
-    game = load_game(args.game)
+    if args.out:
+        from pathlib import Path
+
+        from ..files import output_problem
+
+        problem = output_problem(Path(args.out), folder=False)
+        if problem:
+            parser.error(f"--out {args.out!r}: {problem}")
+    try:
+        game = load_game(args.game)
+    except (KeyError, ValueError, ImportError) as error:  # an unknown game, or an optional one without its extra
+        parser.error(f"--game {args.game!r}: {error}")
     declared = small_variants(game)
     if args.variant not in declared:
         parser.error(f"{game.name} has no small variant {args.variant!r}; declared: {sorted(declared)}")
     tree = build_tree(declared[args.variant])
-    form = SequenceForm(tree)
-    solution = solve(form)
+    try:
+        form = SequenceForm(tree)
+        solution = solve(form)
+    except ValueError as error:  # a team whose information does not decompose, or a side of several seats
+        parser.error(f"--game {game.name} --variant {args.variant}: the belief-DAG LP does not apply ({error}); it "
+                     "solves a two-seat team against one seat whose information decomposes (docs/notes/"
+                     "team-equilibrium.md)")
     report = {"game": game.type.env_id, "variant": args.variant, "sides": list(game.type.sides),
               "walk_seconds": round(tree.seconds, 1), **solution.summary()}
     if args.check:
