@@ -280,7 +280,12 @@ def test_a_game_without_metrics_gets_a_summary_of_win_rates(tmp_path):
     assert summary["metrics"] == [] and set(summary["agents"]) == {"random", "heuristic"}
     assert all(e["metrics"] == {} and "win_rate" in e["vs_nash"] for sides in summary["agents"].values()
                for e in sides.values())
-    assert "## Summary" in (tmp_path / "report.md").read_text()
+    text = (tmp_path / "report.md").read_text()
+    assert "## Summary" in text
+    # every row of the summary table has as many cells as its header (a tester's find: an empty extra column)
+    table = text.split("## Summary", 1)[1].split("\n\n| agent | side | vs Nash", 1)[1].split("\n\n", 1)[0]
+    rows = ("| agent | side | vs Nash" + table).splitlines()
+    assert len({row.count("|") for row in rows}) == 1, rows[:3]
 
 
 # ------------------------------------------------------------------ the reliability diagram

@@ -358,8 +358,9 @@ def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
            "summary metrics in % (n = count), those with a per-decision chance as value vs chance (× value / chance). "
            f"{_DASH}: not measured.", ""]
     columns = summary["metrics"]
-    out.append("| agent | side | vs Nash (%) | worst case (%) | best-response gain | beliefs: Brier vs base | "
-               + " | ".join(f"`{c}`" for c in columns) + " |")
+    # one cell per column: a game without summary metrics gets no empty trailing column
+    out.append("| " + " | ".join(["agent", "side", "vs Nash (%)", "worst case (%)", "best-response gain",
+                                   "beliefs: Brier vs base", *(f"`{c}`" for c in columns)]) + " |")
     out.append("|---|---|---|---|---|---|" + "---|" * len(columns))
     for name, sides in summary["agents"].items():
         for team, e in sides.items():
@@ -373,8 +374,8 @@ def summary_markdown(report: dict, game: Game | None = None) -> list[str]:
                 gain_text += f" (vs heuristic {100 * gain['vs_heuristic']:+.1f})"
             beliefs = _brier_cell(e["beliefs"])
             cells = [_metric_cell(e["metrics"].get(c)) for c in columns]
-            out.append(f"| {name} | {team} | {_rate_cell(nash) if 'skipped' not in nash else _DASH} | {worst_text} | "
-                       f"{gain_text} | {beliefs} | " + " | ".join(cells) + " |")
+            out.append("| " + " | ".join([name, team, _rate_cell(nash) if "skipped" not in nash else _DASH, worst_text,
+                                           gain_text, beliefs, *cells]) + " |")
     skipped = {e["vs_nash"]["skipped"] for sides in summary["agents"].values() for e in sides.values()
                if "skipped" in e["vs_nash"]}
     if skipped:
