@@ -14,10 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from traitors_env.agents import team_dag
-from traitors_env.agents.policy import AgentSpecError
-from traitors_env.agents.spec import agent_maker
-from traitors_env.core.registry import load_game
+pytest.importorskip("pyspiel")  # the files are of OpenSpiel's social_deduction (the solve extra)
+
+from traitors_env.agents import team_dag  # noqa: E402
+from traitors_env.agents.policy import AgentSpecError  # noqa: E402
+from traitors_env.agents.spec import agent_maker  # noqa: E402
+from traitors_env.core.registry import load_game  # noqa: E402
 
 GAME = "openspiel_social_deduction:mini3"
 
