@@ -214,6 +214,29 @@ class TrainingSection(_Section):
         return self.mutineers_steps or self.steps_per_team if team == KEYED_SIDE else self.steps_per_team
 
 
+class RegularizerSection(_Section):
+    """Equilibrium-seeking regularisation of the JAX backend's PPO (issue 54; docs/backends/equilibrium.md).
+
+    ``mmd``: magnetic mirror descent (Sokota et al., ICLR 2023) in its PPO form: ``alpha · KL(π ‖ ρ)`` added to the
+    loss at every learner decision, ρ the magnet; PPO's clipped ratio stays the proximal step (the paper's
+    ``KL(π_t ‖ π)`` term). ``rnad``: R-NaD (Perolat et al., Science 2022, DeepNash): each learner decision's reward
+    becomes ``−alpha · log(π(a|s)/π_reg(a|s))`` plus the game's, so the values carry the regularisation; the
+    opponents' term of the paper is left out (the other side is frozen during a side's turn).
+
+    The magnet / regularisation policy: ``uniform`` (uniform over the legal actions) or ``lagged``: the side's own
+    policy at the start of each training turn (a generation's, a league iteration's), and again every
+    ``update_every`` PPO iterations (R-NaD's steps of the fixed-point iteration; 0: at each turn's start only).
+    Both are fixed by the checkpoints, so a resumed run repeats an uninterrupted one.
+    """
+
+    kind: Literal["none", "mmd", "rnad"] = "none"
+    #: MMD's α (the magnet term's weight in the loss) or R-NaD's η (the reward transform's scale)
+    alpha: float = Field(default=0.05, ge=0, allow_inf_nan=False)
+    magnet: Literal["uniform", "lagged"] = "lagged"
+    #: PPO iterations between updates of a lagged magnet within a turn; 0: only at the turn's start
+    update_every: int = Field(default=0, ge=0)
+
+
 class PPOSection(_Section):
     """Hyperparameters of sb3-contrib ``MaskablePPO`` (same meaning as there)."""
 
@@ -237,6 +260,8 @@ class PPOSection(_Section):
     #: hidden layer sizes of the belief head's own layers, between the actor's last hidden layer and the head's
     #: output; ``[]`` (default): one linear layer on the actor's features. Needs ``belief_coef > 0``.
     belief_net_arch: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list)
+    #: equilibrium-seeking regularisation (backend jax; :class:`RegularizerSection`); default: none, plain PPO
+    regularizer: RegularizerSection = Field(default_factory=RegularizerSection)
 
 
 class EvaluationSection(_Section):
@@ -473,6 +498,15 @@ class RunConfig(_Section):
                 "(ppo.belief_coef: 0); expected ppo.belief_net_arch: [] or, with backend: jax and a game with a "
                 "hidden side, ppo.belief_coef > 0"
             )
+        regularizer = self.ppo.regularizer
+        if regularizer.kind != "none" and self.backend != "jax":
+            raise ValueError(
+                f"ppo.regularizer.kind={regularizer.kind!r} needs backend: jax (this config: {self.backend!r}); "
+                "expected ppo.regularizer.kind: none"
+            )
+        if regularizer.kind != "none" and regularizer.alpha == 0:
+            raise ValueError(f"ppo.regularizer.kind={regularizer.kind!r} with alpha=0 regularises nothing; expected "
+                             "alpha > 0 (or kind: none)")
         if self.league is not None:
             self._check_league()
         if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:

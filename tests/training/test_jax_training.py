@@ -19,6 +19,7 @@ pytest.importorskip("flax")
 pytest.importorskip("optax")
 
 import jax.numpy as jnp  # noqa: E402
+from jax_run_helpers import tiny_jax_config  # noqa: E402
 
 from training.jax_backend import ppo as P  # noqa: E402
 from training.jax_backend import rollout as R  # noqa: E402
@@ -385,23 +386,6 @@ def test_the_checkpoint_format_names_no_game_and_the_old_name_still_reads(tmp_pa
 
 
 # ---------------------------------------------------------------- the run: 2 generations, resume, agents by spec
-def tiny_jax_config(tmp_path, **changes):
-    from training.config import config_from_dict
-
-    data = {
-        "name": "jtiny",
-        "backend": "jax",
-        "output_dir": str(tmp_path / "runs"),
-        "env": {"player_counts": [3, 5, 8]},
-        "training": {"generations": 1, "steps_per_team": 200, "n_envs": 16, "progress_bar": False},
-        "ppo": {"n_steps": 16, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
-        "evaluation": {"games": 2, "player_counts": [3], "games_per_generation": 4, "workers": 1},
-    }
-    for key, value in changes.items():
-        data[key] = {**data[key], **value} if isinstance(value, dict) else value
-    return config_from_dict(data)
-
-
 def test_tiny_jax_run_trains_two_generations_resumes_and_plays_by_spec(tmp_path):
     from training.evaluate import evaluate_run
     from training.jax_backend.train import train
@@ -505,7 +489,7 @@ def test_a_minibatch_larger_than_the_rollout_is_warned_once_per_team(tmp_path):
     from training.jax_backend.train import Trainer
 
     trainer = Trainer(tiny_jax_config(tmp_path, ppo={"batch_size": 4096}), standin_engine())
-    trainer._learn = lambda *args, capacity: capacity
+    trainer._learn = lambda *args, capacity, magnet=None: capacity
     with pytest.warns(UserWarning, match=r"ppo.batch_size=4096 is more than the 100 pirates decisions of a rollout"):
         assert trainer.learn("pirates", None, None, None, None, None, 100) == 4096
     with warnings.catch_warnings():
@@ -514,7 +498,7 @@ def test_a_minibatch_larger_than_the_rollout_is_warned_once_per_team(tmp_path):
         trainer.learn("mutineers", None, None, None, None, None, 8000)  # within one minibatch's reach: no warning
     # per team, not once per trainer: the Mutineers' own short first rollout is warned after the Pirates' was
     other = Trainer(tiny_jax_config(tmp_path, ppo={"batch_size": 4096}), standin_engine())
-    other._learn = lambda *args, capacity: capacity
+    other._learn = lambda *args, capacity, magnet=None: capacity
     with pytest.warns(UserWarning, match="pirates decisions"):
         other.learn("pirates", None, None, None, None, None, 100)
     with pytest.warns(UserWarning, match=r"ppo.batch_size=4096 is more than the 300 mutineers decisions"):

@@ -149,7 +149,7 @@ def log_prob_entropy(logits, mask, actions):
     return logp, entropy
 
 
-def team_gae(valid, values, ended, team_reward, bootstrap_value, gamma: float, gae_lambda: float):
+def team_gae(valid, values, ended, team_reward, bootstrap_value, gamma: float, gae_lambda: float, step_reward=None):
     """Advantages and returns of the learner's trajectories in a ``(T, B)`` grid of game decisions.
 
     Args:
@@ -158,6 +158,9 @@ def team_gae(valid, values, ended, team_reward, bootstrap_value, gamma: float, g
         ended: bool ``(T, B)``: the slot's game ended on decision ``t`` (whoever made it).
         team_reward: float ``(T, B)``: the learner team's reward when ``ended`` (R17: +1 won, −1 lost).
         bootstrap_value: float ``(B,)``: value of the learner's next decision after the grid.
+        step_reward: float ``(T, B)`` or ``None``: a reward the learner gets for decision ``t`` itself (R-NaD's
+            transformed reward, :func:`rnad_step_reward`), read where ``valid``; ``None``: none (the game's reward
+            only, computed exactly as before).
 
     The reward of a game reaches the learner's last decision in it, however many opponent
     decisions follow; discounting counts learner decisions only (as in ``TeamEnv``, where each
@@ -169,12 +172,12 @@ def team_gae(valid, values, ended, team_reward, bootstrap_value, gamma: float, g
 
     def back(carry, x):
         gae, next_value, pending_reward, pending_done = carry
-        is_valid, value, is_end, reward = x
+        is_valid, value, is_end, reward, own = x
         # The game of slot b ended on decision t: the later carry belongs to the next game.
         pending_reward = jnp.where(is_end, reward, pending_reward)
         pending_done = pending_done | is_end
         not_done = 1.0 - pending_done.astype(jnp.float32)
-        delta = pending_reward + gamma * next_value * not_done - value
+        delta = (pending_reward if own is None else own + pending_reward) + gamma * next_value * not_done - value
         new_gae = delta + gamma * gae_lambda * not_done * gae
         gae = jnp.where(is_valid, new_gae, gae)
         next_value = jnp.where(is_valid, value, next_value)
@@ -189,7 +192,8 @@ def team_gae(valid, values, ended, team_reward, bootstrap_value, gamma: float, g
         jnp.zeros(batch, jnp.float32),
         jnp.zeros(batch, bool),
     )
-    xs = (valid, values.astype(jnp.float32), ended, team_reward.astype(jnp.float32))
+    own = None if step_reward is None else step_reward.astype(jnp.float32)
+    xs = (valid, values.astype(jnp.float32), ended, team_reward.astype(jnp.float32), own)
     _, advantages = jax.lax.scan(back, init, xs, reverse=True)
     return advantages, jnp.where(valid, advantages + values, 0.0)
 
@@ -208,6 +212,9 @@ class Batch(NamedTuple):
     #: the belief head's labels, ``float32 (N, belief_size)``: 1.0 where the relative seat is on the hidden side,
     #: 0.0 where not, NaN for the observer and absent seats (masked in the loss); ``None`` without a belief head
     belief: jnp.ndarray | None = None
+    #: the magnet policy's logits at each row, ``float32 (N, num_actions)`` (MMD, :class:`UpdateConfig`
+    #: ``magnet_coef``); ``None`` without a magnet
+    magnet: jnp.ndarray | None = None
 
 
 def compact(key, grid: Batch, valid, capacity: int) -> Batch:
@@ -237,6 +244,9 @@ class UpdateConfig(NamedTuple):
     vf_coef: float
     #: weight of the belief head's loss (``ppo.belief_coef``); 0: no belief loss (the batch needs no ``belief``)
     belief_coef: float = 0.0
+    #: MMD's weight α of ``KL(π ‖ magnet)`` in the loss (``ppo.regularizer``, kind ``mmd``); 0: no magnet term
+    #: (the batch needs no ``magnet``)
+    magnet_coef: float = 0.0
 
 
 def _weighted_mean(x, w):
@@ -271,11 +281,33 @@ def loss_fn(params, apply_fn, mb: Batch, cfg: UpdateConfig):
         "train/approx_kl": _weighted_mean((ratio - 1) - log_ratio, w),
         "train/clip_fraction": _weighted_mean((jnp.abs(ratio - 1) > cfg.clip_range).astype(jnp.float32), w),
     }
+    if cfg.magnet_coef:
+        magnet_kl = _weighted_mean(masked_kl(logits, mb.magnet, mb.mask), w)
+        loss = loss + cfg.magnet_coef * magnet_kl
+        stats.update({"train/loss": loss, "train/magnet_kl": magnet_kl})
     if cfg.belief_coef:
         belief_loss, brier = belief_losses(belief_logits, mb.belief, w)
         loss = loss + cfg.belief_coef * belief_loss
         stats.update({"train/loss": loss, "train/belief_loss": belief_loss, "train/belief_brier": brier})
     return loss, stats
+
+
+def masked_kl(logits, reference_logits, mask):
+    """``KL(π ‖ ρ)`` per row over the legal actions, π and ρ the masked softmax of ``logits`` and
+    ``reference_logits`` (MMD's magnet term: Sokota et al. 2023, eq. 4, with the magnet ρ)."""
+    legal = mask.astype(bool)
+    logp = jax.nn.log_softmax(masked_logits(logits, mask))
+    logq = jax.nn.log_softmax(masked_logits(reference_logits, mask))
+    return jnp.sum(jnp.where(legal, jnp.exp(logp) * (logp - logq), 0.0), axis=-1)
+
+
+def rnad_step_reward(log_prob, reference_logits, mask, action, eta: float):
+    """R-NaD's reward transform of the learner's own decisions (Perolat et al. 2022, DeepNash, eq. 2, the
+    player's own term): ``−η · log(π(a|s) / π_reg(a|s))`` for the action ``a`` taken with ``log_prob`` under
+    π (the rollout's policy). ``reference_logits``: π_reg's logits at the same rows."""
+    logq = jax.nn.log_softmax(masked_logits(reference_logits, mask))
+    reference = jnp.take_along_axis(logq, action[..., None], axis=-1)[..., 0]
+    return -eta * (log_prob - reference)
 
 
 def belief_losses(belief_logits, labels, weight):

@@ -52,7 +52,7 @@ from traitors_env.core import load_game
 
 from ..agents import observation_scale
 from .engine import Engine
-from .ppo import Batch, masked_logits, team_gae
+from .ppo import Batch, masked_logits, rnad_step_reward, team_gae
 
 #: opponent kinds, in the order of the config's ``opponents`` section
 LATEST, PAST, HEURISTIC, RANDOM = 0, 1, 2, 3
@@ -111,6 +111,9 @@ class Settings(NamedTuple):
     deals: int | None = None
     #: store each learner transition's role labels for the belief head (:func:`belief_labels`; ``ppo.belief_coef``)
     belief_labels: bool = False
+    #: R-NaD's η (``ppo.regularizer`` kind ``rnad``): each learner decision's reward gets
+    #: :func:`~.ppo.rnad_step_reward` against the regularisation policy passed to :func:`rollout`; 0: none
+    rnad_eta: float = 0.0
 
 
 #: the learner's share of game decisions per team (Pirates, Mutineers), measured on the real game with table
@@ -419,8 +422,10 @@ def game_step(
     return slots, record
 
 
-def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key):
-    """``settings.n_steps`` steps of :func:`game_step`, then the team GAE.
+def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team, opponents: Opponents, slots, key,
+            reg_params=None):
+    """``settings.n_steps`` steps of :func:`game_step`, then the team GAE (with ``settings.rnad_eta > 0``, over
+    rewards transformed by R-NaD against the actor parameters ``reg_params``, :func:`~.ppo.rnad_step_reward`).
 
     Returns:
         ``(slots, batch, valid, metrics)``: ``batch`` a :class:`~training.jax_backend.ppo.Batch` of shape
@@ -438,12 +443,20 @@ def rollout(engine: Engine, settings: Settings, apply_fn, actor_fn, params, team
     scale = jnp.asarray(observation_scale(load_game(engine.game)))
     last = jax.vmap(engine.observe)(slots.state, slots.last_learner_seat) / scale
     _, bootstrap = apply_fn(params, last)
-    advantage, ret = team_gae(
-        rec["valid"], rec["value"], rec["ended"], rec["team_reward"], bootstrap, settings.gamma, settings.gae_lambda
-    )
     sub = rec["learner"]
-    index = jnp.minimum(sub["index"], batch - 1)
     valid = sub["index"] < batch
+    step_reward = None
+    if settings.rnad_eta:  # the learner's rows only: one more actor pass over the stored sub-batch
+        reference = jnp.zeros(sub["mask"].shape, jnp.float32) if reg_params is None else actor_fn(reg_params, sub["obs"])
+        own = rnad_step_reward(sub["log_prob"], reference, sub["mask"], sub["action"], settings.rnad_eta)
+        steps = jnp.broadcast_to(jnp.arange(settings.n_steps)[:, None], sub["index"].shape)
+        step_reward = jnp.zeros((settings.n_steps, batch), jnp.float32).at[steps, sub["index"]].add(
+            jnp.where(valid, own, 0.0), mode="drop")
+    advantage, ret = team_gae(
+        rec["valid"], rec["value"], rec["ended"], rec["team_reward"], bootstrap, settings.gamma, settings.gae_lambda,
+        step_reward,
+    )
+    index = jnp.minimum(sub["index"], batch - 1)
     grid = Batch(
         sub["obs"],
         sub["mask"],

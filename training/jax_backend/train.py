@@ -68,6 +68,7 @@ def compiled(
         ``learn(params, opt_state, grid, valid, key, capacity=…)`` (compact + :func:`.ppo.update`).
     """
     import jax
+    import jax.numpy as jnp
 
     from . import ppo
     from .rollout import new_slots, rollout
@@ -79,16 +80,19 @@ def compiled(
     def actor(params, obs):
         return model.apply(params, obs, method=ppo.ActorCritic.logits)
 
-    def learn(params, opt_state, grid, valid, key, capacity: int):
+    def learn(params, opt_state, grid, valid, key, capacity: int, magnet=None):
         k_compact, k_update = jax.random.split(key)
         batch = ppo.compact(k_compact, grid, valid, capacity)
+        if update_config.magnet_coef:  # the magnet's logits, fixed for the update's epochs (None: uniform)
+            logits = jnp.zeros(batch.mask.shape, jnp.float32) if magnet is None else actor(magnet, batch.obs)
+            batch = batch._replace(magnet=logits)
         params, opt_state, stats = ppo.update(params, opt_state, optimizer, apply, batch, k_update, update_config)
         stats["train/explained_variance"] = ppo.explained_variance(batch.value, batch.ret, batch.weight)
         return params, opt_state, stats
 
     def team_rollout(team_settings, team):
-        def run(params, opponents, slots, key):
-            return rollout(engine, team_settings, apply, actor, params, team, opponents, slots, key)
+        def run(params, opponents, slots, key, reg_params=None):
+            return rollout(engine, team_settings, apply, actor, params, team, opponents, slots, key, reg_params)
 
         return jax.jit(run, donate_argnums=(2,))
 
@@ -157,10 +161,12 @@ class Trainer:
                 True,
                 capacities(self.batch, team, steady),
                 belief_labels=p.belief_coef > 0,
+                rnad_eta=p.regularizer.alpha if p.regularizer.kind == "rnad" else 0.0,
             )
             for team in range(len(self.sides))
         )
-        update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef, p.belief_coef)
+        update_config = ppo.UpdateConfig(p.n_epochs, p.batch_size, p.clip_range, p.ent_coef, p.vf_coef, p.belief_coef,
+                                         p.regularizer.alpha if p.regularizer.kind == "mmd" else 0.0)
         self.model, self.optimizer, self.new_slots, self.rollouts, self._learn = compiled(
             engine,
             settings,
@@ -186,7 +192,7 @@ class Trainer:
         params = self.model.init(jax.random.key(seed), jnp.zeros((1, *shape), jnp.float32))
         return params, self.optimizer.init(params)
 
-    def learn(self, team: str, params, opt_state, grid, valid, key, learner_decisions: int):
+    def learn(self, team: str, params, opt_state, grid, valid, key, learner_decisions: int, magnet=None):
         """The PPO update over the rollout's learner transitions.
 
         The update's batch has a fixed size per team (one compilation): :func:`update_capacity` of the first
@@ -211,7 +217,7 @@ class Trainer:
                 )
             capacity = update_capacity(learner_decisions, batch_size)
             self.capacity[team] = capacity
-        return self._learn(params, opt_state, grid, valid, key, capacity=capacity)
+        return self._learn(params, opt_state, grid, valid, key, capacity=capacity, magnet=magnet)
 
     def opponents(self, params, snapshots: list, seed: int):
         """The :class:`~.rollout.Opponents` of a team's turn: the configured weights, the other team's newest
@@ -256,10 +262,17 @@ class Trainer:
         key = jax.random.key(0)
         slots = self.new_slots[team_index](key, opponents)
         yield
-        _, grid, valid, metrics = self.rollouts[team_index](params, opponents, slots, key)
+        magnet = self.magnet(params)
+        _, grid, valid, metrics = self.rollouts[team_index](params, opponents, slots, key, magnet)
         capacity = update_capacity(int(metrics["learner_decisions"]), self.config.ppo.batch_size)
         yield
-        jax.block_until_ready(self._learn(params, opt_state, grid, valid, key, capacity=capacity))
+        jax.block_until_ready(self._learn(params, opt_state, grid, valid, key, capacity=capacity, magnet=magnet))
+
+    def magnet(self, params):
+        """The magnet / regularisation policy's parameters given the side's current ``params``
+        (``ppo.regularizer``): ``params`` for a lagged magnet, ``None`` for none or a uniform one."""
+        regularizer = self.config.ppo.regularizer
+        return params if regularizer.kind != "none" and regularizer.magnet == "lagged" else None
 
     # ------------------------------------------------------------ one team's training
     def train_team(self, team_index: int, params, opt_state, snapshots: list, seed: int, steps: int, on_iteration,
@@ -284,15 +297,23 @@ class Trainer:
         collected = 0
         wins = games = 0
         decisions = 0
+        # The magnet (MMD) / regularisation policy (R-NaD): the side's policy at the turn's start, renewed every
+        # ``update_every`` iterations (RegularizerSection); fixed by the checkpoints, so a resumed run repeats.
+        magnet = self.magnet(params)
+        every = self.config.ppo.regularizer.update_every
+        iteration = 0
         began = time.perf_counter()
         while collected < steps:
             key, k_roll, k_learn = jax.random.split(key, 3)
             t0 = time.perf_counter()
-            slots, grid, valid, metrics = rollout(params, opponents, slots, k_roll)
+            slots, grid, valid, metrics = rollout(params, opponents, slots, k_roll, magnet)
             metrics = {k: int(v) for k, v in jax.device_get(metrics).items()}
             params, opt_state, stats = self.learn(
-                team, params, opt_state, grid, valid, k_learn, metrics["learner_decisions"]
+                team, params, opt_state, grid, valid, k_learn, metrics["learner_decisions"], magnet
             )
+            iteration += 1
+            if magnet is not None and every and iteration % every == 0:
+                magnet = params
             stats = {k: float(v) for k, v in jax.device_get(stats).items()}
             del grid, valid
             seconds = time.perf_counter() - t0
