@@ -41,24 +41,40 @@ def random_policy(key, mask, open_prob):
     return jnp.where(opens, A.OPEN_CHEST, pick)
 
 
+def _scan(game, key, open_prob, steps):
+    """Random legal play of one game from ``game`` for ``steps`` decisions (the states before each, and so on)."""
+
+    def body(game, key):
+        k_act, k_step = jax.random.split(key)
+        mask = E.legal_action_mask(game)
+        action = random_policy(k_act, mask, open_prob)
+        action = jnp.where(E.terminated(game), -1, action)
+        after = E.step(game, action, k_step)
+        return after, (game, mask, action, E.returns(after))
+
+    final, (games, masks, actions, rewards) = jax.lax.scan(body, game, jax.random.split(key, steps))
+    return final, games, masks, actions, rewards
+
+
 @functools.partial(jax.jit, static_argnames=("steps",))
 def _play(keys, num_players, claims, open_prob, steps):
     def one_game(key, n, claims, open_prob):
         k_init, k_play = jax.random.split(key)
-        game = E.init(k_init, n, claims)
-
-        def body(game, key):
-            k_act, k_step = jax.random.split(key)
-            mask = E.legal_action_mask(game)
-            action = random_policy(k_act, mask, open_prob)
-            action = jnp.where(E.terminated(game), -1, action)
-            after = E.step(game, action, k_step)
-            return after, (game, mask, action, E.returns(after))
-
-        final, (games, masks, actions, rewards) = jax.lax.scan(body, game, jax.random.split(k_play, steps))
-        return final, games, masks, actions, rewards
+        return _scan(E.init(k_init, n, claims), k_play, open_prob, steps)
 
     return jax.vmap(one_game)(keys, num_players, claims, open_prob)
+
+
+@functools.partial(jax.jit, static_argnames=("steps",))
+def _play_from(games, keys, open_prob, steps):
+    return jax.vmap(lambda game, key, p: _scan(game, key, p, steps))(games, keys, open_prob)
+
+
+def _host(final, games, masks, actions, rewards, steps: int) -> dict:
+    out = jax.device_get({"final": final, "games": games, "masks": masks, "actions": actions, "rewards": rewards})
+    out["lengths"] = (out["actions"] >= 0).sum(1)
+    assert bool(np.all(out["final"].phase == E.GAME_OVER)), f"a game ran past {steps} decisions"
+    return out
 
 
 def play_batch(seed: int, num_players, claims, open_prob: float = 0.05, steps: int = MAX_DECISIONS) -> dict:
@@ -73,11 +89,21 @@ def play_batch(seed: int, num_players, claims, open_prob: float = 0.05, steps: i
     keys = jax.random.split(jax.random.PRNGKey(seed), num_players.shape[0])
     open_prob = jnp.broadcast_to(jnp.asarray(open_prob, jnp.float32), num_players.shape)
     claims = jnp.broadcast_to(jnp.asarray(claims), num_players.shape)
-    final, games, masks, actions, rewards = _play(keys, num_players, claims, open_prob, steps)
-    out = jax.device_get({"final": final, "games": games, "masks": masks, "actions": actions, "rewards": rewards})
-    out["lengths"] = (out["actions"] >= 0).sum(1)
-    assert bool(np.all(out["final"].phase == E.GAME_OVER)), f"a game ran past {steps} decisions"
-    return out
+    return _host(*_play(keys, num_players, claims, open_prob, steps), steps)
+
+
+def play_variant_batch(seed: int, variant, games: int, claims=None, open_prob: float = 0.05, steps: int = 64) -> dict:
+    """``games`` random games of small variant ``variant`` (a ``SmallVariant``), each dealt by the twin's
+    ``init_variant`` (S01–S03), played in JAX; the same dict as :func:`play_batch`. ``claims``: a bool or an array of
+    one per game (default the variant's)."""
+    from traitors_env.games.traitors_aboard.jax.position import init_variant
+
+    keys = jax.random.split(jax.random.PRNGKey(seed), games)
+    k_init, k_play = jax.vmap(jax.random.split, out_axes=1)(keys)
+    claims = jnp.broadcast_to(jnp.asarray(variant.claims if claims is None else claims), (games,))
+    starts = jax.jit(jax.vmap(init_variant, in_axes=(0, None, 0)), static_argnums=1)(k_init, variant, claims)
+    open_prob = jnp.full(games, open_prob, jnp.float32)
+    return _host(*_play_from(starts, k_play, open_prob, steps), steps)
 
 
 @jax.jit
@@ -109,15 +135,22 @@ class ReplayedGame(GameState):
 
 
 def reference_start(game) -> ReplayedGame:
-    """The reference game at the JAX game's first decision (same roles, hands, draw pile, first seat)."""
+    """The reference game at the JAX game's first decision (same roles, hands, draw pile, first seat, and a small
+    variant's pre-placed chest cards and Planks, S02: none in a full game's deal)."""
     n = int(game.num_players)
     hands = [[k for k in range(8) for _ in range(int(game.hands[s, k]))] for s in range(n)]
     draw_top_first = [int(k) for k in game.draw[: int(game.draw_size)]]
+    chest_top_first = [
+        (int(game.chest_kind[r]), int(game.chest_placer[r]), int(game.chest_announced[r]))
+        for r in range(int(game.chest_size))
+    ]
     state = ReplayedGame.from_position(
         n,
         roles=[int(r) for r in game.roles[:n]],
         hands=hands,
         draw_pile=draw_top_first,
+        chest=chest_top_first,
+        planks=[int(p) for p in game.planks[:n]],
         current_player=int(game.current_player),
         claims=bool(game.claims),
         seed=0,
@@ -220,73 +253,9 @@ def assert_same_result(game, state: GameState, where: str) -> None:
 
 def game_from_reference(state: GameState):
     """The JAX :class:`Game` of a reference position (any decision, Spyglass groups included)."""
-    from traitors_env.games.traitors_aboard.jax.state import MAX_DECK, Game
-    from traitors_env.games.traitors_aboard.observation import MAX_CHEST
+    from traitors_env.games.traitors_aboard.jax.position import game_from_state
 
-    n = state.num_players
-
-    def padded(values, size, fill=0, dtype=np.int8):
-        out = np.full(size, fill, dtype)
-        out[: len(values)] = values
-        return out
-
-    chest = list(reversed(state.chest))  # top first
-    bottom = np.zeros(MAX_CHEST, bool)
-    counts = np.zeros((MAX_CHEST, 3), np.int8)
-    known = np.zeros(MAX_CHEST, bool)
-    for row, card in enumerate(chest):
-        group = card.group
-        if group is not None and all(other.group is not group for other in chest[row + 1 :]):
-            bottom[row] = True  # the group's lowest card
-            known[row] = group.counts is not None
-            counts[row] = group.counts if group.counts is not None else 0
-    targeted = np.zeros((8, 8, 2), np.int8)
-    for player, target, card in state.targeted:
-        targeted[player, target, card] += 1
-    seen_rows = [next(row for row, c in enumerate(chest) if c is card) for card in state.spyglass_seen]
-    hands = np.zeros((8, 8), np.int8)
-    hands[:n] = state.hands
-    played = np.zeros((8, 5), np.int8)
-    played[:n] = state.actions_played
-    game = Game.of(
-        num_players=np.int8(n),
-        claims=np.bool_(state.config.claims),
-        roles=padded([int(r) for r in state.roles], 8),
-        hands=hands,
-        draw=padded(state.draw_pile[::-1], MAX_DECK),
-        draw_known=padded(state.draw_known[::-1], MAX_DECK, dtype=np.uint8),
-        draw_size=np.int8(len(state.draw_pile)),
-        chest_kind=padded([c.kind for c in chest], MAX_CHEST),
-        chest_placer=padded([c.placer for c in chest], MAX_CHEST),
-        chest_announced=padded([c.announced for c in chest], MAX_CHEST),
-        chest_known=padded([c.known_by for c in chest], MAX_CHEST, dtype=np.uint8),
-        chest_scrambled=padded([c.group is not None for c in chest], MAX_CHEST, False, bool),
-        chest_bottom=bottom,
-        group_counts=counts,
-        group_known=known,
-        chest_size=np.int8(len(chest)),
-        discard=np.array(state.discard, np.int8),
-        planks=padded(state.planks, 8),
-        aboard=padded(state.aboard, 8, False, bool),
-        revealed=padded(state.revealed, 8, False, bool),
-        current_player=np.int8(state.current_player),
-        phase=np.int8(int(state.phase)),
-        winner=np.int8(-1 if state.winner is None else int(state.winner)),
-        end_condition=np.int8(-1 if state.end_condition is None else int(state.end_condition)),
-        turn=np.int16(state.turn),
-        loot_placed=padded(state.loot_placed, 8),
-        announced_sum=padded(state.announced_sum, 8),
-        actions_played=played,
-        pockets_emptied=padded(state.pockets_emptied, 8),
-        targeted=targeted,
-        claim_accuse=padded(state.claim_accuse, 8, -1),
-        claim_vouch=padded(state.claim_vouch, 8, -1),
-        claim_hand=padded(state.claim_hand, 8, -1),
-        claim_chest=padded(state.claim_chest, 8, -1),
-        spyglass_taken=np.int8(state.spyglass_taken),
-        spyglass_seen=padded(seen_rows, 3),
-    )
-    return jax.tree_util.tree_map(jnp.asarray, game)
+    return game_from_state(state)
 
 
 _step_one = jax.jit(E.step)

@@ -153,15 +153,20 @@ def _random_bot():
 
 
 def engine_names() -> tuple[str, ...]:
-    """The engines :func:`make_engine` knows: every registered game with a JAX twin (by its name), the same with
-    the random bot for its heuristic (``<name>_without_heuristic``, development only), and ``standin``. A game that
+    """The engines :func:`make_engine` knows: every registered game with a JAX twin (by its name) and every declared
+    variant with one (``traitors_aboard:mini3``, :attr:`~traitors_env.core.game.Variant.jax`), the same with the
+    random bot for its heuristic (``<name>_without_heuristic``, development only), and ``standin``. A game that
     does not load (a broken plug-in) is left out with a warning (:func:`~traitors_env.core.registry.loadable_games`)."""
-    twins = [game.name for game in loadable_games() if game.jax is not None]
+    twins = []
+    for game in loadable_games():
+        if game.jax is not None:
+            twins.append(game.name)
+        twins += [f"{game.name}:{name}" for name, variant in game.variants.items() if variant.jax is not None]
     return (*twins, STANDIN, *(f"{name}{WITHOUT_HEURISTIC}" for name in twins))
 
 
 def make_engine(name: str, claims: bool = True) -> Engine:
-    """An engine by name (:func:`engine_names`): a game with a JAX twin, ``"standin"`` (tests), or
+    """An engine by name (:func:`engine_names`): a game or variant with a JAX twin, ``"standin"`` (tests), or
     ``"<game>_without_heuristic"`` (development only: the random bot plays the heuristic's games).
 
     Raises:
@@ -172,8 +177,8 @@ def make_engine(name: str, claims: bool = True) -> Engine:
     if name == STANDIN:
         return standin_engine()
     game = name.removesuffix(WITHOUT_HEURISTIC)
-    if game in registered_games():
-        load_game(game)  # a game that does not load says why (GameLoadError), not "engine not known"
+    if game.partition(":")[0] in registered_games():
+        load_game(game.partition(":")[0])  # a game that does not load says why (GameLoadError), not "engine not known"
     names = engine_names()
     if name not in names:
         raise ValueError(f"engine {name!r} is not known; expected one of {', '.join(names)}")

@@ -132,12 +132,15 @@ class Variant:
         claims: the claim channel of ``<game>:<variant>`` when a tool does not say (``None``: the game's default).
         records: whether the game's records replay a game of the variant (a record replays the deal from its seed:
             not a small variant's dealt position); ``False``: ``<game>:<variant>`` has no records capability.
+        jax: a zero-argument loader of the variant's JAX twin (the twin's API, ``init`` dealing the variant), the
+            :attr:`Game.jax` of ``<game>:<variant>``; ``None``: it has none (the game's twin deals the default game).
     """
 
     kwargs: Mapping[str, Any]
     player_counts: tuple[int, ...] | None = None
     claims: bool | None = None
     records: bool = True
+    jax: Callable[[], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -363,8 +366,9 @@ class Game:
 
     def variant_game(self, name: str) -> Game:
         """Variant ``name`` as a game of its own, ``<game>:<variant>``: ``raw_env``/``env``/``new_initial_state``
-        with the variant's options bound (``claims`` defaults to the variant's), its table sizes, and no JAX twin
-        (a twin plays the game's default deal). ``ValueError`` naming the declared variants."""
+        with the variant's options bound (``claims`` defaults to the variant's), its table sizes, and the variant's
+        own JAX twin where it declares one (:attr:`Variant.jax`; the game's twin deals the default game).
+        ``ValueError`` naming the declared variants."""
         sizes = self.variant_player_counts(name)
         declared = self.variants[name]
         options = dict(declared.kwargs)
@@ -396,7 +400,7 @@ class Game:
                                    env_id=f"{self.type.env_id}:{name}", default_players=default_players,
                                    table_sizes=sizes)
         return dataclasses.replace(self, type=kind, raw_env=raw_env, env=env, new_initial_state=new_initial_state,
-                                   jax=None, variants={}, records=self.records if declared.records else None)
+                                   jax=declared.jax, variants={}, records=self.records if declared.records else None)
 
     def has(self, capability: str) -> bool:
         return getattr(self, capability, None) is not None

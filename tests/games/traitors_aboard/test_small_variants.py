@@ -74,14 +74,15 @@ def test_the_same_seed_deals_the_same_game():
 
 def test_a_declared_variant_is_a_game_of_its_own():
     """``<game>:<variant>`` by short name or env id gives one Game: the variant's table sizes, its claims default,
-    no JAX twin (the twin deals the full game), pickled by name (worker processes load the same)."""
+    its own JAX twin loader (dealing the variant: ``test_jax_small_variants.py``), pickled by name (worker processes
+    load the same)."""
     game = load_game("traitors_aboard:mini3")
     assert load_game("traitors_aboard_v0:mini3") is game
     assert game.type.env_id == "traitors_aboard_v0:mini3"
     assert game.type.player_counts == (3,)
     assert game.type.min_players == 3 and game.type.max_players == 8  # the layout's num_players block is unchanged
     assert game.default_claims is False
-    assert game.jax is None and not game.variants
+    assert game.jax is not None and game.jax is not load_game("traitors_aboard").jax and not game.variants
     assert pickle.loads(pickle.dumps(game)) is game
     env = game.env()
     env.reset(seed=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 
@@ -81,6 +82,11 @@ def progress(state: GameState) -> float:
     return float(min(1.0, max(0.0, 1.0 - (len(state.draw_pile) + pending) / start)))
 
 
+def variant_twin(name: str):
+    """The JAX twin dealing small variant ``name`` (imports jax only when called)."""
+    return importlib.import_module(f"{__package__}.jax").variant_twin(name)
+
+
 def action_table() -> str:
     """The action table (indices, name, meaning, phase) as markdown: the one written in :mod:`.actions`'s docstring,
     beside the index constants it documents (the docs test checks its index ranges cover ``0 … NUM_ACTIONS - 1``)."""
@@ -111,8 +117,10 @@ GAME = Game(
     hidden_side=int(Role.MUTINEER),  # the Mutineers' roles are secret (rulebook "Setup")
     progress=progress,
     text=lambda: importlib.import_module(f"{__package__}.text"),
-    # The small variants (S01–S03) that the exact solver walks: ``--game traitors_aboard:mini3`` in every tool.
-    variants={name: Variant({"small_variant": name}, (v.num_players,), claims=v.claims, records=False)
+    # The small variants (S01–S03) that the exact solver walks: ``--game traitors_aboard:mini3`` in every tool, the
+    # JAX backend's included (each variant's twin deals it).
+    variants={name: Variant({"small_variant": name}, (v.num_players,), claims=v.claims, records=False,
+                            jax=functools.partial(variant_twin, name))
               for name, v in SMALL_VARIANTS.items()},
     extras={"roles": Role, "observation_encoder": "compiled" if COMPILED_ENCODER else "pure Python"},
 )

@@ -6,7 +6,9 @@ observation by tests that replay thousands of its games there (``tests/games/tra
 
 - :mod:`.env`: pgx's API: :class:`TraitorsAboard` (a ``pgx.Env``), :class:`State`, and the
   functions ``init(key, num_players, claims=True) -> State``, ``step(state, action, key) -> State``,
-  ``observe(state, player) -> float32[1228]``, ``seat_sides(state) -> int8[8]`` (the deal, for a game master);
+  ``observe(state, player) -> float32[1228]``, ``seat_sides(state) -> int8[8]`` (the deal, for a game master),
+  ``variant_twin(name)``: the same API dealing a small variant (``traitors_aboard:mini3``);
+- :mod:`.position`: a reference position as a :class:`Game`, and the small variants' deals (``init_variant``);
 - :mod:`.engine`: the rules on the bare game state :class:`Game` (``init``, ``step``,
   ``legal_action_mask``, ``returns``), for loops that need no observation;
 - :mod:`.observation`: the observation of any seat, equal to ``observation.encode``;
@@ -26,7 +28,7 @@ Example (a jitted batch of random games, mixed table sizes)::
 from .engine import legal_action_mask, returns
 from .state import Game
 
-_ENV_NAMES = ("State", "TraitorsAboard", "init", "observe", "seat_sides", "step")
+_ENV_NAMES = ("State", "TraitorsAboard", "init", "observe", "seat_sides", "step", "variant_twin")
 
 
 def __getattr__(name: str):

@@ -34,8 +34,10 @@ from pgx._src.struct import dataclass
 from .. import actions as A
 from ..cards import MAX_PLAYERS, MIN_PLAYERS
 from ..observation import OBS_SIZE
+from ..small import variant
 from . import engine
 from .observation import observe as observe_game
+from .position import init_variant as init_variant_game
 from .state import Game, empty_game
 
 ENV_ID = "traitors_aboard"
@@ -87,6 +89,53 @@ def init(key: jax.Array, num_players, claims=True) -> State:
     """
     state = _state(engine.init(key, num_players, claims), jnp.zeros(MAX_PLAYERS, jnp.float32), jnp.int32(0))
     return state.replace(observation=observe_game(state._game, state.current_player))  # a seat of the table
+
+
+class VariantTwin:
+    """The twin of a small variant (``traitors_aboard:mini3``; S01–S03): this package's API (``init``, ``step``,
+    ``observe``, ``seat_sides`` …) with ``init`` dealing the variant (:func:`.position.init_variant`). Why: a tool
+    (the JAX training backend, :func:`training.jax_backend.engine.twin_engine`) reads a twin as a module, and its
+    ``__name__`` (this package's) finds the ``heuristic`` and ``probes`` submodules, which play any position."""
+
+    def __init__(self, name: str) -> None:
+        self.variant = variant(name)
+        self.__name__ = __package__
+
+    def init(self, key: jax.Array, num_players=None, claims=None) -> State:
+        """A dealt game of the variant with the acting player's observation; ``num_players`` (default: the
+        variant's) must be the variant's (a traced value is not checked), ``claims`` defaults to the variant's.
+
+        Raises:
+            ValueError: for a concrete ``num_players`` other than the variant's, or ``claims`` not a bool.
+        """
+        v = self.variant
+        size = engine._concrete(v.num_players if num_players is None else num_players)
+        if size is not None and (size.dtype.kind not in "iu" or np.any(size != v.num_players)):
+            raise ValueError(f"num_players={num_players!r}; the small variant {v.name!r} is played by "
+                             f"{v.num_players} players")
+        claims = v.claims if claims is None else claims
+        engine.check_claims(claims)
+        state = _state(init_variant_game(key, v, claims), jnp.zeros(MAX_PLAYERS, jnp.float32), jnp.int32(0))
+        return state.replace(observation=observe_game(state._game, state.current_player))
+
+    def __getattr__(self, name: str):  # step, observe, seat_sides, State …: the package's own
+        from .. import jax as package
+
+        return getattr(package, name)
+
+    def __repr__(self) -> str:
+        return f"<JAX twin of the small variant {self.variant.name!r} ({__package__})>"
+
+
+def variant_twin(name: str) -> VariantTwin:
+    """The twin of small variant ``name`` (:class:`VariantTwin`), one object per variant (compiled functions are
+    cached by it)."""
+    if name not in _TWINS:
+        _TWINS[name] = VariantTwin(name)
+    return _TWINS[name]
+
+
+_TWINS: dict[str, VariantTwin] = {}
 
 
 def seat_sides(state: State) -> jax.Array:
