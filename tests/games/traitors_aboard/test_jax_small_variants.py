@@ -193,6 +193,7 @@ def test_a_variant_game_has_a_twin_that_deals_it():
     """``load_game("traitors_aboard:mini3").jax()`` is the twin's API dealing mini3 (the training backend's engine by
     the variant's name); another game's variants keep no twin."""
     from training.jax_backend.engine import engine_names, make_engine
+    from training.jax_backend.train import resolve_engine
 
     game = load_game("traitors_aboard:mini3")
     twin = game.jax()
@@ -207,6 +208,7 @@ def test_a_variant_game_has_a_twin_that_deals_it():
     assert "traitors_aboard:mini3" in engine_names() and "traitors_aboard" in engine_names()
     engine = make_engine("traitors_aboard:mini3", claims=False)
     assert engine.game == "traitors_aboard:mini3" and engine.probes
+    assert resolve_engine(None, False, "traitors_aboard_v0:mini3") is engine  # a config's env.name, as train() reads it
     games = jax.vmap(engine.init)(jax.random.split(jax.random.PRNGKey(2), 8), jnp.full(8, 3))
     assert (np.asarray(games._game.chest_size) == 3).all()
     assert load_game("traitors_aboard").jax().__name__ == twin.__name__  # the full game's twin is the package
