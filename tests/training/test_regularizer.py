@@ -139,3 +139,23 @@ def test_a_regularised_run_differs_from_plain_ppo_and_repeats_resumed_or_not(tmp
                                          _params(one, 0, team))
         assert any(jax.tree_util.tree_leaves(differs)), f"{regularizer} trained the same {team} as plain PPO"
         jax.tree_util.tree_map(np.testing.assert_array_equal, _params(one, 1, team), _params(resumed, 1, team))
+
+
+def test_a_leagues_exploiters_train_with_plain_ppo(tmp_path, monkeypatch):
+    """The league's exploiters are best responses of the newest policies: the regulariser is the policies' only."""
+    from training.jax_backend import league, train
+
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def spy(config, *args, **kwargs):
+        seen.append(config.ppo.regularizer.kind)
+        raise Stop
+
+    monkeypatch.setattr(train, "Trainer", spy)
+    config = tiny_jax_config(tmp_path, ppo={"regularizer": {"kind": "rnad", "alpha": 0.2}})
+    with pytest.raises(Stop):
+        league._train_exploiter(config, standin_engine(), None, 0, 0, "pirates", None, 1, None, None, 0, 10)
+    assert seen == ["none"] and config.ppo.regularizer.kind == "rnad"

@@ -388,16 +388,17 @@ def _train_exploiter(config: RunConfig, engine: Engine, run: RunFolder, generati
                      target, pool: int, bar, logs, seed: int, steps: int):
     """Train side ``team``'s exploiter of iteration ``generation + 1`` from fresh parameters (``seed``) for ``steps``
     learner decisions against ``target`` (the other side's newest policy's parameters) in every game, and save it
-    as ``checkpoints/gen_NNN/exploiter_<team>.msgpack``; returns ``(params, summary, checkpoint path)``."""
+    as ``checkpoints/gen_NNN/exploiter_<team>.msgpack``; returns ``(params, summary, checkpoint path)``. Plain PPO
+    (:func:`.train.plain_ppo`): an exploiter exploits, whatever the league's policies are regularised with."""
     import jax
     import jax.numpy as jnp
 
     from .rollout import Opponents, mix_sizing
-    from .train import Trainer, iteration_logger, save_team
+    from .train import Trainer, iteration_logger, plain_ppo, save_team
 
     probabilities = np.zeros(4 + len(engine.probes), np.float32)
     probabilities[0] = 1.0  # the newest policy alone
-    trainer = Trainer(config, engine, mix=tuple(mix_sizing(probabilities).tolist()), past_pool=pool)
+    trainer = Trainer(plain_ppo(config), engine, mix=tuple(mix_sizing(probabilities).tolist()), past_pool=pool)
     params, opt_state = trainer.init_params(seed)
     opponents = Opponents(jnp.asarray(probabilities), target,
                           jax.tree_util.tree_map(lambda leaf: jnp.stack([leaf] * pool), target),

@@ -454,6 +454,14 @@ def generation_check(config: RunConfig, run: RunFolder, generation: int, sides, 
     return check
 
 
+def plain_ppo(config: RunConfig) -> RunConfig:
+    """``config`` without ``ppo.regularizer``: an exploiter (a best response, a league's exploiter) learns to exploit
+    with plain PPO, whatever the policies it attacks were trained with."""
+    from ..config import RegularizerSection
+
+    return config.model_copy(update={"ppo": config.ppo.model_copy(update={"regularizer": RegularizerSection()})})
+
+
 def resolve_engine(engine: Engine | None, claims: bool = True, game: str | None = None) -> Engine:
     """``engine``, else the one ``$TRAITORS_JAX_ENGINE`` names, else the JAX twin of ``game`` (the registry's
     default game if ``None``)."""
