@@ -25,14 +25,14 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
-from collections.abc import Callable
-from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 from traitors_env.core import load_game, registered_games
 from traitors_env.core.registry import DEFAULT_GAME, loadable_games
+
+from .interface import Engine
 
 __all__ = ["STANDIN", "Engine", "EngineUnavailableError", "engine_names", "make_engine", "standin_engine",
            "twin_engine"]
@@ -41,24 +41,6 @@ __all__ = ["STANDIN", "Engine", "EngineUnavailableError", "engine_names", "make_
 STANDIN = "standin"
 #: The suffix of an engine name whose heuristic bot the random bot stands in for (development only).
 WITHOUT_HEURISTIC = "_without_heuristic"
-
-
-class Engine(NamedTuple):
-    """Pure functions of one game (``vmap`` them for a batch); see the module doc."""
-
-    name: str
-    init: Callable[[Any, Any], Any]
-    step: Callable[[Any, Any, Any], Any]
-    observe: Callable[[Any, Any], jnp.ndarray]
-    acting_observation: Callable[[Any], jnp.ndarray]
-    roles: Callable[[Any], jnp.ndarray]
-    heuristic_memory: Callable[[], Any]
-    heuristic_act: Callable[[Any, Any, Any, Any], tuple[Any, Any]]
-    #: the registered game whose observation and action shapes (and observation scale) the engine has
-    game: str
-    #: the twin's scripted probes (its optional ``probes`` submodule's ``PROBES``), ``(name, side, act)`` each with
-    #: ``act(raw observation, mask, key) -> int32`` for one decision; drawn only by a league (``league.fixed``)
-    probes: tuple = ()
 
 
 @functools.cache  # one object per engine: compiled functions are cached by it

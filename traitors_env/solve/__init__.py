@@ -59,6 +59,13 @@ def small_variants(game) -> dict:
     return {}
 
 
+def small_variant_names(game) -> tuple[str, ...]:
+    """The names of :func:`small_variants` of ``game``, without OpenSpiel (a config check needs no ``solve`` extra)."""
+    if game.extras.get("small_variants"):
+        return tuple(game.extras["small_variants"])
+    return tuple(small_variants(game)) if game.name in _DECLARED_HERE else ()
+
+
 def openspiel_nash_conv(variant, tree, probabilities) -> dict:
     """OpenSpiel's ``exploitability.nash_conv`` of the profile ``probabilities`` (per information state of ``tree``)
     on the variant's pyspiel game: an OpenSpiel game's own (:mod:`.openspiel_tree`), or our game's as a pyspiel
