@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from traitors_env.core import Game, load_game
 from traitors_env.core.game import sizes_text
 from traitors_env.core.registry import DEFAULT_GAME, UnknownGameError, registered_env_ids
+from traitors_env.solve import is_small_variant
 
 from .config_files import UnknownConfigError, resolve_config
 from .table_sizes import table_size_probabilities
@@ -75,17 +76,16 @@ def backend_problem(game: Game, backend: str) -> str | None:
 
     - ``sb3``: every game (its game master seats a learner at every seat of its side in a zero-sum team game, at
       one seat in a game with individual rewards);
-    - ``jax``: a game with a JAX twin (``game.jax``) whose sides share one reward (the rollout's team semantics);
+    - ``jax``: a game with a JAX twin (``game.jax``) or a small variant's exact tree, whose sides share one reward;
     - ``rllib``: a game whose sides share one reward (one module per side plays every seat of it).
     """
     env = game.type.env_id
     if backend in ("jax", "rllib") and not game.team_play:
-        return (
-            f"backend: {backend} trains zero-sum team games only (one policy plays every seat of its side); {env} has "
-            f"individual rewards ({game.type.utility}), train it with backend: sb3"
-        )
-    if backend == "jax" and game.jax is None:
-        return f"backend: jax needs the game's JAX twin; {env} has no JAX twin, train it with backend: sb3"
+        return (f"backend: {backend} trains zero-sum team games only (one policy plays every seat of its side); {env} "
+                f"has individual rewards ({game.type.utility}), train it with backend: sb3")
+    if backend == "jax" and game.jax is None and not is_small_variant(game.name):  # tree: jax_backend.tree_engine
+        return (f"backend: jax needs the game's JAX twin; {env} has no JAX twin, train it with backend: sb3 (or "
+                "a small variant it declares, e.g. avalon:mini5, which runs on its exact tree)")
     return None
 
 

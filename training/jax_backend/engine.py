@@ -17,7 +17,8 @@ shapes the engine has.
 A game's JAX twin is what its :attr:`~traitors_env.core.Game.jax` loader returns: a module (package) with
 ``init(key, num_players, claims=...)``, ``step``, ``observe``, ``seat_sides(state)`` and a submodule
 ``heuristic`` with ``init_memory()`` and ``heuristic_act(observation, mask, memory, key)``. :func:`twin_engine`
-adapts it; :func:`standin_engine` is a stand-in game (:mod:`.standin`) for tests of the backend.
+adapts it; a small variant without a twin runs on its exact tree (:mod:`.tree_engine`);
+:func:`standin_engine` is a stand-in game (:mod:`.standin`) for tests of the backend.
 """
 
 from __future__ import annotations
@@ -137,18 +138,23 @@ def _random_bot():
 def engine_names() -> tuple[str, ...]:
     """The engines :func:`make_engine` knows: every registered game with a JAX twin (by its name) and every declared
     variant with one (``traitors_aboard:mini3``, :attr:`~traitors_env.core.game.Variant.jax`), the same with the
-    random bot for its heuristic (``<name>_without_heuristic``, development only), and ``standin``. A game that
+    random bot for its heuristic (``<name>_without_heuristic``, development only), every declared small variant
+    without a twin (its exact tree: :mod:`.tree_engine`, e.g. ``avalon:mini5``), and ``standin``. A game that
     does not load (a broken plug-in) is left out with a warning (:func:`~traitors_env.core.registry.loadable_games`)."""
     twins = []
     for game in loadable_games():
         if game.jax is not None:
             twins.append(game.name)
         twins += [f"{game.name}:{name}" for name, variant in game.variants.items() if variant.jax is not None]
-    return (*twins, STANDIN, *(f"{name}{WITHOUT_HEURISTIC}" for name in twins))
+    from .tree_engine import tree_engine_names
+
+    trees = [name for name in tree_engine_names() if name not in twins]  # small variants without a twin
+    return (*twins, *trees, STANDIN, *(f"{name}{WITHOUT_HEURISTIC}" for name in twins))
 
 
 def make_engine(name: str, claims: bool = True) -> Engine:
-    """An engine by name (:func:`engine_names`): a game or variant with a JAX twin, ``"standin"`` (tests), or
+    """An engine by name (:func:`engine_names`): a game or variant with a JAX twin, else a declared small variant's
+    exact tree (:mod:`.tree_engine`, ``claims`` fixed by the variant), ``"standin"`` (tests), or
     ``"<game>_without_heuristic"`` (development only: the random bot plays the heuristic's games).
 
     Raises:
@@ -164,4 +170,11 @@ def make_engine(name: str, claims: bool = True) -> Engine:
     names = engine_names()
     if name not in names:
         raise ValueError(f"engine {name!r} is not known; expected one of {', '.join(names)}")
-    return twin_engine(game, claims, heuristic=game == name)
+    if name != game or load_game(game).jax is not None:
+        return twin_engine(game, claims, heuristic=game == name)
+    from .tree_engine import tree_engine
+
+    try:
+        return tree_engine(game)
+    except ImportError as error:  # an OpenSpiel game's tree without the solve extra
+        raise EngineUnavailableError(f"the exact tree of {game} cannot be built here: {error}") from None

@@ -66,6 +66,14 @@ def small_variant_names(game) -> tuple[str, ...]:
     return tuple(small_variants(game)) if game.name in _DECLARED_HERE else ()
 
 
+def is_small_variant(name: str) -> bool:
+    """Whether ``name`` is ``"<game>:<variant>"`` with ``<variant>`` a declared small variant (no OpenSpiel needed)."""
+    from ..core import load_game
+
+    base, _, variant = name.partition(":")
+    return bool(variant) and variant in small_variant_names(load_game(base))
+
+
 def openspiel_nash_conv(variant, tree, probabilities) -> dict:
     """OpenSpiel's ``exploitability.nash_conv`` of the profile ``probabilities`` (per information state of ``tree``)
     on the variant's pyspiel game: an OpenSpiel game's own (:mod:`.openspiel_tree`), or our game's as a pyspiel
