@@ -62,13 +62,18 @@ def _setting(text: str) -> tuple[str, list[str], object]:
 
 
 def method_config(base: dict, method: str, seed: int, out: Path, generations: int, settings=()) -> dict:
-    """The run config of ``method`` with ``seed``: the base config, the method's changes and ``settings``."""
+    """The run config of ``method`` with ``seed``: the base config, the method's changes and ``settings``.
+
+    Raises:
+        ValueError: a setting's path runs through a value that is not a section (naming the setting)."""
     data = _merge(base, METHODS[method])
     for name, keys, value in settings:
         if name == method:
             node = data
             for key in keys[:-1]:
                 node = node.setdefault(key, {})
+                if not isinstance(node, dict):
+                    raise ValueError(f"--set {name}.{'.'.join(keys)}: {key} is not a section of the config")
             node[keys[-1]] = value
     data.update(name=f"{method}_s{seed}", seed=seed, output_dir=str(out / "runs"))
     data["training"] = {**data["training"], "generations": generations, "progress_bar": False}
@@ -153,7 +158,8 @@ def plot(rows: list[dict], cfr: dict | None, path: Path, title: str) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", required=True, help="the base config: a small variant's game (env.name), backend jax")
+    parser.add_argument("--config", required=True,
+                        help="the base config (a path or a shipped name): backend jax, env.name a small variant")
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--generations", type=int, default=8, help="checkpoints per run (default 8)")
@@ -163,20 +169,38 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.generations < 1 or not args.seeds:
         parser.error("--generations ≥ 1 and at least one seed")
+    if args.cfr < 0:
+        parser.error(f"--cfr {args.cfr}: expected iterations ≥ 0")
     settings = [_setting(text) for text in args.set]
+    unused = sorted({name for name, _, _ in settings} - set(args.methods))
+    if unused:
+        parser.error(f"--set changes {unused}, not among --methods {args.methods}")
 
-    from training.config import config_from_dict
+    from training.config import ConfigError, config_from_dict
+    from training.config_files import UnknownConfigError, resolve_config
     from training.train import train
     from traitors_env.core import load_game
     from traitors_env.solve import exact, small_variants
 
-    base = yaml.safe_load(Path(args.config).read_text())
-    game_name = base["env"]["name"]
-    game, _, variant = game_name.partition(":")
+    try:
+        base = yaml.safe_load(resolve_config(args.config).read_text())
+    except (UnknownConfigError, OSError, yaml.YAMLError) as error:
+        parser.error(f"--config {args.config}: {error}")
+    game_name = (base.get("env") or {}).get("name", "") if isinstance(base, dict) else ""
+    game, _, variant = str(game_name).partition(":")
+    declared = small_variants(load_game(game)) if variant else {}
+    if variant not in declared or base.get("backend") != "jax":
+        parser.error(f"--config {args.config}: expected backend: jax and env.name a small variant (<game>:<variant>, "
+                     f"e.g. traitors_aboard:mini3); it has backend {base.get('backend')!r}, env.name {game_name!r}")
     registered = load_game(game)
-    declared = small_variants(registered)
-    if variant not in declared:
-        parser.error(f"--config {args.config}: env.name {game_name!r} is not a small variant; declared: {sorted(declared)}")
+    configs = {}
+    for method in args.methods:  # every run's config checked before any work
+        for seed in args.seeds:
+            try:
+                configs[method, seed] = config_from_dict(method_config(base, method, seed, args.out, args.generations,
+                                                                       settings))
+            except (ConfigError, ValueError) as error:
+                parser.error(f"method {method}: {error}")
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     tree = exact.build_tree(declared[variant])
@@ -193,9 +217,8 @@ def main(argv=None) -> int:
     rows: list[dict] = []
     for method in args.methods:
         for seed in args.seeds:
-            data = method_config(base, method, seed, args.out, args.generations, settings)
             t0 = time.perf_counter()
-            run = train(config_from_dict(data), force=True)
+            run = train(configs[method, seed], force=True)
             seconds = time.perf_counter() - t0
             for row in evaluate_generations(run.path, game_name, tree, sides):
                 rows.append({"method": method, "seed": seed, "train_seconds": round(seconds, 1), **row})

@@ -29,6 +29,7 @@ from traitors_env.core.registry import DEFAULT_GAME, UnknownGameError, registere
 from traitors_env.solve import is_small_variant
 
 from .config_files import UnknownConfigError, resolve_config
+from .config_regularizer import RegularizerSection, check_regularizer_backend
 from .table_sizes import table_size_probabilities
 
 OPPONENT_KINDS = ("latest", "past", "heuristic", "random")
@@ -212,29 +213,6 @@ class TrainingSection(_Section):
         if self.steps_per_side and team in self.steps_per_side:
             return self.steps_per_side[team]
         return self.mutineers_steps or self.steps_per_team if team == KEYED_SIDE else self.steps_per_team
-
-
-class RegularizerSection(_Section):
-    """Equilibrium-seeking regularisation of the JAX backend's PPO (issue 54; docs/backends/equilibrium.md).
-
-    ``mmd``: magnetic mirror descent (Sokota et al., ICLR 2023) in its PPO form: ``alpha · KL(π ‖ ρ)`` added to the
-    loss at every learner decision, ρ the magnet; PPO's clipped ratio stays the proximal step (the paper's
-    ``KL(π_t ‖ π)`` term). ``rnad``: R-NaD (Perolat et al., Science 2022, DeepNash): each learner decision's reward
-    becomes ``−alpha · log(π(a|s)/π_reg(a|s))`` plus the game's, so the values carry the regularisation; the
-    opponents' term of the paper is left out (the other side is frozen during a side's turn).
-
-    The magnet / regularisation policy: ``uniform`` (uniform over the legal actions) or ``lagged``: the side's own
-    policy at the start of each training turn (a generation's, a league iteration's), and again every
-    ``update_every`` PPO iterations (R-NaD's steps of the fixed-point iteration; 0: at each turn's start only).
-    Both are fixed by the checkpoints, so a resumed run repeats an uninterrupted one.
-    """
-
-    kind: Literal["none", "mmd", "rnad"] = "none"
-    #: MMD's α (the magnet term's weight in the loss) or R-NaD's η (the reward transform's scale)
-    alpha: float = Field(default=0.05, ge=0, allow_inf_nan=False)
-    magnet: Literal["uniform", "lagged"] = "lagged"
-    #: PPO iterations between updates of a lagged magnet within a turn; 0: only at the turn's start
-    update_every: int = Field(default=0, ge=0)
 
 
 class PPOSection(_Section):
@@ -498,15 +476,12 @@ class RunConfig(_Section):
                 "(ppo.belief_coef: 0); expected ppo.belief_net_arch: [] or, with backend: jax and a game with a "
                 "hidden side, ppo.belief_coef > 0"
             )
-        regularizer = self.ppo.regularizer
-        if regularizer.kind != "none" and self.backend != "jax":
-            raise ValueError(
-                f"ppo.regularizer.kind={regularizer.kind!r} needs backend: jax (this config: {self.backend!r}); "
-                "expected ppo.regularizer.kind: none"
-            )
-        if regularizer.kind != "none" and regularizer.alpha == 0:
-            raise ValueError(f"ppo.regularizer.kind={regularizer.kind!r} with alpha=0 regularises nothing; expected "
-                             "alpha > 0 (or kind: none)")
+        check_regularizer_backend(self.ppo.regularizer, self.backend)
+        if self.backend == "jax" and game.jax is None and is_small_variant(game.name):  # the tree engine's game
+            declared = load_game(game.name.partition(":")[0]).variants[game.name.partition(":")[2]].claims
+            if declared is not None and self.env.claims != declared:
+                raise ValueError(f"env.claims={self.env.claims} but {self.env.name} is played on its exact tree, whose "
+                                 f"claims are {'on' if declared else 'off'}; expected env.claims: {str(declared).lower()}")
         if self.league is not None:
             self._check_league()
         if self.backend == "rllib" and self.ppo.batch_size > self.rllib.train_batch_size:

@@ -97,9 +97,31 @@ def test_the_regularizer_needs_the_jax_backend_and_a_positive_alpha(tmp_path):
         config_from_dict({**base, "backend": "jax", "ppo": {"regularizer": {"kind": "rnad", "alpha": 0.0}}})
     with pytest.raises(ValueError, match="kind"):
         config_from_dict({**base, "backend": "jax", "ppo": {"regularizer": {"kind": "neurd"}}})
+    jax_base = {**base, "backend": "jax"}
+    for regularizer, message in (
+        ({"kind": "none", "alpha": 5.0}, r"sets \['alpha'\] with kind: none"),
+        ({"kind": "mmd", "magnet": "uniform", "update_every": 5}, "update_every=5 renews a lagged magnet"),
+        # a magnet renewed after every iteration is the policy that played the rollout: R-NaD's term is always 0
+        ({"kind": "rnad", "update_every": 1}, "update_every=1 makes the lagged magnet the policy that played"),
+        ({"kind": "mmd", "alpha": 1e300}, "less than or equal to 100"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            config_from_dict({**jax_base, "ppo": {"regularizer": regularizer}})
     config = config_from_dict({**base, "backend": "jax", "ppo": {"regularizer": {"kind": "rnad", "alpha": 0.1,
                                                                              "update_every": 3}}})
     assert config.ppo.regularizer.update_every == 3 and config.ppo.regularizer.magnet == "lagged"
+
+
+def test_a_variant_on_its_exact_tree_keeps_the_trees_claims(tmp_path):
+    """The tree engine plays the variant's tree as declared (claims off): a config saying otherwise is refused."""
+    from training.config import config_from_dict
+
+    data = {"name": "t", "output_dir": str(tmp_path), "backend": "jax",
+            "env": {"name": "avalon:mini5", "player_counts": [5], "claims": True}}
+    with pytest.raises(ValueError, match="env.claims=True but avalon(_v0)?:mini5 is played on its exact tree, whose claims are off"):
+        config_from_dict(data)
+    data["env"]["claims"] = False
+    assert config_from_dict(data).env.claims is False
 
 
 def test_a_best_response_never_regularises(tmp_path):
