@@ -33,10 +33,6 @@ class RegularizerSection(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> RegularizerSection:
-        given = self.model_fields_set - {"kind"}
-        if self.kind == "none" and given:
-            raise ValueError(f"ppo.regularizer sets {sorted(given)} with kind: none, which regularises nothing; "
-                             "expected kind: mmd or rnad, or no other key")
         if self.kind != "none" and self.alpha == 0:
             raise ValueError(f"ppo.regularizer.kind={self.kind!r} with alpha=0 regularises nothing; expected alpha > 0 "
                              "(or kind: none)")
