@@ -79,7 +79,8 @@ config_packages = ["training.configs"] + [
 setup(
     packages=packages + config_packages + ["traitors_env.examples"],
     package_dir=DATA_PACKAGES,
-    package_data={name: ["*.yaml"] for name in config_packages},
+    # The viewer's page (traitors-view): its script and style sheet, read through importlib.resources.
+    package_data={**{name: ["*.yaml"] for name in config_packages}, "traitors_env.web": ["static/*.js", "static/*.css"]},
     exclude_package_data={"traitors_env.games.traitors_aboard": ["*.c", "*.pyx"]},  # sources: the sdist's, not the wheel's
     ext_modules=extensions,
     cmdclass={"build_ext": OptionalBuildExt},

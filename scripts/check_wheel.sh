@@ -2,9 +2,9 @@
 # Packaging check (issue 30; docs/packaging.md): build the sdist and the wheel (the wheel from the sdist), check their
 # metadata, install the wheel with the train extra into a fresh virtual environment OUTSIDE the checkout, and run
 # every command from a temporary folder: traitors-train --config tiny (end to end), traitors-eval (the kit and a
-# shipped example agent), a scripted traitors-play game (standard input from a file) and traitors-replay,
-# traitors-bench for about a second, pettingzoo's api_test on each registered game, the shipped configs against
-# configs/, the encoders (compiled where built, and a second wheel built without a compiler) against the reference.
+# shipped example agent), a scripted traitors-play game (standard input from a file), traitors-replay and
+# traitors-view --html, traitors-bench for about a second, pettingzoo's api_test on each registered game, the shipped
+# configs against configs/, the encoders (compiled where built, and a second wheel built without a compiler) against the reference.
 # Fails (non-zero) at the first check that fails, naming it.
 #
 # Usage: scripts/check_wheel.sh [--wheel PATH] [--keep]
@@ -107,6 +107,9 @@ quiet "$work/play.log" traitors-play --players 3 --seed 11 --bots random --recor
 grep -q "THE RULES IN SHORT" "$work/play.log" || fail "traitors-play did not show the rules for '?'"
 [ -f game.json ] || fail "traitors-play saved no game record"
 quiet "$work/replay.log" traitors-replay game.json --no-pause --reveal
+# traitors-view's static export: the page's script and style sheet are package data of the wheel.
+quiet "$work/view.log" traitors-view game.json --html site
+[ -f site/index.html ] && [ -f site/viewer.js ] && [ -f site/viewer.css ] || fail "traitors-view --html wrote no page"
 
 step "traitors-bench for about a second"
 quiet "$work/bench.log" traitors-bench --seconds 0.2 --repeats 1 --slices 1 --players 3 --the-traitors-players 3 \

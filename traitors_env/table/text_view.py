@@ -27,7 +27,9 @@ state, for views that draw from it; ``seat`` the human's seat, ``viewer`` ``None
   --show-beliefs``): ``beliefs`` per seat relative to ``seat`` (:class:`traitors_env.core.agent.BeliefAgent`),
   P(the game's hidden side), held by the agent named ``label``;
 - ``observer_view(state, observer, private) -> renderable``, ``revealed_view(state) -> renderable``: a
-  replay's step as a seat (or, ``private=False``, a spectator) saw it, and with everything revealed.
+  replay's step as a seat (or, ``private=False``, a spectator) saw it, and with everything revealed;
+- ``seat_roles(state, viewer, reveal) -> [str | None]``: per seat, its role as ``viewer`` (``None``: a spectator)
+  knows it at ``state``, ``None`` where unknown; everything at ``reveal`` or at the end (``traitors-view``'s table).
 
 A view shows only what its seat may know: the screen is a function of the human's observation, the
 public part of others' decisions, and (``state``) what the game makes public.
@@ -138,6 +140,13 @@ class GenericView:
             return Text(f"({self.game.type.env_id} declares no public view; replay with --seat K or --reveal)")
         observation = self.game.encode(state, observer)
         return Text(f"player_{observer} observes:\n{observation_summary(self.game, observation)}")
+
+    def seat_roles(self, state, viewer: int | None, reveal: bool) -> list[str | None]:
+        """Each seat's side: all of them revealed or at the end, else only the viewer's own (the game declares nothing
+        else public)."""
+        labels = self.game.type.side_labels
+        return [labels[self.game.side_of_seat(state, s)] if reveal or state.is_terminal or s == viewer else None
+                for s in range(state.num_players)]
 
     def revealed_view(self, state) -> RenderableType:
         return Group(*(Text(f"player_{s} observes:\n{observation_summary(self.game, self.game.encode(state, s))}")

@@ -72,3 +72,20 @@ def observer_view(state: GameState, observer: int, private: bool) -> RenderableT
 def revealed_view(state: GameState) -> RenderableType:
     """A replay's step with everything revealed (``traitors-replay --reveal``): every role and every card."""
     return Text(render_text(state, show_hidden=True))
+
+
+def seat_roles(state: GameState, viewer: int | None, reveal: bool) -> list[str | None]:
+    """Each seat's role as ``viewer`` knows it (A03): its own, the seats it sees as Evil, Percival's Merlin-or-Morgana
+    pair; every role at the end."""
+    n = state.num_players
+    if reveal or state.is_terminal:
+        return [ROLE_NAMES[state.roles[s]] for s in range(n)]
+    roles: list[str | None] = [None] * n
+    if viewer is not None:
+        for s in state.known_evil(viewer):
+            roles[s] = "Evil"
+        if state.roles[viewer] == Role.PERCIVAL:
+            for s in state.merlin_candidates(viewer):
+                roles[s] = "Merlin or Morgana"
+        roles[viewer] = ROLE_NAMES[state.roles[viewer]]
+    return roles

@@ -373,3 +373,9 @@ def observer_view(state: GameState, observer: int, private: bool) -> RenderableT
 def revealed_view(state: GameState) -> RenderableType:
     """Everything: hands, roles and chest values."""
     return Text(render_text(state, show_hidden=True))
+
+
+def seat_roles(state: GameState, viewer: int | None, reveal: bool) -> list[str | None]:
+    """Each seat's role as ``viewer`` knows it: its own, and those revealed overboard (R11); all at the end."""
+    return [ROLE_NAMES[Role(state.roles[s])] if reveal or state.is_terminal or s == viewer or state.revealed[s] else None
+            for s in range(state.num_players)]

@@ -1,0 +1,366 @@
+"""``traitors-view``: a game record in the browser (traitors_env/web, traitors_env/table/web_view.py).
+
+The secrecy tests need no server: a seat's payloads before the end are the same when everything that seat cannot know
+is redrawn (``hidden_variant``), and show no other seat's role but those the game made public; a planted leak fails
+them. The server, export and browser tests start what they need and stop it; the browser test drives the system's
+Chromium through Playwright and skips where either is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+from game_helpers import hidden_variant
+
+from traitors_env.agents import make_agent
+from traitors_env.agents.spec import agent_maker
+from traitors_env.core.registry import load_game
+from traitors_env.games.traitors_aboard.cards import ROLE_NAMES
+from traitors_env.table.web_view import main
+from traitors_env.web import payload as payload_module
+from traitors_env.web.export import export_data, write_export
+from traitors_env.web.payload import ReplayData, ViewError, view_names
+
+ABOARD = load_game("traitors_aboard")
+AVALON = load_game("avalon")
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def played(game, num_players: int, seed: int):
+    """A game of heuristic bots from ``seed``, and its env."""
+    env = game.raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    bots = [make_agent("heuristic", seed=seed + s, game=game) for s in range(num_players)]
+    for agent in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        seat = int(agent.removeprefix("player_"))
+        env.step(None if termination or truncation
+                 else bots[seat].act(observation["observation"], observation["action_mask"]))
+    return env
+
+
+@pytest.fixture(scope="module")
+def aboard_record(tmp_path_factory):
+    env = played(ABOARD, 5, 3)
+    record = env.record(seats=["heuristic"] * 5)
+    assert record.finished
+    path = tmp_path_factory.mktemp("view") / "aboard.json"
+    record.save(path)
+    return path, record
+
+
+@pytest.fixture(scope="module")
+def avalon_record(tmp_path_factory):
+    env = played(AVALON, 5, 3)
+    record = AVALON.records.record_game(env.game, env.episode_seed, seats=["heuristic"] * 5)
+    path = tmp_path_factory.mktemp("view") / "avalon.json"
+    record.save(path)
+    return path, record
+
+
+def beliefs():
+    return agent_maker("heuristic", game=ABOARD)
+
+
+# ---------------------------------------------------------------------------------------------------- secrecy
+def check_secrecy(record, view: str) -> None:
+    """Raises AssertionError where a payload of ``view`` before the end holds what that viewpoint may not know."""
+    data = ReplayData(record, ABOARD, beliefs())
+    seat, _ = payload_module.parse_view(view, record.num_players)
+    rng = np.random.default_rng(0)
+    for redraw in range(2):  # two redraws: a secret kept by one redraw by chance is changed by the other
+        variants = [hidden_variant(state, seat, rng) for state in data.states]
+        other = ReplayData(record, ABOARD, beliefs(), states=variants)
+        for step, state in enumerate(data.states):
+            if state.is_terminal:
+                continue
+            shown = data.step_with_history(view, step)
+            for s, row in enumerate(shown["seats"]):
+                if s != seat and not state.revealed[s]:
+                    assert row["role"] is None, f"{view} step {step}: player_{s}'s role {row['role']} is shown"
+            assert json.dumps(other.step_with_history(view, step)) == json.dumps(shown), (
+                f"{view} step {step}: the payload changes when what {view} cannot know is redrawn (redraw {redraw})")
+
+
+@pytest.mark.parametrize("view", ["seat0", "seat2", "spectator"])
+def test_a_viewpoints_payloads_hold_nothing_it_may_not_know_before_the_end(aboard_record, view):
+    _, record = aboard_record
+    check_secrecy(record, view)
+
+
+def test_a_planted_leak_of_another_seats_role_fails_the_secrecy_check(aboard_record, monkeypatch):
+    _, record = aboard_record
+    honest = ReplayData._step
+
+    def leaky_roles(self, view, step):
+        shown = honest(self, view, step)
+        shown["seats"] = [{**row, "role": ROLE_NAMES[self.states[step].roles[s]]} for s, row in enumerate(shown["seats"])]
+        return shown
+
+    monkeypatch.setattr(ReplayData, "_step", leaky_roles)
+    with pytest.raises(AssertionError, match="role"):
+        check_secrecy(record, "seat2")
+
+    def leaky_extra(self, view, step):  # a leak outside the seats: only the redraw can find it
+        return {**honest(self, view, step), "debug": [int(r) for r in self.states[step].roles]}
+
+    monkeypatch.setattr(ReplayData, "_step", leaky_extra)
+    with pytest.raises(AssertionError, match="redrawn"):
+        check_secrecy(record, "seat2")
+
+
+def test_a_seat_sees_others_decisions_as_the_spectator_does_and_the_meta_holds_no_result(aboard_record):
+    _, record = aboard_record
+    data = ReplayData(record, ABOARD)
+    for step, decision in enumerate(record.decisions, start=1):
+        if decision.agent != "player_2":
+            assert data.step("seat2", step)["event"] == data.step("spectator", step)["event"]
+        else:
+            assert data.step("seat2", step)["event"].startswith("You (player_2)")
+    meta = json.dumps(data.meta())
+    assert "result" not in meta and "Mutineer" not in meta and "Pirate" not in meta
+    assert data.meta()["views"] == ["spectator", "seat0", "seat1", "seat2", "seat3", "seat4", "all"]
+
+
+def test_the_end_reveals_every_role_and_the_beliefs_are_per_seat_over_time(aboard_record):
+    _, record = aboard_record
+    data = ReplayData(record, ABOARD, beliefs())
+    end = data.step_with_history("seat1", data.last)
+    assert end["finished"] and all(row["role"] in ("Pirate", "Mutineer") for row in end["seats"])
+    assert "Game over" in end["content"] and len(end["belief_history"]) == data.last + 1
+    for row in end["belief_history"]:
+        assert row[1] is None and all(p is None or 0 <= p <= 1 for p in row)
+    assert data.step("spectator", 5)["beliefs"] is None and data.meta()["beliefs"]["hidden"] == "Mutineers"
+    assert [entry[0] for entry in end["log"]] == list(range(1, data.last + 1))
+
+
+def test_any_game_with_records_is_shown_avalon_included(avalon_record):
+    _, record = avalon_record
+    data = ReplayData(record, AVALON)
+    states = data.states
+    for seat in range(record.num_players):
+        roles = [row["role"] for row in data.step(f"seat{seat}", 1)["seats"]]
+        known = set(states[1].known_evil(seat)) | {seat}
+        assert all((role is not None) == (s in known) for s, role in enumerate(roles)), (seat, roles)
+    assert all(row["role"] is None for row in data.step("spectator", 1)["seats"])
+    assert all(row["role"] is not None for row in data.step("spectator", data.last)["seats"])
+
+
+def test_a_bad_viewpoint_or_step_is_refused_naming_it(aboard_record):
+    _, record = aboard_record
+    data = ReplayData(record, ABOARD)
+    for view in ("seat5", "seat01", "player_1", "", "seat-1"):
+        with pytest.raises(ViewError, match=re.escape(f"view {view!r} is not a viewpoint")):
+            data.step(view, 0)
+    for step in (-1, data.last + 1, "x", "1.5", True):
+        with pytest.raises(ViewError, match=f"expected 0–{data.last}"):
+            data.step_with_history("spectator", step)
+
+
+# ---------------------------------------------------------------------------------------------------- export
+def embedded(index: Path) -> dict:
+    text = index.read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="viewer-data">(.*?)</script>', text, flags=re.S)
+    assert found, "index.html embeds no data"
+    return json.loads(found.group(1))
+
+
+def test_the_static_export_writes_the_page_with_every_viewpoint(aboard_record, tmp_path, capsys):
+    path, record = aboard_record
+    out = tmp_path / "site"
+    assert main([str(path), "--html", str(out)]) == 0
+    assert f"Wrote {out / 'index.html'}" in capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "viewer.css", "viewer.js"]
+    data = embedded(out / "index.html")
+    assert data == json.loads(json.dumps(export_data(ReplayData(record, ABOARD))))
+    assert list(data["views"]) == view_names(5) and len(data["views"]["seat3"]) == len(record.decisions) + 1
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert 'src="viewer.js"' in html and "http" not in html.replace("http-equiv", "")  # nothing from the network
+    js = (out / "viewer.js").read_text(encoding="utf-8")
+    assert "innerHTML" not in js and "eval(" not in js
+
+
+def test_the_export_refuses_a_file_in_place_of_its_folder(aboard_record, tmp_path, capsys):
+    path, _ = aboard_record
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    assert main([str(path), "--html", str(blocker / "site")]) == 2
+    assert f"--html {blocker / 'site'}" in capsys.readouterr().err
+    with pytest.raises(NotADirectoryError, match="is a file"):
+        write_export(ReplayData(load_record(path), ABOARD), "t", blocker)
+
+
+def load_record(path):
+    return ABOARD.records.load_record(path)
+
+
+# ---------------------------------------------------------------------------------------------------- bad input
+def test_bad_input_is_refused_naming_the_bad_value(aboard_record, avalon_record, tmp_path, capsys):
+    path, _ = aboard_record
+    missing = tmp_path / "missing.json"
+    assert main([str(missing)]) == 2
+    assert f"record file {str(missing)!r} does not exist" in capsys.readouterr().err
+    assert main([str(path), "--game", "avalon"]) == 2
+    err = capsys.readouterr().err
+    assert "format='traitors-aboard-record'; expected 'avalon-record'" in err and str(path) in err
+    for port in ("70000", "-1", "http"):
+        with pytest.raises(SystemExit):
+            main([str(path), "--port", port])
+        assert f"--port: {port!r} is not a port; expected 0 (any free port) to 65535" in capsys.readouterr().err
+    assert main([str(path), "--game", "the_traitors"]) == 2
+    assert "the_traitors_v0 has no game records" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([str(path), "--beliefs", "random"])
+    assert "--beliefs random: this agent has no role beliefs" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([str(path), "--beliefs", "heuristik"])
+    err = capsys.readouterr().err
+    assert "--beliefs heuristik: agent 'heuristik'" in err and "did you mean 'heuristic'" in err
+
+
+def test_without_the_web_extra_serving_says_what_to_install_and_the_export_works(aboard_record, tmp_path, capsys,
+                                                                                  monkeypatch):
+    path, _ = aboard_record
+    for name in ("starlette", "uvicorn", "traitors_env.web.server"):
+        monkeypatch.setitem(sys.modules, name, None)  # as if the web extra were not installed
+    assert main([str(path)]) == 2
+    assert "serving needs the web extra" in capsys.readouterr().err
+    assert main([str(path), "--html", str(tmp_path / "site")]) == 0 and (tmp_path / "site" / "viewer.js").exists()
+
+
+# ---------------------------------------------------------------------------------------------------- server
+def server_modules():
+    pytest.importorskip("starlette", reason="the viewer's server needs the web extra (starlette, uvicorn)")
+    pytest.importorskip("uvicorn", reason="the viewer's server needs the web extra (starlette, uvicorn)")
+    from traitors_env.web.server import ViewerServer
+
+    return ViewerServer
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8")
+
+
+def test_the_server_serves_the_page_and_each_step_for_its_viewpoint(aboard_record):
+    ViewerServer = server_modules()
+    _, record = aboard_record
+    data = ReplayData(record, ABOARD, beliefs())
+    with ViewerServer(data, "a game", "127.0.0.1", 0) as server:
+        assert server.url.startswith("http://127.0.0.1:") and server.port > 0
+        status, page = get(server.url)
+        assert status == 200 and 'src="/static/viewer.js"' in page and "viewer-data" not in page
+        status, meta = get(server.url + "api/meta")
+        assert status == 200 and json.loads(meta) == json.loads(json.dumps(data.meta()))
+        status, step = get(server.url + "api/step?view=seat2&step=5")
+        assert status == 200 and json.loads(step) == json.loads(json.dumps(data.step_with_history("seat2", 5)))
+        status, error = get(server.url + "api/step?view=seat9&step=5")
+        assert status == 400 and "view 'seat9' is not a viewpoint" in json.loads(error)["error"]
+        status, error = get(server.url + "api/step?view=all&step=999")
+        assert status == 400 and "step 999 is not a step of this record" in json.loads(error)["error"]
+        status, script = get(server.url + "static/viewer.js")
+        assert status == 200 and "loadStep" in script
+        assert get(server.url + "static/other.js")[0] == 404
+        port = server.port
+    assert not server._thread.is_alive()
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass
+
+
+def test_a_port_in_use_is_refused_naming_it(aboard_record, capsys):
+    server_modules()
+    path, _ = aboard_record
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main([str(path), "--port", str(port)]) == 2
+    assert f"cannot serve on --host 127.0.0.1 --port {port}" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------------- browser
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture
+def browser_page():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test drives Chromium through Playwright")
+    if not CHROMIUM.exists():
+        pytest.skip(f"the browser test needs Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            yield page, errors
+        finally:
+            browser.close()
+
+
+def lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip("\n").splitlines()]
+
+
+def wait_for(page, step: int, view: str) -> None:
+    page.wait_for_selector(f'body[data-step="{step}"][data-view="{view}"]', state="attached")
+
+
+def test_a_browser_steps_through_a_replay_with_the_keyboard(browser_page, aboard_record, tmp_path):
+    page, errors = browser_page
+    ViewerServer = server_modules()
+    _, record = aboard_record
+    data = ReplayData(record, ABOARD, beliefs())
+    last = data.last
+    with ViewerServer(data, "a game", "127.0.0.1", 0) as server:
+        page.goto(server.url)
+        wait_for(page, 0, "spectator")
+        for step in (1, 2, 3):
+            page.keyboard.press("ArrowRight")
+            wait_for(page, step, "spectator")
+        assert lines(page.inner_text("#content")) == lines(data.step("spectator", 3)["content"])
+        assert page.locator("#table svg .seat").count() == 5
+        assert page.locator("#table svg .seat .role").all_text_contents() == ["?"] * 5
+        page.keyboard.press("End")
+        wait_for(page, last, "spectator")
+        assert "Game over" in page.inner_text("#content") and page.is_visible("#result")
+        assert "?" not in page.locator("#table svg .seat .role").all_text_contents()
+        page.keyboard.press("ArrowLeft")
+        wait_for(page, last - 1, "spectator")
+        assert page.eval_on_selector("#link", "a => a.getAttribute('href')") == f"#step={last - 1}&view=spectator"
+        # A seat's viewpoint, by the link to a move: its own role only, its beliefs, then the end by the keyboard.
+        page.goto(server.url + "#step=4&view=seat1")
+        page.reload()
+        wait_for(page, 4, "seat1")
+        content = page.inner_text("#content")
+        assert "You are player_1" in content and lines(content) == lines(data.step("seat1", 4)["content"])
+        roles = page.locator("#table svg .seat .role").all_text_contents()
+        assert roles[1] in ("Pirate", "Mutineer") and roles[:1] + roles[2:] == ["?"] * 4
+        assert page.locator("#beliefs svg rect").count() == 5 * 5
+        page.keyboard.press("Home")
+        wait_for(page, 0, "seat1")
+        page.keyboard.press("End")
+        wait_for(page, last, "seat1")
+        assert "Game over" in page.inner_text("#content") and "You (" in page.inner_text("#content")
+        assert page.locator("#log li").count() == len([s for s in data.view_steps("seat1") if s["event"]])
+    # The static export, from file://, without the server.
+    index = write_export(data, "a game", tmp_path / "site")
+    page.goto(index.as_uri() + "#step=2&view=all")
+    wait_for(page, 2, "all")
+    assert lines(page.inner_text("#content")) == lines(data.step("all", 2)["content"])
+    page.keyboard.press("ArrowRight")
+    wait_for(page, 3, "all")
+    assert page.locator("#log li").count() == 3 and "?" not in page.locator("#table svg .seat .role").all_text_contents()
+    assert errors == []

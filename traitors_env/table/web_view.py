@@ -1,0 +1,129 @@
+"""``traitors-view RECORD [--game NAME] [--beliefs SPEC] [--host 127.0.0.1] [--port 0] [--html OUTDIR]``: watch a
+saved game in the browser.
+
+Serves (on this machine only by default; the URL is printed) a page that steps through a game record of any game
+with records: the table as a picture, the log, each step as the game's terminal view draws it, and the result. The
+viewpoints are ``traitors-replay``'s: the spectator, one seat, everything; the server builds each step for the
+viewpoint asked, so a seat's page is sent nothing that seat may not know (:mod:`traitors_env.web.payload`).
+``--beliefs SPEC`` adds an agent's role beliefs, read at every step from the viewed seat's observation.
+``--html OUTDIR`` writes the page with every viewpoint in it instead, to open from ``file://``.
+
+Serving needs the ``web`` extra (Starlette, uvicorn); the export does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..cli_args import GameOption
+from ..core.registry import DEFAULT_GAME, GameLoadError, load_game
+from .replay import game_of_record
+
+__all__ = ["main"]
+
+
+def _port(text: str) -> int:
+    """``--port``: 0 (a free port) to 65535."""
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port; expected 0 (any free port) to 65535")
+    return int(text)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="traitors-view", description="Watch a saved game in the browser.")
+    parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
+    parser.add_argument("--game", action=GameOption, default=None,
+                        help=f"the game the record is of (default: the game whose record format it names, else "
+                             f"{DEFAULT_GAME})")
+    parser.add_argument("--beliefs", default=None, metavar="SPEC",
+                        help="an agent with role beliefs (e.g. heuristic, a checkpoint): its P(hidden side) per seat "
+                             "at every step, read from the viewed seat's observation")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address to serve on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=_port, default=0, help="the port (default 0: any free port)")
+    parser.add_argument("--html", default=None, metavar="OUTDIR",
+                        help="write a static page (index.html, viewer.js, viewer.css) with every viewpoint into "
+                             "OUTDIR instead of serving")
+    return parser
+
+
+def _beliefs(parser: argparse.ArgumentParser, spec: str | None, game):
+    """``(label, make)`` of ``--beliefs SPEC``, or ``None``; a spec that names no agent with beliefs is refused."""
+    if spec is None:
+        return None
+    from ..agents.spec import AgentSpecError, agent_maker  # here: checkpoints' loaders only when asked
+
+    if game.hidden_side is None:
+        parser.error(f"--beliefs {spec}: {game.type.env_id} declares no hidden side (Game.hidden_side)")
+    try:
+        label, make = agent_maker(spec, game=game)
+        probe = make(0)
+    except (AgentSpecError, ValueError) as error:
+        parser.error(f"--beliefs {spec}: {error}")
+    if not callable(getattr(probe, "beliefs", None)):
+        parser.error(f"--beliefs {spec}: this agent has no role beliefs (a beliefs(observation) method); expected "
+                     "e.g. heuristic")
+    return label, make
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``traitors-view``; returns the exit status (0, or 2 for a bad record or argument, exiting through
+    argparse for a bad option)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        game = load_game(args.game) if args.game else game_of_record(args.record)
+    except GameLoadError as error:
+        parser.error(f"--game {args.game}: {error}")
+    except ValueError as error:  # the records' RecordError: a missing or unreadable file, not JSON
+        print(f"traitors-view: {args.record}: {error}", file=sys.stderr)
+        return 2
+    if game.records is None:
+        print(f"traitors-view: {game.type.env_id} has no game records", file=sys.stderr)
+        return 2
+    beliefs = _beliefs(parser, args.beliefs, game)
+    from ..web.payload import ReplayData
+
+    try:
+        record = game.records.load_record(args.record)
+        data = ReplayData(record, game, beliefs)
+    except game.records.RecordError as error:
+        print(f"traitors-view: {args.record}: {error}", file=sys.stderr)
+        return 2
+    title = f"{game.type.env_id}: seed {record.seed}, {record.num_players} players"
+    if args.html is not None:
+        from ..web.export import write_export
+
+        try:
+            index = write_export(data, title, args.html)
+        except OSError as error:
+            print(f"traitors-view: --html {args.html}: {error}", file=sys.stderr)
+            return 2
+        print(f"Wrote {index} (every viewpoint; open it in a browser)")
+        return 0
+    try:
+        from ..web.server import ViewerServer
+    except ImportError as error:
+        print(f"traitors-view: serving needs the web extra, Starlette and uvicorn ({error}): "
+              "pip install 'traitors-aboard-rl[web]'; or write a static page with --html OUTDIR", file=sys.stderr)
+        return 2
+    try:
+        server = ViewerServer(data, title, args.host, args.port)
+    except OSError as error:
+        print(f"traitors-view: cannot serve on --host {args.host} --port {args.port}: {error.strerror or error}",
+              file=sys.stderr)
+        return 2
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"Note: serving on {args.host}: anyone who can reach it can see every viewpoint, the end included.")
+    print(f"Watching {args.record} at {server.url} (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The viewer's server (Starlette, uvicorn; the ``web`` extra): the page, and each step built for the viewpoint asked.
+
+Routes: ``/`` the page, ``/static/viewer.js`` and ``/static/viewer.css``, ``/api/meta`` (the record as every viewpoint
+may know it) and ``/api/step?view=seat2&step=N`` (:meth:`~traitors_env.web.payload.ReplayData.step_with_history`).
+A bad view or step is answered 400 with the error in words. Nothing else in the package imports this module at
+import time: only ``traitors-view`` does, when it serves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from .page import ASSETS, asset_text, page_html
+from .payload import ReplayData, ViewError
+
+__all__ = ["ViewerServer", "make_app"]
+
+_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+# The page and its data are for this viewer only: no caching of a step, no framing by another site.
+_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"}
+
+
+def make_app(data: ReplayData, title: str) -> Starlette:
+    """The Starlette app serving ``data``."""
+    index = page_html(title, "/static/")
+
+    async def page(request: Request) -> Response:
+        return HTMLResponse(index, headers=_HEADERS)
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ASSETS:
+            return JSONResponse({"error": f"no file {name!r}"}, status_code=404, headers=_HEADERS)
+        return Response(asset_text(name), media_type=_TYPES[name[name.rindex("."):]], headers=_HEADERS)
+
+    async def meta(request: Request) -> Response:
+        return JSONResponse(data.meta(), headers=_HEADERS)
+
+    async def step(request: Request) -> Response:
+        view = request.query_params.get("view", "spectator")
+        number = request.query_params.get("step", "0")
+        try:
+            # Rendering a step takes a few milliseconds of CPU; off the event loop so the server stays responsive.
+            payload = await asyncio.to_thread(data.step_with_history, view, number)
+        except ViewError as error:
+            return JSONResponse({"error": str(error)}, status_code=400, headers=_HEADERS)
+        return JSONResponse(payload, headers=_HEADERS)
+
+    return Starlette(routes=[
+        Route("/", page),
+        Route("/static/{name}", asset),
+        Route("/api/meta", meta),
+        Route("/api/step", step),
+    ])
+
+
+class ViewerServer:
+    """uvicorn serving :func:`make_app` on ``host:port`` (``0``: a free port); the socket is bound at construction,
+    so :attr:`url` is known before serving.
+
+    Raises:
+        OSError: where ``host:port`` cannot be bound (in use, not an address of this machine).
+    """
+
+    def __init__(self, data: ReplayData, title: str, host: str = "127.0.0.1", port: int = 0) -> None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.socket.bind((host, port))
+        except OSError:
+            self.socket.close()
+            raise
+        self.host, self.port = host, self.socket.getsockname()[1]
+        config = uvicorn.Config(make_app(data, title), log_level="warning", lifespan="off")
+        self.server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def serve(self) -> None:
+        """Serve until interrupted (Ctrl-C) or :meth:`stop`."""
+        try:
+            self.server.run(sockets=[self.socket])
+        finally:
+            self.socket.close()
+
+    def start(self, timeout: float = 30.0) -> ViewerServer:
+        """Serve in a thread of this process; returns once the server answers (for tests and tools).
+
+        Raises:
+            RuntimeError: where it has not started within ``timeout`` seconds.
+        """
+        self._thread = threading.Thread(target=self.serve, name="traitors-view", daemon=True)
+        self._thread.start()
+        ready = threading.Event()
+        for _ in range(int(timeout * 20)):
+            if self.server.started or not self._thread.is_alive():
+                ready.set()
+                break
+            ready.wait(0.05)
+        if not self.server.started:
+            self.stop()
+            raise RuntimeError(f"the viewer's server at {self.url} did not start within {timeout:g} s")
+        return self
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop serving and wait for the thread to end."""
+        self.server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.socket.close()
+
+    def __enter__(self) -> ViewerServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
