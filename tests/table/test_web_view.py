@@ -296,6 +296,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 @pytest.fixture
 def browser_page():
+    server_modules()  # before the browser starts: without the web extra there is nothing to browse
     sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test drives Chromium through Playwright")
     if not CHROMIUM.exists():
         pytest.skip(f"the browser test needs Chromium at {CHROMIUM} (apt-get install chromium)")
