@@ -16,5 +16,5 @@ def tiny_jax_config(tmp_path, **changes):
         "evaluation": {"games": 2, "player_counts": [3], "games_per_generation": 4, "workers": 1},
     }
     for key, value in changes.items():
-        data[key] = {**data[key], **value} if isinstance(value, dict) else value
+        data[key] = {**data.get(key, {}), **value} if isinstance(value, dict) else value
     return config_from_dict(data)

@@ -28,22 +28,16 @@ NUM_ACTIONS = GAME.type.num_actions
 
 
 def tiny_config(tmp_path, **changes):
-    from training.config import config_from_dict
+    """:func:`jax_run_helpers.tiny_jax_config` with the belief head on, a fixed bot mix and a faster learning
+    rate (``changes`` merged over those, section by section)."""
+    from jax_run_helpers import tiny_jax_config
 
-    data = {
-        "name": "belief",
-        "backend": "jax",
-        "output_dir": str(tmp_path / "runs"),
-        "env": {"player_counts": [3, 5, 8]},
-        "opponents": {"latest": 0.0, "past": 0.0, "heuristic": 0.5, "random": 0.5},
-        "training": {"generations": 1, "steps_per_team": 200, "n_envs": 16, "progress_bar": False},
-        "ppo": {"n_steps": 16, "batch_size": 64, "n_epochs": 2, "net_arch": [16], "belief_coef": 1.0,
-                "learning_rate": 3.0e-3},
-        "evaluation": {"games": 2, "player_counts": [3], "games_per_generation": 0, "workers": 1},
-    }
+    base = {"name": "belief", "opponents": {"latest": 0.0, "past": 0.0, "heuristic": 0.5, "random": 0.5},
+            "ppo": {"n_epochs": 2, "belief_coef": 1.0, "learning_rate": 3.0e-3},
+            "evaluation": {"games_per_generation": 0}}
     for key, value in changes.items():
-        data[key] = {**data[key], **value} if isinstance(value, dict) else value
-    return config_from_dict(data)
+        base[key] = {**base.get(key, {}), **value} if isinstance(value, dict) else value
+    return tiny_jax_config(tmp_path, **base)
 
 
 # ---------------------------------------------------------------- the labels
