@@ -56,9 +56,13 @@ def step_view(record, states: Sequence, step: int, seat: int | None, reveal: boo
     state = states[step]
     n = record.num_players
     total = len(record.decisions)
-    parts: list[RenderableType] = [Rule(f"step {step}/{total}" if step else f"the deal (seed {record.seed})")]
-    if step == 0 and record.seats is not None:
-        parts.append(Text("Seats: " + ", ".join(f"player_{i} {label}" for i, label in enumerate(record.seats))))
+    # The seed recomputes the deal and the labels may tell the sides apart: shown revealed or at the end only.
+    told = reveal or state.is_terminal
+    deal = f"the deal (seed {record.seed})" if told else "the deal"
+    parts: list[RenderableType] = [Rule(f"step {step}/{total}" if step else deal)]
+    labels = seat_labels(record, told)
+    if labels is not None and (step == 0 or (state.is_terminal and seat_labels(record, reveal) is None)):
+        parts.append(Text("Seats: " + ", ".join(f"player_{i} {label}" for i, label in enumerate(labels))))
     if step:
         decision = record.decisions[step - 1]
         actor = int(decision.agent.removeprefix("player_"))
@@ -72,7 +76,19 @@ def step_view(record, states: Sequence, step: int, seat: int | None, reveal: boo
         parts.append(view.observer_view(state, observer, seat is not None))
     if state.is_terminal:
         parts.append(view.result_view(state, seat))
+        if step:  # at step 0 the deal's rule names it
+            parts.append(Text(f"Seed {record.seed}"))
     return Group(*parts)
+
+
+def seat_labels(record, told: bool) -> list[str] | None:
+    """The record's seat labels (who played each seat) where they may be shown: always when ``told`` (everything
+    revealed, or the game over), else only where they cannot tell the sides apart (every seat labelled alike): a
+    cross-play record labels each seat with its side's agent."""
+    labels = record.seats
+    if labels is None or told or len(set(labels)) <= 1:
+        return None if labels is None else list(labels)
+    return None
 
 
 def browse(

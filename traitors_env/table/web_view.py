@@ -92,14 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except game.records.RecordError as error:
         print(f"traitors-view: {args.record}: {error}", file=sys.stderr)
         return 2
-    title = f"{game.type.env_id}: seed {record.seed}, {record.num_players} players"
+    title = f"{game.type.env_id}: {record.num_players} players"  # no seed: it recomputes the deal
     if args.html is not None:
         from ..web.export import write_export
 
         try:
             index = write_export(data, title, args.html)
-        except OSError as error:
-            print(f"traitors-view: --html {args.html}: {error}", file=sys.stderr)
+        except (OSError, ValueError) as error:
+            # The export's own refusals carry their words; the system's name the file and what was expected.
+            reason = (f"cannot write {error.filename or args.html}: {error.strerror}; expected a folder that can be "
+                      "written to" if isinstance(error, OSError) and error.strerror else str(error))
+            print(f"traitors-view: --html {args.html or repr(args.html)}: {reason}", file=sys.stderr)
             return 2
         print(f"Wrote {index} (every viewpoint; open it in a browser)")
         return 0
