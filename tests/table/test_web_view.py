@@ -508,3 +508,53 @@ def test_the_export_replaces_no_files_and_refuses_an_empty_folder_name(aboard_re
     assert capsys.readouterr().err.count("--html") == 1
     (tmp_path / "empty").mkdir()
     assert main([str(path), "--html", str(tmp_path / "empty")]) == 0
+
+
+# ---------------------------------------------------------------------------------------------------- reading the record
+def test_a_piped_record_is_read_once_by_the_viewer_and_the_replay(aboard_record, tmp_path, capsys):
+    import os
+    import threading
+
+    from traitors_env.table.replay import main as replay_main
+
+    path, _ = aboard_record
+    for run, name in ((lambda fifo: main([fifo, "--html", str(tmp_path / "site")]), "view"),
+                      (lambda fifo: replay_main([fifo, "--no-pause", "--seat", "1"]), "replay")):
+        fifo = tmp_path / f"pipe-{name}"
+        os.mkfifo(fifo)
+
+        def feed(fifo=fifo):
+            with open(fifo, "wb") as pipe:  # as <(cat rec.json) does: the bytes once, then the end
+                pipe.write(path.read_bytes())
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        status: list[int] = []
+        reader = threading.Thread(target=lambda run=run, fifo=fifo, status=status: status.append(run(str(fifo))),
+                                  daemon=True)
+        reader.start()
+        writer.join(30)
+        reader.join(30)
+        if reader.is_alive():  # it opened the pipe a second time and waits for a writer: end that wait, then fail
+            with open(fifo, "wb"):
+                pass
+            reader.join(30)
+        assert status == [0], (name, capsys.readouterr())
+    assert (tmp_path / "site" / "index.html").exists()
+
+
+def test_a_huge_number_or_file_is_refused_in_words(tmp_path, capsys, monkeypatch):
+    from traitors_env.core import records
+
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"format": "traitors-aboard-record", "seed": ' + "9" * 5000 + "}", encoding="utf-8")
+    assert main([str(huge)]) == 2
+    assert "holds a number with more than 4300 digits" in capsys.readouterr().err
+    big = tmp_path / "big.json"
+    big.write_text("{" + " " * 2000 + "}", encoding="utf-8")
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 1024)
+    for source in (str(big), "/dev/zero"):
+        if not Path(source).exists():
+            continue
+        assert main([source]) == 2
+        assert f"record file {source!r} holds more than" in capsys.readouterr().err

@@ -33,7 +33,7 @@ from rich.text import Text
 
 from ..cli_args import GameOption
 from ..core.game import Game
-from ..core.records import RecordError, record_format
+from ..core.records import RecordError, read_record, record_format
 from ..core.registry import DEFAULT_GAME, GameLoadError, load_game, loadable_games
 from .text_view import view_of
 
@@ -128,8 +128,9 @@ def browse(
             console.print(Text(f"{shown!r}: press Enter, b, q or give a step number 0–{last}"))
 
 
-def game_of_record(source: str) -> Game:
-    """The registered game whose records have the ``format`` that ``source`` names; the default game where none does.
+def game_of_record(source: str | object) -> Game:
+    """The registered game whose records have the ``format`` that ``source`` (a path, JSON text, or a record's parsed
+    JSON) names; the default game where none does.
 
     Raises:
         RecordError: for a missing or unreadable file or text that is not JSON.
@@ -161,7 +162,10 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None) -> i
     args = parser.parse_args(argv)
     console = console or Console(highlight=False)
     try:
-        game = load_game(args.game) if args.game else game_of_record(args.record)
+        game = load_game(args.game) if args.game else None
+        if game is None or game.records is not None:  # a game without records is refused before any reading
+            source = read_record(args.record)  # once: a pipe (<(cat game.json)) cannot be read twice
+            game = game or game_of_record(source)
     except GameLoadError as error:  # --game names a plug-in that does not load: its own error, in one line
         console.print(Text(f"traitors-replay: --game {args.game}: {error}"))
         return 2
@@ -173,7 +177,7 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None) -> i
         return 2
     records = game.records
     try:
-        record = records.load_record(args.record)
+        record = records.load_record(source)
         states = record_states(record, game)
     except records.RecordError as error:
         console.print(Text(f"traitors-replay: {args.record}: {error}"))

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from ..cli_args import GameOption
+from ..core.records import RecordError, read_record
 from ..core.registry import DEFAULT_GAME, GameLoadError, load_game
 from .replay import game_of_record
 
@@ -74,10 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        game = load_game(args.game) if args.game else game_of_record(args.record)
+        game = load_game(args.game) if args.game else None
+        if game is None or game.records is not None:  # a game without records is refused before any reading
+            source = read_record(args.record)  # once: a pipe (<(cat game.json)) cannot be read twice
+            game = game or game_of_record(source)
     except GameLoadError as error:
         parser.error(f"--game {args.game}: {error}")
-    except ValueError as error:  # the records' RecordError: a missing or unreadable file, not JSON
+    except RecordError as error:  # a missing, unreadable or too large file, not JSON
         print(f"traitors-view: {args.record}: {error}", file=sys.stderr)
         return 2
     if game.records is None:
@@ -87,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..web.payload import ReplayData
 
     try:
-        record = game.records.load_record(args.record)
+        record = game.records.load_record(source)
         data = ReplayData(record, game, beliefs)
     except game.records.RecordError as error:
         print(f"traitors-view: {args.record}: {error}", file=sys.stderr)
