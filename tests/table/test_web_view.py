@@ -558,3 +558,18 @@ def test_a_huge_number_or_file_is_refused_in_words(tmp_path, capsys, monkeypatch
             continue
         assert main([source]) == 2
         assert f"record file {source!r} holds more than" in capsys.readouterr().err
+
+
+def test_a_host_that_is_empty_or_has_a_port_is_refused_and_any_loopback_counts_as_this_machine(aboard_record, capsys):
+    from traitors_env.table.web_view import is_loopback
+
+    path, _ = aboard_record
+    with pytest.raises(SystemExit):
+        main([str(path), "--host", ""])
+    assert "an empty host would serve on every interface" in capsys.readouterr().err
+    for host in ("127.0.0.1:80", "[::1]"):
+        with pytest.raises(SystemExit):
+            main([str(path), "--host", host])
+        assert f"{host!r} is not an address; expected an address without a port" in capsys.readouterr().err
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "::1", "LocalHost"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.5", "example.org", "::"))

@@ -14,6 +14,7 @@ Serving needs the ``web`` extra (Starlette, uvicorn); the export does not.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,27 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _host(text: str) -> str:
+    """``--host``: an address or name to bind, not empty (that binds every interface) and without a port."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty host would serve on every interface; expected an address such as "
+                                         "127.0.0.1 (or 0.0.0.0 to serve on every interface)")
+    if text.startswith("[") or text.count(":") == 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an address; expected an address without a port or "
+                                         "brackets, such as 127.0.0.1 or ::1 (the port is --port)")
+    return text
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only: ``localhost`` (any case) or a loopback address (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="traitors-view", description="Watch a saved game in the browser.")
     parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
@@ -41,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--beliefs", default=None, metavar="SPEC",
                         help="an agent with role beliefs (e.g. heuristic, a checkpoint): its P(hidden side) per seat "
                              "at every step, read from the viewed seat's observation")
-    parser.add_argument("--host", default="127.0.0.1",
+    parser.add_argument("--host", type=_host, default="127.0.0.1",
                         help="the address to serve on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=_port, default=0, help="the port (default 0: any free port)")
     parser.add_argument("--html", default=None, metavar="OUTDIR",
@@ -122,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"traitors-view: cannot serve on --host {args.host} --port {args.port}: {error.strerror or error}",
               file=sys.stderr)
         return 2
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    if not is_loopback(args.host):
         print(f"Note: serving on {args.host}: anyone who can reach it can see every viewpoint, the end included.")
     print(f"Watching {args.record} at {server.url} (Ctrl-C to stop)", flush=True)
     try:
