@@ -365,3 +365,211 @@ def test_a_browser_steps_through_a_replay_with_the_keyboard(browser_page, aboard
     wait_for(page, 3, "all")
     assert page.locator("#log li").count() == 3 and "?" not in page.locator("#table svg .seat .role").all_text_contents()
     assert errors == []
+
+
+# ---------------------------------------------------------------------------------------------------- what the record tells
+SEED = 987654321  # distinctive: searched for in the payloads' JSON text
+
+
+@pytest.fixture(scope="module")
+def telling_record(tmp_path_factory):
+    """A finished game whose seed is distinctive and whose seats are labelled by side, as a cross-play record's are."""
+    env = played(ABOARD, 5, SEED)
+    record = env.record(seats=[f"side{int(role)}-bot" for role in env.game.roles])
+    assert record.finished and len(set(record.seats)) == 2
+    path = tmp_path_factory.mktemp("view") / "telling.json"
+    record.save(path)
+    return path, record
+
+
+def test_no_seat_or_spectator_is_sent_the_seed_or_labels_that_tell_the_sides_before_the_end(telling_record):
+    _, record = telling_record
+    data = ReplayData(record, ABOARD)
+    meta = json.dumps(data.meta())
+    assert str(SEED) not in meta and "-bot" not in meta and data.meta()["players"] is None
+    for view in view_names(5)[:-1]:
+        for step in range(data.last):
+            text = json.dumps(data.step_with_history(view, step))
+            assert str(SEED) not in text and "-bot" not in text, (view, step)
+        end = json.dumps(data.step(view, data.last))
+        assert str(SEED) in end and "side" in end, view  # the end tells everything
+    assert str(SEED) in data.step("all", 0)["title"] and data.step("all", 1)["seats"][0]["player"] == record.seats[0]
+    alike = ReplayData(record.model_copy(update={"seats": ["heuristic"] * 5}), ABOARD)
+    assert alike.meta()["players"] == ["heuristic"] * 5  # labels alike tell nothing: shown
+    assert alike.step("seat1", 1)["seats"][3]["player"] == "heuristic"
+
+
+def test_traitors_replay_shows_the_seed_and_side_labels_only_revealed_or_at_the_end(telling_record):
+    from rich.console import Console
+
+    from traitors_env.table.replay import main as replay_main
+
+    path, record = telling_record
+    last = len(record.decisions)
+    for argv, told in ((["--seat", "1"], False), ([], False), (["--reveal"], True)):
+        console = Console(record=True, width=200, color_system=None)
+        assert replay_main([str(path), "--no-pause", *argv], console=console) == 0
+        text = console.export_text()
+        before, end = text.split(f"step {last}/{last}")
+        assert (str(SEED) in before) == told and ("side0-bot" in before) == told, argv
+        assert str(SEED) in end or told, argv
+
+
+def test_the_served_page_holds_no_seed_and_answers_only_its_own_host(telling_record):
+    ViewerServer = server_modules()
+    from traitors_env.web.server import allowed_hosts
+
+    _, record = telling_record
+    data = ReplayData(record, ABOARD)
+    title = f"{ABOARD.type.env_id}: 5 players"
+    with ViewerServer(data, title, "127.0.0.1", 0) as server:
+        for route in ("", "api/meta", "api/step?view=seat1&step=0"):
+            with urllib.request.urlopen(server.url + route, timeout=30) as response:
+                body = response.read().decode("utf-8")
+                assert response.status == 200 and str(SEED) not in body, route
+                assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+                assert response.headers["X-Content-Type-Options"] == "nosniff"
+        for host in ("attacker.example", f"attacker.example:{server.port}"):
+            request = urllib.request.Request(server.url + "api/meta", headers={"Host": host})
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=30)
+            assert refused.value.code == 400, host
+        request = urllib.request.Request(server.url + "api/meta", headers={"Host": f"localhost:{server.port}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 200
+    assert allowed_hosts("::1") == ["[::1]", "localhost", "127.0.0.1", "[::1]"]
+    assert allowed_hosts("192.168.1.5") == ["192.168.1.5"] and allowed_hosts("0.0.0.0") == ["*"]
+
+
+def test_the_web_view_page_title_names_no_seed(telling_record, tmp_path, capsys, monkeypatch):
+    path, _ = telling_record
+    titles = []
+    monkeypatch.setattr("traitors_env.web.export.page_html", lambda title, *rest: titles.append(title) or "")
+    assert main([str(path), "--html", str(tmp_path / "site")]) == 0
+    assert titles and str(SEED) not in titles[0]
+
+
+# ---------------------------------------------------------------------------------------------------- the export's safety
+def test_the_export_embeds_any_record_string_safely(aboard_record, tmp_path, browser_page_if_any):
+    _, record = aboard_record
+    odd = record.model_copy(update={"seats": ["<!--<script>", "</script><b>&amp;", "x", "y", "z"]})
+    data = ReplayData(odd, ABOARD)
+    index = write_export(data, "a game", tmp_path / "site")
+    text = index.read_text(encoding="utf-8")
+    block = text.split('<script type="application/json" id="viewer-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in block and ">" not in block and "&" not in block
+    assert json.loads(block) == json.loads(json.dumps(export_data(data)))
+    if browser_page_if_any is not None:
+        page, errors = browser_page_if_any
+        page.goto(index.as_uri() + "#step=1&view=all")
+        wait_for(page, 1, "all")
+        assert "<!--<script>" in page.inner_text("#table") and errors == []
+
+
+@pytest.fixture
+def browser_page_if_any():
+    """The browser page where Playwright, Chromium and the web extra are there, else None."""
+    try:
+        import playwright.sync_api as sync_api
+    except ImportError:
+        yield None
+        return
+    if not CHROMIUM.exists():
+        yield None
+        return
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            yield page, errors
+        finally:
+            browser.close()
+
+
+def test_the_export_replaces_no_files_and_refuses_an_empty_folder_name(aboard_record, tmp_path, capsys):
+    path, _ = aboard_record
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "index.html").write_text("my page", encoding="utf-8")
+    (out / "viewer.css").write_text("my style", encoding="utf-8")
+    assert main([str(path), "--html", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--html {out}: {out} already holds index.html, viewer.css; expected a new or empty folder" in err
+    assert err.count("--html") == 1
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "viewer.css"]
+    assert (out / "index.html").read_text(encoding="utf-8") == "my page"
+    assert main([str(path), "--html", ""]) == 2
+    assert "--html '': an empty folder name; expected a new or empty folder" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    assert main([str(path), "--html", str(blocker / "site")]) == 2
+    assert capsys.readouterr().err.count("--html") == 1
+    (tmp_path / "empty").mkdir()
+    assert main([str(path), "--html", str(tmp_path / "empty")]) == 0
+
+
+# ---------------------------------------------------------------------------------------------------- reading the record
+def test_a_piped_record_is_read_once_by_the_viewer_and_the_replay(aboard_record, tmp_path, capsys):
+    import os
+    import threading
+
+    from traitors_env.table.replay import main as replay_main
+
+    path, _ = aboard_record
+    for run, name in ((lambda fifo: main([fifo, "--html", str(tmp_path / "site")]), "view"),
+                      (lambda fifo: replay_main([fifo, "--no-pause", "--seat", "1"]), "replay")):
+        fifo = tmp_path / f"pipe-{name}"
+        os.mkfifo(fifo)
+
+        def feed(fifo=fifo):
+            with open(fifo, "wb") as pipe:  # as <(cat rec.json) does: the bytes once, then the end
+                pipe.write(path.read_bytes())
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        status: list[int] = []
+        reader = threading.Thread(target=lambda run=run, fifo=fifo, status=status: status.append(run(str(fifo))),
+                                  daemon=True)
+        reader.start()
+        writer.join(30)
+        reader.join(30)
+        if reader.is_alive():  # it opened the pipe a second time and waits for a writer: end that wait, then fail
+            with open(fifo, "wb"):
+                pass
+            reader.join(30)
+        assert status == [0], (name, capsys.readouterr())
+    assert (tmp_path / "site" / "index.html").exists()
+
+
+def test_a_huge_number_or_file_is_refused_in_words(tmp_path, capsys, monkeypatch):
+    from traitors_env.core import records
+
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"format": "traitors-aboard-record", "seed": ' + "9" * 5000 + "}", encoding="utf-8")
+    assert main([str(huge)]) == 2
+    assert "holds a number with more than 4300 digits" in capsys.readouterr().err
+    big = tmp_path / "big.json"
+    big.write_text("{" + " " * 2000 + "}", encoding="utf-8")
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 1024)
+    for source in (str(big), "/dev/zero"):
+        if not Path(source).exists():
+            continue
+        assert main([source]) == 2
+        assert f"record file {source!r} holds more than" in capsys.readouterr().err
+
+
+def test_a_host_that_is_empty_or_has_a_port_is_refused_and_any_loopback_counts_as_this_machine(aboard_record, capsys):
+    from traitors_env.table.web_view import is_loopback
+
+    path, _ = aboard_record
+    with pytest.raises(SystemExit):
+        main([str(path), "--host", ""])
+    assert "an empty host would serve on every interface" in capsys.readouterr().err
+    for host in ("127.0.0.1:80", "[::1]"):
+        with pytest.raises(SystemExit):
+            main([str(path), "--host", host])
+        assert f"{host!r} is not an address; expected an address without a port" in capsys.readouterr().err
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "::1", "LocalHost"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.5", "example.org", "::"))

@@ -33,6 +33,7 @@ everything (hidden cards through the actions, roles in the result): it is for af
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -42,7 +43,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from ..files import atomic_write_text
 
 __all__ = ["VERSION", "Decision", "GameRecord", "Label", "RecordError", "RecordOptions", "STRICT", "load_record",
-           "record_format", "record_game", "replay", "replay_steps"]
+           "read_record", "record_format", "record_game", "replay", "replay_steps"]
+
+#: The most bytes a record file may hold: far above any game's record, a bound on what a bad path (/dev/zero) reads.
+MAX_RECORD_BYTES = 64 * 2**20
 
 VERSION = 1
 
@@ -187,19 +191,15 @@ def record_game(kind: type[GameRecord], state: Any, seed: int, options: RecordOp
     )
 
 
-def load_record(kind: type[GameRecord], source: str | Path | dict) -> GameRecord:
+def load_record(kind: type[GameRecord], source: str | Path | dict | object) -> GameRecord:
     """Read and validate a ``kind`` record: a path to a JSON file, JSON text, or an already parsed dict.
 
     Raises:
         RecordError: for a missing or unreadable file, text that is not JSON, another format or version, a missing
             field or one of the wrong type (the message names the field).
     """
-    if isinstance(source, dict):
-        data = source
-    elif isinstance(source, (str, Path)):
-        data = _parse(_read_text(source))
-    else:
-        raise RecordError(f"a record source is a path, JSON text or a dict; got {type(source).__name__}")
+    # Anything else is taken as parsed JSON (read_record's): a list or number is refused below, by its JSON type.
+    data = _parse(_read_text(source)) if isinstance(source, (str, Path)) else source
     if not isinstance(data, dict):
         raise RecordError(f"the record is a JSON {type(data).__name__}; expected an object")
     expected = kind.model_fields["format"].default
@@ -217,13 +217,24 @@ def load_record(kind: type[GameRecord], source: str | Path | dict) -> GameRecord
         raise RecordError(f"the record has malformed fields: {problems}") from None
 
 
-def record_format(source: str | Path | dict) -> str | None:
+def read_record(source: str | Path) -> object:
+    """The JSON of a record file (or of ``source`` itself when it is JSON text), read once: a pipe such as
+    ``<(cat game.json)`` can be read only once, so a tool that needs the format first and the record then passes this
+    to :func:`record_format` and ``load_record``.
+
+    Raises:
+        RecordError: for a missing, unreadable or too large file or text that is not JSON.
+    """
+    return _parse(_read_text(source))
+
+
+def record_format(source: str | Path | dict | object) -> str | None:
     """The ``format`` a record names (e.g. ``"avalon-record"``), or None where it names none.
 
     Raises:
         RecordError: for a missing or unreadable file or text that is not JSON.
     """
-    data = source if isinstance(source, dict) else _parse(_read_text(source))
+    data = _parse(_read_text(source)) if isinstance(source, (str, Path)) else source
     value = data.get("format") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None
 
@@ -245,7 +256,12 @@ def _read_text(source: str | Path) -> str:
             return source
         raise RecordError(f"record file {text!r} does not exist")
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        with path.open("rb") as file:  # at most the limit and one byte: /dev/zero or a huge file must not fill memory
+            data = file.read(MAX_RECORD_BYTES + 1)
+        if len(data) > MAX_RECORD_BYTES:
+            raise RecordError(f"record file {text!r} holds more than {MAX_RECORD_BYTES} bytes, the most a record may "
+                              "hold; expected a game record")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise RecordError(f"record file {text!r} is not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
@@ -259,6 +275,9 @@ def _parse(text: str) -> object:
         raise RecordError(f"the record is not valid JSON: {error}") from None
     except RecursionError:
         raise RecordError("the record is not a game record: its JSON is nested too deeply") from None
+    except ValueError:  # Python's limit on converting long digit strings to int
+        raise RecordError(f"the record is not a game record: it holds a number with more than "
+                          f"{sys.get_int_max_str_digits()} digits") from None
 
 
 def replay_steps(record: GameRecord) -> Iterator[tuple[Decision | None, Any]]:

@@ -33,7 +33,7 @@ from rich.text import Text
 
 from ..cli_args import GameOption
 from ..core.game import Game
-from ..core.records import RecordError, record_format
+from ..core.records import RecordError, read_record, record_format
 from ..core.registry import DEFAULT_GAME, GameLoadError, load_game, loadable_games
 from .text_view import view_of
 
@@ -56,9 +56,13 @@ def step_view(record, states: Sequence, step: int, seat: int | None, reveal: boo
     state = states[step]
     n = record.num_players
     total = len(record.decisions)
-    parts: list[RenderableType] = [Rule(f"step {step}/{total}" if step else f"the deal (seed {record.seed})")]
-    if step == 0 and record.seats is not None:
-        parts.append(Text("Seats: " + ", ".join(f"player_{i} {label}" for i, label in enumerate(record.seats))))
+    # The seed recomputes the deal and the labels may tell the sides apart: shown revealed or at the end only.
+    told = reveal or state.is_terminal
+    deal = f"the deal (seed {record.seed})" if told else "the deal"
+    parts: list[RenderableType] = [Rule(f"step {step}/{total}" if step else deal)]
+    labels = seat_labels(record, told)
+    if labels is not None and (step == 0 or (state.is_terminal and seat_labels(record, reveal) is None)):
+        parts.append(Text("Seats: " + ", ".join(f"player_{i} {label}" for i, label in enumerate(labels))))
     if step:
         decision = record.decisions[step - 1]
         actor = int(decision.agent.removeprefix("player_"))
@@ -72,7 +76,19 @@ def step_view(record, states: Sequence, step: int, seat: int | None, reveal: boo
         parts.append(view.observer_view(state, observer, seat is not None))
     if state.is_terminal:
         parts.append(view.result_view(state, seat))
+        if step:  # at step 0 the deal's rule names it
+            parts.append(Text(f"Seed {record.seed}"))
     return Group(*parts)
+
+
+def seat_labels(record, told: bool) -> list[str] | None:
+    """The record's seat labels (who played each seat) where they may be shown: always when ``told`` (everything
+    revealed, or the game over), else only where they cannot tell the sides apart (every seat labelled alike): a
+    cross-play record labels each seat with its side's agent."""
+    labels = record.seats
+    if labels is None or told or len(set(labels)) <= 1:
+        return None if labels is None else list(labels)
+    return None
 
 
 def browse(
@@ -112,8 +128,9 @@ def browse(
             console.print(Text(f"{shown!r}: press Enter, b, q or give a step number 0–{last}"))
 
 
-def game_of_record(source: str) -> Game:
-    """The registered game whose records have the ``format`` that ``source`` names; the default game where none does.
+def game_of_record(source: str | object) -> Game:
+    """The registered game whose records have the ``format`` that ``source`` (a path, JSON text, or a record's parsed
+    JSON) names; the default game where none does.
 
     Raises:
         RecordError: for a missing or unreadable file or text that is not JSON.
@@ -145,7 +162,10 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None) -> i
     args = parser.parse_args(argv)
     console = console or Console(highlight=False)
     try:
-        game = load_game(args.game) if args.game else game_of_record(args.record)
+        game = load_game(args.game) if args.game else None
+        if game is None or game.records is not None:  # a game without records is refused before any reading
+            source = read_record(args.record)  # once: a pipe (<(cat game.json)) cannot be read twice
+            game = game or game_of_record(source)
     except GameLoadError as error:  # --game names a plug-in that does not load: its own error, in one line
         console.print(Text(f"traitors-replay: --game {args.game}: {error}"))
         return 2
@@ -157,7 +177,7 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None) -> i
         return 2
     records = game.records
     try:
-        record = records.load_record(args.record)
+        record = records.load_record(source)
         states = record_states(record, game)
     except records.RecordError as error:
         console.print(Text(f"traitors-replay: {args.record}: {error}"))

@@ -14,10 +14,12 @@ Serving needs the ``web`` extra (Starlette, uvicorn); the export does not.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 from collections.abc import Sequence
 
 from ..cli_args import GameOption
+from ..core.records import RecordError, read_record
 from ..core.registry import DEFAULT_GAME, GameLoadError, load_game
 from .replay import game_of_record
 
@@ -31,6 +33,27 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _host(text: str) -> str:
+    """``--host``: an address or name to bind, not empty (that binds every interface) and without a port."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty host would serve on every interface; expected an address such as "
+                                         "127.0.0.1 (or 0.0.0.0 to serve on every interface)")
+    if text.startswith("[") or text.count(":") == 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an address; expected an address without a port or "
+                                         "brackets, such as 127.0.0.1 or ::1 (the port is --port)")
+    return text
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only: ``localhost`` (any case) or a loopback address (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="traitors-view", description="Watch a saved game in the browser.")
     parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
@@ -40,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--beliefs", default=None, metavar="SPEC",
                         help="an agent with role beliefs (e.g. heuristic, a checkpoint): its P(hidden side) per seat "
                              "at every step, read from the viewed seat's observation")
-    parser.add_argument("--host", default="127.0.0.1",
+    parser.add_argument("--host", type=_host, default="127.0.0.1",
                         help="the address to serve on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=_port, default=0, help="the port (default 0: any free port)")
     parser.add_argument("--html", default=None, metavar="OUTDIR",
@@ -74,10 +97,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        game = load_game(args.game) if args.game else game_of_record(args.record)
+        game = load_game(args.game) if args.game else None
+        if game is None or game.records is not None:  # a game without records is refused before any reading
+            source = read_record(args.record)  # once: a pipe (<(cat game.json)) cannot be read twice
+            game = game or game_of_record(source)
     except GameLoadError as error:
         parser.error(f"--game {args.game}: {error}")
-    except ValueError as error:  # the records' RecordError: a missing or unreadable file, not JSON
+    except RecordError as error:  # a missing, unreadable or too large file, not JSON
         print(f"traitors-view: {args.record}: {error}", file=sys.stderr)
         return 2
     if game.records is None:
@@ -87,19 +113,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..web.payload import ReplayData
 
     try:
-        record = game.records.load_record(args.record)
+        record = game.records.load_record(source)
         data = ReplayData(record, game, beliefs)
     except game.records.RecordError as error:
         print(f"traitors-view: {args.record}: {error}", file=sys.stderr)
         return 2
-    title = f"{game.type.env_id}: seed {record.seed}, {record.num_players} players"
+    title = f"{game.type.env_id}: {record.num_players} players"  # no seed: it recomputes the deal
     if args.html is not None:
         from ..web.export import write_export
 
         try:
             index = write_export(data, title, args.html)
-        except OSError as error:
-            print(f"traitors-view: --html {args.html}: {error}", file=sys.stderr)
+        except (OSError, ValueError) as error:
+            # The export's own refusals carry their words; the system's name the file and what was expected.
+            reason = (f"cannot write {error.filename or args.html}: {error.strerror}; expected a folder that can be "
+                      "written to" if isinstance(error, OSError) and error.strerror else str(error))
+            print(f"traitors-view: --html {args.html or repr(args.html)}: {reason}", file=sys.stderr)
             return 2
         print(f"Wrote {index} (every viewpoint; open it in a browser)")
         return 0
@@ -115,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"traitors-view: cannot serve on --host {args.host} --port {args.port}: {error.strerror or error}",
               file=sys.stderr)
         return 2
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    if not is_loopback(args.host):
         print(f"Note: serving on {args.host}: anyone who can reach it can see every viewpoint, the end included.")
     print(f"Watching {args.record} at {server.url} (Ctrl-C to stop)", flush=True)
     try:

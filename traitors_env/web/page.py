@@ -33,8 +33,10 @@ def page_html(title: str, asset_prefix: str, data: dict | None = None) -> str:
     export's every viewpoint) embedded as JSON; without ``data`` the page asks the server."""
     block = ""
     if data is not None:
-        # "</" would end the script element early; JSON allows "\/" for "/".
-        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+        # No "<" at all: "</script" would end the element early and "<!--<script" would keep it open past its end;
+        # "\u003c" is the same JSON string. ">" and "&" likewise, so no markup can be read into it.
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
         block = f'<script type="application/json" id="viewer-data">{text}</script>\n'
     title = html.escape(title)
     return f"""<!DOCTYPE html>

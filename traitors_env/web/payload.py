@@ -25,7 +25,7 @@ from rich.console import Console, RenderableType
 
 from ..core.agent import agent_beliefs
 from ..core.game import Game
-from ..table.replay import record_states, step_view
+from ..table.replay import record_states, seat_labels, step_view
 from ..table.text_view import view_of
 
 __all__ = ["ALL", "SPECTATOR", "ReplayData", "ViewError", "parse_view", "render_text", "view_names"]
@@ -98,16 +98,17 @@ class ReplayData:
 
     # ------------------------------------------------------------------ the record as a whole
     def meta(self) -> dict:
-        """What every viewpoint may know about the record: the game, the table, who played, how many steps."""
+        """What every viewpoint may know about the record: the game, the table, how many steps; who played only where
+        the labels cannot tell the sides apart. No seed: it recomputes the deal (the ``all`` steps and the end name
+        it)."""
         game = self.game
         hidden = game.hidden_side
         return {
             "game": game.type.env_id,
             "num_players": self.num_players,
             "steps": self.last,
-            "seed": self.record.seed,
             "seats": [f"player_{s}" for s in range(self.num_players)],
-            "players": list(self.record.seats) if self.record.seats is not None else None,
+            "players": seat_labels(self.record, False),
             "views": view_names(self.num_players),
             "finished": self.record.finished,
             "beliefs": None if self._make_agent is None else {
@@ -141,12 +142,14 @@ class ReplayData:
             event = (f"player_{actor}: {decision.meaning}" if reveal
                      else self.view.event_text(actor, decision.action, self.num_players, seat))
         roles = self.view.seat_roles(state, seat, reveal)
-        players = self.record.seats
+        told = reveal or bool(state.is_terminal)
+        players = seat_labels(self.record, told)
         return {
             "view": view,
             "step": step,
             "last": self.last,
-            "title": f"step {step}/{self.last}" if step else f"the deal (seed {self.record.seed})",
+            "title": f"step {step}/{self.last}" if step else (f"the deal (seed {self.record.seed})"
+                                                              if told else "the deal"),
             "event": event,
             "content": render_text(step_view(self.record, self.states, step, seat, reveal, self.game)),
             "finished": bool(state.is_terminal),

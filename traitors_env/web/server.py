@@ -9,11 +9,14 @@ import time: only ``traitors-view`` does, when it serves.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 import threading
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -21,15 +24,35 @@ from starlette.routing import Route
 from .page import ASSETS, asset_text, page_html
 from .payload import ReplayData, ViewError
 
-__all__ = ["ViewerServer", "make_app"]
+__all__ = ["ViewerServer", "allowed_hosts", "make_app"]
 
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
-# The page and its data are for this viewer only: no caching of a step, no framing by another site.
-_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"}
+# The page and its data are for this viewer only: no caching of a step, no framing by another site, nothing run or
+# fetched but the page's own files (its pictures are SVG elements that the script makes).
+_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "frame-ancestors 'none'")
+_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+            "Content-Security-Policy": _CSP}
 
 
-def make_app(data: ReplayData, title: str) -> Starlette:
-    """The Starlette app serving ``data``."""
+def allowed_hosts(host: str) -> list[str]:
+    """The ``Host`` headers the server answers, bound to ``host``: that address, and the loopback names where it is a
+    loopback address, so that a page of another site whose name is made to resolve here (DNS rebinding) is refused.
+    Bound to every interface (``0.0.0.0``, ``::``), any name may reach it: the host check cannot help there."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if address is not None and address.is_unspecified:
+        return ["*"]
+    hosts = [f"[{host}]" if ":" in host else host]
+    if host.lower() == "localhost" or (address is not None and address.is_loopback):
+        hosts += ["localhost", "127.0.0.1", "[::1]"]
+    return hosts
+
+
+def make_app(data: ReplayData, title: str, host: str = "127.0.0.1") -> Starlette:
+    """The Starlette app serving ``data``, bound to ``host`` (other ``Host`` headers are answered 400)."""
     index = page_html(title, "/static/")
 
     async def page(request: Request) -> Response:
@@ -59,7 +82,7 @@ def make_app(data: ReplayData, title: str) -> Starlette:
         Route("/static/{name}", asset),
         Route("/api/meta", meta),
         Route("/api/step", step),
-    ])
+    ], middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host))])
 
 
 class ViewerServer:
@@ -80,7 +103,7 @@ class ViewerServer:
             self.socket.close()
             raise
         self.host, self.port = host, self.socket.getsockname()[1]
-        config = uvicorn.Config(make_app(data, title), log_level="warning", lifespan="off")
+        config = uvicorn.Config(make_app(data, title, host), log_level="warning", lifespan="off")
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 

@@ -255,7 +255,7 @@ def test_unreadable_files_are_refused(tmp_path):
         load_record(nested)
     with pytest.raises(RecordError, match="is a folder"):
         load_record(tmp_path)
-    with pytest.raises(RecordError, match="got list"):
+    with pytest.raises(RecordError, match="JSON list; expected an object"):
         load_record([1, 2])  # type: ignore[arg-type]
     with pytest.raises(RecordError, match="does not exist"):
         load_record("x" * 5000)
