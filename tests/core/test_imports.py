@@ -1,7 +1,8 @@
 """Arrows point down: no import cycle among the package's modules, and no import from a lower layer to a higher one.
 
 Read from the source by AST, lazy imports (inside functions) included, as ``shared/tools/check_cycles.py`` does.
-Layers, lowest first (DESIGN.md, "Layout"): ``core`` < ``games`` < ``agents`` < ``evaluation`` < ``table`` <
+Layers, lowest first (DESIGN.md, "Layout"): ``core`` < ``games`` < ``agents`` < ``evaluation`` < ``table`` (with
+``web``, the table in a browser) <
 the package's top-level modules (shims, registration, benchmark) < ``training``. A game never imports another game.
 """
 
@@ -19,7 +20,7 @@ LAYERS = (
     ("traitors_env.games",),
     ("traitors_env.agents",),
     ("traitors_env.evaluation",),
-    ("traitors_env.table",),
+    ("traitors_env.table", "traitors_env.web"),
     ("traitors_env",),
     ("training",),
 )
