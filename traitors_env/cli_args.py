@@ -7,11 +7,13 @@ An ``argparse`` type that raises :class:`argparse.ArgumentTypeError` makes argpa
 from __future__ import annotations
 
 import argparse
+import ipaddress
 from pathlib import Path
 
 from .core.game import sizes_text  # the one wording of table sizes, in core (Game.check_players uses it)
 
-__all__ = ["GameChoices", "GameOption", "folder", "game_name", "seed", "sizes_text", "variants_text"]
+__all__ = ["GameChoices", "GameOption", "add_serve_arguments", "folder", "game_name", "host", "is_loopback", "port", "seed",
+           "sizes_text", "variants_text"]
 
 
 def seed(text: str) -> int:
@@ -120,3 +122,38 @@ def variants_text() -> str:
 
     names = [f"{game.name}:{variant}" for game in loadable_games() for variant in game.variants]
     return ("or a declared variant: " + ", ".join(names)).replace("%", "%%") if names else ""
+
+
+def port(text: str) -> int:
+    """``--port`` (``traitors-view``, ``traitors-play --web``): 0 (a free port) to 65535."""
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port; expected 0 (any free port) to 65535")
+    return int(text)
+
+
+def host(text: str) -> str:
+    """``--host``: an address or name to bind, not empty (that binds every interface) and without a port."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty host would serve on every interface; expected an address such as "
+                                         "127.0.0.1 (or 0.0.0.0 to serve on every interface)")
+    if text.startswith("[") or text.count(":") == 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an address; expected an address without a port or "
+                                         "brackets, such as 127.0.0.1 or ::1 (the port is --port)")
+    return text
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only: ``localhost`` (any case) or a loopback address (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--host`` and ``--port`` of a command that serves pages on this machine (loopback by default)."""
+    parser.add_argument("--host", type=host, default="127.0.0.1",
+                        help="the address to serve on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=port, default=0, help="the port (default 0: any free port)")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_helpers import browser_missing, chromium, docs_screenshot, new_page
 from game_helpers import hidden_variant
 
 from traitors_env.agents import make_agent
@@ -31,7 +32,6 @@ from traitors_env.web.payload import ReplayData, ViewError, view_names
 
 ABOARD = load_game("traitors_aboard")
 AVALON = load_game("avalon")
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def played(game, num_players: int, seed: int):
@@ -178,14 +178,15 @@ def test_the_static_export_writes_the_page_with_every_viewpoint(aboard_record, t
     out = tmp_path / "site"
     assert main([str(path), "--html", str(out)]) == 0
     assert f"Wrote {out / 'index.html'}" in capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["index.html", "viewer.css", "viewer.js"]
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "table.js", "viewer.css", "viewer.js"]
     data = embedded(out / "index.html")
     assert data == json.loads(json.dumps(export_data(ReplayData(record, ABOARD))))
     assert list(data["views"]) == view_names(5) and len(data["views"]["seat3"]) == len(record.decisions) + 1
     html = (out / "index.html").read_text(encoding="utf-8")
     assert 'src="viewer.js"' in html and "http" not in html.replace("http-equiv", "")  # nothing from the network
-    js = (out / "viewer.js").read_text(encoding="utf-8")
-    assert "innerHTML" not in js and "eval(" not in js
+    for script in ("viewer.js", "table.js"):
+        js = (out / script).read_text(encoding="utf-8")
+        assert "innerHTML" not in js and "eval(" not in js
 
 
 def test_the_export_refuses_a_file_in_place_of_its_folder(aboard_record, tmp_path, capsys):
@@ -290,25 +291,24 @@ def test_a_port_in_use_is_refused_naming_it(aboard_record, capsys):
 
 
 # ---------------------------------------------------------------------------------------------------- browser
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
 @pytest.fixture
 def browser_page():
     server_modules()  # before the browser starts: without the web extra there is nothing to browse
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test drives Chromium through Playwright")
-    if not CHROMIUM.exists():
-        pytest.skip(f"the browser test needs Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            yield page, errors
-        finally:
-            browser.close()
+    missing = browser_missing()
+    if missing:
+        pytest.skip(missing)
+    with chromium() as browser:
+        yield new_page(browser)
+
+
+@pytest.fixture
+def browser_page_if_any():
+    """The browser page where Playwright and Chromium are there, else None."""
+    if browser_missing():
+        yield None
+        return
+    with chromium() as browser:
+        yield new_page(browser)
 
 
 def lines(text: str) -> list[str]:
@@ -350,6 +350,12 @@ def test_a_browser_steps_through_a_replay_with_the_keyboard(browser_page, aboard
         roles = page.locator("#table svg .seat .role").all_text_contents()
         assert roles[1] in ("Pirate", "Mutineer") and roles[:1] + roles[2:] == ["?"] * 4
         assert page.locator("#beliefs svg rect").count() == 5 * 5
+        # The docs' picture of the viewer: a seat's view mid-game with its belief strip (docs/viewer.md).
+        page.set_viewport_size({"width": 1400, "height": 900})
+        page.goto(server.url + f"#step={last // 2}&view=seat1")
+        wait_for(page, last // 2, "seat1")
+        assert page.locator("#beliefs svg rect").count() == 5 * (last // 2 + 1)
+        docs_screenshot(page, "viewer-seat.png", tmp_path)
         page.keyboard.press("Home")
         wait_for(page, 0, "seat1")
         page.keyboard.press("End")
@@ -464,28 +470,6 @@ def test_the_export_embeds_any_record_string_safely(aboard_record, tmp_path, bro
         page.goto(index.as_uri() + "#step=1&view=all")
         wait_for(page, 1, "all")
         assert "<!--<script>" in page.inner_text("#table") and errors == []
-
-
-@pytest.fixture
-def browser_page_if_any():
-    """The browser page where Playwright, Chromium and the web extra are there, else None."""
-    try:
-        import playwright.sync_api as sync_api
-    except ImportError:
-        yield None
-        return
-    if not CHROMIUM.exists():
-        yield None
-        return
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            yield page, errors
-        finally:
-            browser.close()
 
 
 def test_the_export_replaces_no_files_and_refuses_an_empty_folder_name(aboard_record, tmp_path, capsys):

@@ -28,7 +28,7 @@ from importlib import metadata
 from .game import Game
 
 __all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "OPTIONAL_GAMES", "GameLoadError", "MissingExtraError",
-           "UnknownGameError", "load_game", "loadable_games", "missing_extra", "on_register", "register_game",
+           "UnknownGameError", "game_of_record", "load_game", "loadable_games", "missing_extra", "on_register", "register_game",
            "registered_env_ids", "registered_games", "shipped_games", "unregister_game"]
 
 #: The games that ship with the package: name → entry point.
@@ -306,3 +306,19 @@ def _reduce_game(game: Game):
 
 
 copyreg.pickle(Game, _reduce_game)
+
+
+def game_of_record(source: str | object) -> Game:
+    """The registered game whose records have the ``format`` that ``source`` (a path, JSON text, or a record's parsed
+    JSON) names; the default game where none does.
+
+    Raises:
+        RecordError: for a missing or unreadable file or text that is not JSON.
+    """
+    from .records import record_format  # here: the registry needs no record code to load a game
+
+    wanted = record_format(source)
+    for game in loadable_games():  # a broken plug-in is left out with a warning, not the end of every replay
+        if game.records is not None and game.records.GameRecord.model_fields["format"].default == wanted:
+            return game
+    return load_game(DEFAULT_GAME)

@@ -219,6 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-code-specs", action="store_true",
                         help="let the --agents-file name code (package.module:function, file.py:function), which is "
                         "imported and run: only for a file you trust as you would a Python script")
+    parser.add_argument("--played", nargs="+", default=[], metavar="RECORD_OR_FOLDER",
+                        help="instead of playing: win rates per player (seat label: human, human:NAME, a bot's spec) "
+                             "and side from saved game records, e.g. traitors-play's (writes played.json, played.md "
+                             "into --out, default reports/played)")
     parser.add_argument("--league-plot", default=None, metavar="LEAGUE_JSON",
                         help="draw the league's Nash weights over iterations from a league.json (plots.league_weights) "
                         "into --out (default: league.png beside it) and exit; no games are played")
@@ -270,6 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(f"written: {target}")
         return 0
+    if args.played:
+        return _played(args, list(sys.argv[1:] if argv is None else argv))
     args.out = args.out or "reports/benchmark"
     try:
         population = parse_population(args.agents)
@@ -293,6 +299,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         what = f"agent failures: {', '.join(agents)} (named in the report)" if agents else "interrupted"
         print(f"traitors-eval: {what}; the report keeps every finished game", file=sys.stderr)
         return 1
+    return 0
+
+
+def _played(args: argparse.Namespace, argv: list[str]) -> int:
+    """``--played``: the report of :mod:`.played` from saved records; nothing is played."""
+    from .played import PlayedError, played_markdown, played_report
+
+    if args.agents or args.agents_file:
+        print("traitors-eval: error: --played reads saved games; give it without --agents (which plays new ones)",
+              file=sys.stderr)
+        return 2
+    out = Path(args.out or "reports/played")
+    try:
+        problem = output_problem(out)
+        if problem:
+            raise ValueError(f"--out {problem}")
+        explicit = any(a == "--game" or a.startswith("--game=") for a in argv)
+        report = played_report(args.played, args.game if explicit else None)
+    except (PlayedError, ValueError) as error:
+        print(f"traitors-eval: error: {error}", file=sys.stderr)
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    markdown = played_markdown(report)
+    atomic_write_text(out / "played.json", json.dumps(report, indent=2) + "\n")
+    atomic_write_text(out / "played.md", markdown)
+    print(markdown)
+    print(f"written: {out / 'played.json'}, {out / 'played.md'}")
     return 0
 
 

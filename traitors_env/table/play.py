@@ -35,10 +35,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import random
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -52,10 +50,12 @@ from rich.text import Text
 
 from ..agents.llm import add_llm_arguments, llm_options_from_args
 from ..agents.spec import AgentSpecError as BotSpecError  # a bot is an agent by spec
-from ..cli_args import GameOption
+from ..cli_args import GameOption, add_serve_arguments
 from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game, add_claims_arguments, claims_from_args, sizes_text
 from ..core.registry import DEFAULT_GAME, load_game
+from .driver import Event, GameAbandoned, TableGame
+from .saving import save_record, unwritable
 from .text_view import view_of
 
 __all__ = ["BotSpecError", "GameAbandoned", "PlaySession", "main", "make_bot"]
@@ -63,14 +63,6 @@ __all__ = ["BotSpecError", "GameAbandoned", "PlaySession", "main", "make_bot"]
 PROMPT = "Your choice (1–{k}, ? for the rules, q to quit): "
 #: Answers that show the rules at any prompt (``help`` once said "not one of the choices").
 RULES_KEYS = ("?", "r", "rules", "h", "help")
-
-
-class GameAbandoned(Exception):
-    """The human quit (``q``), or their input ended, before the game was over."""
-
-
-#: One decision shown to the human: who, which action, and what it publicly led to (the view's notes).
-Event = tuple[int, int, tuple[str, ...]]
 
 
 def make_bot(spec: str, seed: int | np.random.Generator | None, game: str | Game = DEFAULT_GAME,
@@ -274,69 +266,41 @@ class PlaySession:
             GameAbandoned: if the human quit or input ended; :attr:`record` then holds the
                 unfinished record (as it does if a bot raises).
         """
-        env, view = self.env, self.view
-        env.reset(seed=self.seed)
-        seat = self.human_seat
-        human = env.possible_agents[seat]
-        console = self.console
+        seat, console = self.human_seat, self.console
         # The seed is shown only at the end: with it the deal can be recomputed.
         console.print(self.opening())
-        events: list[Event] = []
-        decisions = 0
-        before = view.decode(env.observe(human)["observation"])
+        table = TableGame(self.env, self.view, self.bots, [seat])
         try:
-            for agent in env.agent_iter():
-                observation, _, termination, truncation, _ = env.last()
-                if termination or truncation:
-                    env.step(None)
-                    continue
-                acting = env.possible_agents.index(agent)
-                mask = observation["action_mask"]
-                if acting == seat:
-                    legal = [int(a) for a in np.flatnonzero(mask)]
-                    if len(legal) == 1 and view.auto_forced:
-                        action = legal[0]
-                    else:
-                        self.frame_events = list(events)
-                        if self.advisor is not None:
-                            self.frame_beliefs = agent_beliefs(self.advisor, observation["observation"],
-                                                               self.game.belief_size)
-                        decoded = view.decode(observation["observation"])
-                        console.print(self.frame(events, decoded, legal))
-                        action = self.choose(decoded, legal)
-                        events = []
-                else:
-                    try:
-                        action = int(self.bots[acting].act(observation["observation"], mask))
-                    except KeyboardInterrupt:
-                        raise GameAbandoned("interrupted") from None
-                env.step(action)
-                decisions += 1
-                after = view.decode(env.observe(human)["observation"])
-                notes, message = view.after_step(before, after, seat, env.game)
-                events.append((acting, action, tuple(notes)))
-                if message is not None:
-                    console.print(Group(Rule(), *self.event_lines(events)))
-                    console.print(Text(message))
-                    events = []
-                before = after
+            table.play(self.seed, self._decide, self._notify)
         except BaseException as error:
             self.record = self._record()
             if isinstance(error, KeyboardInterrupt):  # Ctrl-C anywhere in the game: abandoned, record kept
                 console.print()
                 error = GameAbandoned("interrupted")
             if isinstance(error, GameAbandoned):
-                console.print(Text(f"Game abandoned ({error}) after {decisions} decisions. The same deal and bots "
-                                   f"again: --seed {self.seed}."))
+                console.print(Text(f"Game abandoned ({error}) after {table.decisions} decisions. The same deal and "
+                                   f"bots again: --seed {self.seed}."))
                 raise error from None
             raise
         self.record = self._record()  # first: an interrupt while printing loses nothing
-        lines = self.event_lines(events)
+        lines = self.event_lines(table.events[seat])
         if lines:  # the decisions since the human's last one (a view may list none)
             console.print(Group(Rule(), *lines))
-        console.print(view.result_view(env.game, seat))
+        console.print(self.view.result_view(self.env.game, seat))
         console.print(Text(f"Seed {self.seed}."))
         return self.record
+
+    def _decide(self, seat: int, observation: dict, legal: list[int], events: list[Event]) -> int:
+        self.frame_events = list(events)
+        if self.advisor is not None:
+            self.frame_beliefs = agent_beliefs(self.advisor, observation["observation"], self.game.belief_size)
+        decoded = self.view.decode(observation["observation"])
+        self.console.print(self.frame(events, decoded, legal))
+        return self.choose(decoded, legal)
+
+    def _notify(self, seat: int, events: list[Event], message: str | None) -> None:
+        self.console.print(Group(Rule(), *self.event_lines(events)))
+        self.console.print(Text(message))
 
 
 # ------------------------------------------------------------------ command line
@@ -349,7 +313,16 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"the game (a registered name; default {DEFAULT_GAME})")
     parser.add_argument("--players", type=int, default=None,
                         help="table size (default: the game's default table; its range is the game's)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0–players-1 (default 0)")
+    parser.add_argument("--seat", type=int, action="append", default=None,
+                        help="your seat, 0–players-1 (default 0); with --web, repeat it to seat several people "
+                        "(one page each)")
+    parser.add_argument("--name", action="append", default=[], metavar="NAME",
+                        help="the name of the person at --seat (in the same order when repeated): the record labels "
+                        "the seat human:NAME (default: human), as traitors-eval --played reports it")
+    parser.add_argument("--web", action="store_true",
+                        help="play in the browser: serve each person's seat as a page (the web extra); the "
+                        "addresses are printed")
+    add_serve_arguments(parser)
     parser.add_argument(
         "--bots",
         default="heuristic",
@@ -379,7 +352,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[int, str]:
-    specs = {s: args.bots for s in range(args.players) if s != args.seat}
+    specs = {s: args.bots for s in range(args.players) if s not in args.seats}
     given: set[int] = set()
     for item in args.bot:
         seat_text, sep, spec = item.partition("=")
@@ -388,8 +361,8 @@ def _bot_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dic
         seat = int(seat_text)
         if not 0 <= seat < args.players:
             parser.error(f"--bot {item!r}: seat {seat} is not a seat of a {args.players}-player table (0–{args.players - 1})")
-        if seat == args.seat:
-            parser.error(f"--bot {item!r}: seat {seat} is yours (--seat {args.seat}), not another seat of this table")
+        if seat in args.seats:
+            parser.error(f"--bot {item!r}: seat {seat} is yours (--seat {seat}), not another seat of this table")
         if seat in given:
             parser.error(f"--bot {item!r}: seat {seat} was given a bot already")
         given.add(seat)
@@ -406,8 +379,23 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
         args.players = game.type.default_players
     if args.players not in game.type.player_counts:
         parser.error(f"--players {args.players}: expected {sizes_text(game.type)} ({game.type.env_id})")
-    if not 0 <= args.seat < args.players:
-        parser.error(f"--seat {args.seat}: expected a seat in 0–{args.players - 1}")
+    args.seats = args.seat or [0]
+    for seat in args.seats:
+        if not 0 <= seat < args.players:
+            parser.error(f"--seat {seat}: expected a seat in 0–{args.players - 1}")
+    if len(set(args.seats)) < len(args.seats):
+        parser.error(f"--seat {args.seats}: a seat is given twice; expected each person at a seat of their own")
+    if len(args.seats) > 1 and not args.web:
+        parser.error(f"--seat given {len(args.seats)} times: several people at one table play in the browser, "
+                     "with --web (the terminal seats one)")
+    args.seat = args.seats[0]
+    labels = ["human"] * args.players
+    if len(args.name) > len(args.seats):
+        parser.error(f"--name given {len(args.name)} times for {len(args.seats)} seat(s); expected one name per --seat")
+    for seat, name in zip(args.seats, args.name):
+        if not name.strip() or len(name) > 40 or not name.isprintable():
+            parser.error(f"--name {name[:40]!r}: expected a short name (1–40 printable characters)")
+        labels[seat] = f"human:{name.strip()}"
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed {args.seed}: expected a non-negative integer")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
@@ -421,16 +409,15 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
         if args.record is not None and not args.record.strip():
             parser.error("--record '': expected a file path")
         record_path = Path(args.record) if args.record is not None else Path("records") / default_name
-        problem = _unwritable(record_path)
+        problem = unwritable(record_path)
         if problem:  # found before the game, not after an hour of play
             parser.error(f"--record {record_path}: {problem}")
     console = console or Console(highlight=False)
     stream = stdin if stdin is not None else sys.stdin
-    if stream is None:
+    if stream is None and not args.web:
         parser.error("there is no standard input to read your answers from")
     specs = _bot_specs(args, parser)
     bots: list[Agent | None] = [None] * args.players
-    labels = ["human"] * args.players
     try:
         llm = llm_options_from_args(args)
         for seat, spec in specs.items():
@@ -440,17 +427,25 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
     except KeyboardInterrupt:
         console.print(Text("Interrupted while loading the bots; no game was started."))
         return 130
-    advisor, advisor_label = None, ""
+    advisors: dict[int, Agent] = {}  # one per person's seat, reading that seat's observation only
+    advisor_label = ""
     if args.show_beliefs is not None:
         if game.hidden_side is None:
             parser.error(f"--show-beliefs: {game.type.env_id} declares no hidden side (Game.hidden_side)")
-        try:
-            advisor_label, advisor = make_bot(args.show_beliefs, np.random.default_rng([seed, args.players]), game)
-        except BotSpecError as error:
-            parser.error(f"--show-beliefs: {error}")
-        if not callable(getattr(advisor, "beliefs", None)):
-            parser.error(f"--show-beliefs {args.show_beliefs}: this agent has no role beliefs (a beliefs(observation) "
-                         "method); expected e.g. heuristic")
+        for index, seat in enumerate(args.seats):
+            try:
+                advisor_label, advisors[seat] = make_bot(
+                    args.show_beliefs, np.random.default_rng([seed, args.players + index]), game)
+            except BotSpecError as error:
+                parser.error(f"--show-beliefs: {error}")
+            if not callable(getattr(advisors[seat], "beliefs", None)):
+                parser.error(f"--show-beliefs {args.show_beliefs}: this agent has no role beliefs (a "
+                             "beliefs(observation) method); expected e.g. heuristic")
+    if args.web:
+        from .play_web import play_in_browser
+
+        return play_in_browser(game, args, bots, labels, seed, claims_from_args(args, game), advisors, advisor_label,
+                               record_path, default_name, console)
 
     if stdin is None and stream.isatty():
 
@@ -469,8 +464,7 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
             return line
 
     session = PlaySession(args.players, args.seat, bots, seed, console, read_line, claims_from_args(args, game), labels,
-                          game,
-                          advisor=advisor, advisor_label=advisor_label)
+                          game, advisor=advisors.get(args.seat), advisor_label=advisor_label)
     status = 0
     try:
         session.run()
@@ -480,37 +474,8 @@ def main(argv: Sequence[str] | None = None, console: Console | None = None, stdi
         status = 130
     finally:  # also when a bot fails: what was played is kept
         if session.record is not None and record_path is not None:
-            _save(session.record, record_path, default_name, console, game)
+            save_record(session.record, record_path, default_name, console, game)
     return status
-
-
-def _save(record, path: Path, default_name: str, console: Console, game: Game) -> None:
-    try:
-        record.save(path)
-    except OSError as error:  # e.g. the folder went away during the game: keep the record anyway
-        fallback = Path(tempfile.gettempdir()) / default_name
-        record.save(fallback)
-        console.print(Text(f"Could not write {path} ({error.strerror or error}); the record is in {fallback} instead."))
-        path = fallback
-    option = "" if game.name == DEFAULT_GAME else f" --game {game.name}"
-    console.print(Text(f"Game record saved to {path} (replay: traitors-replay {path}{option})"))
-
-
-def _unwritable(path: Path) -> str | None:
-    """Why a record cannot be written at ``path`` (``None`` if it can). Nothing is created here."""
-    if path.is_dir():
-        return "is a folder; expected a file name such as game.json"
-    if path.exists() or path.is_symlink():
-        kind = "file" if path.is_file() else "special file"
-        return f"a {kind} is already there; records never replace a file, so give a new name"
-    folder = path.parent
-    while not folder.exists():  # the folders missing are made when the record is saved
-        folder = folder.parent
-    if not folder.is_dir():
-        return f"{str(folder)!r} is not a folder"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"the folder {str(folder)!r} is not writable"
-    return None
 
 
 if __name__ == "__main__":  # python -m traitors_env.table.play (the console script is traitors-play)

@@ -33,8 +33,8 @@ from rich.text import Text
 
 from ..cli_args import GameOption
 from ..core.game import Game
-from ..core.records import RecordError, read_record, record_format
-from ..core.registry import DEFAULT_GAME, GameLoadError, load_game, loadable_games
+from ..core.records import RecordError, read_record
+from ..core.registry import DEFAULT_GAME, GameLoadError, game_of_record, load_game
 from .text_view import view_of
 
 
@@ -126,20 +126,6 @@ def browse(
         else:
             shown = answer if len(answer) <= 20 else answer[:20] + "…"
             console.print(Text(f"{shown!r}: press Enter, b, q or give a step number 0–{last}"))
-
-
-def game_of_record(source: str | object) -> Game:
-    """The registered game whose records have the ``format`` that ``source`` (a path, JSON text, or a record's parsed
-    JSON) names; the default game where none does.
-
-    Raises:
-        RecordError: for a missing or unreadable file or text that is not JSON.
-    """
-    wanted = record_format(source)
-    for game in loadable_games():  # a broken plug-in is left out with a warning, not the end of every replay
-        if game.records is not None and game.records.GameRecord.model_fields["format"].default == wanted:
-            return game
-    return load_game(DEFAULT_GAME)
 
 
 def _parser() -> argparse.ArgumentParser:

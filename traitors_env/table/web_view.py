@@ -14,44 +14,14 @@ Serving needs the ``web`` extra (Starlette, uvicorn); the export does not.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import sys
 from collections.abc import Sequence
 
-from ..cli_args import GameOption
+from ..cli_args import GameOption, add_serve_arguments, is_loopback
 from ..core.records import RecordError, read_record
-from ..core.registry import DEFAULT_GAME, GameLoadError, load_game
-from .replay import game_of_record
+from ..core.registry import DEFAULT_GAME, GameLoadError, game_of_record, load_game
 
 __all__ = ["main"]
-
-
-def _port(text: str) -> int:
-    """``--port``: 0 (a free port) to 65535."""
-    if not (text.isascii() and text.isdigit()) or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port; expected 0 (any free port) to 65535")
-    return int(text)
-
-
-def _host(text: str) -> str:
-    """``--host``: an address or name to bind, not empty (that binds every interface) and without a port."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty host would serve on every interface; expected an address such as "
-                                         "127.0.0.1 (or 0.0.0.0 to serve on every interface)")
-    if text.startswith("[") or text.count(":") == 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an address; expected an address without a port or "
-                                         "brackets, such as 127.0.0.1 or ::1 (the port is --port)")
-    return text
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is this machine only: ``localhost`` (any case) or a loopback address (127.0.0.0/8, ::1)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,11 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--beliefs", default=None, metavar="SPEC",
                         help="an agent with role beliefs (e.g. heuristic, a checkpoint): its P(hidden side) per seat "
                              "at every step, read from the viewed seat's observation")
-    parser.add_argument("--host", type=_host, default="127.0.0.1",
-                        help="the address to serve on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=_port, default=0, help="the port (default 0: any free port)")
+    add_serve_arguments(parser)
     parser.add_argument("--html", default=None, metavar="OUTDIR",
-                        help="write a static page (index.html, viewer.js, viewer.css) with every viewpoint into "
+                        help="write a static page (index.html, table.js, viewer.js, viewer.css) with every viewpoint into "
                              "OUTDIR instead of serving")
     return parser
 

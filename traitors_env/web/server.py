@@ -24,14 +24,14 @@ from starlette.routing import Route
 from .page import ASSETS, asset_text, page_html
 from .payload import ReplayData, ViewError
 
-__all__ = ["ViewerServer", "allowed_hosts", "make_app"]
+__all__ = ["HEADERS", "AppServer", "ViewerServer", "allowed_hosts", "make_app", "static_route"]
 
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 # The page and its data are for this viewer only: no caching of a step, no framing by another site, nothing run or
 # fetched but the page's own files (its pictures are SVG elements that the script makes).
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         "frame-ancestors 'none'")
-_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
             "Content-Security-Policy": _CSP}
 
 
@@ -51,21 +51,27 @@ def allowed_hosts(host: str) -> list[str]:
     return hosts
 
 
+def static_route(assets: tuple[str, ...]) -> Route:
+    """``/static/{name}``: one of ``assets`` (the page's files), 404 for any other name."""
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in assets:
+            return JSONResponse({"error": f"no file {name!r}"}, status_code=404, headers=HEADERS)
+        return Response(asset_text(name), media_type=_TYPES[name[name.rindex("."):]], headers=HEADERS)
+
+    return Route("/static/{name}", asset)
+
+
 def make_app(data: ReplayData, title: str, host: str = "127.0.0.1") -> Starlette:
     """The Starlette app serving ``data``, bound to ``host`` (other ``Host`` headers are answered 400)."""
     index = page_html(title, "/static/")
 
     async def page(request: Request) -> Response:
-        return HTMLResponse(index, headers=_HEADERS)
-
-    async def asset(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in ASSETS:
-            return JSONResponse({"error": f"no file {name!r}"}, status_code=404, headers=_HEADERS)
-        return Response(asset_text(name), media_type=_TYPES[name[name.rindex("."):]], headers=_HEADERS)
+        return HTMLResponse(index, headers=HEADERS)
 
     async def meta(request: Request) -> Response:
-        return JSONResponse(data.meta(), headers=_HEADERS)
+        return JSONResponse(data.meta(), headers=HEADERS)
 
     async def step(request: Request) -> Response:
         view = request.query_params.get("view", "spectator")
@@ -74,26 +80,28 @@ def make_app(data: ReplayData, title: str, host: str = "127.0.0.1") -> Starlette
             # Rendering a step takes a few milliseconds of CPU; off the event loop so the server stays responsive.
             payload = await asyncio.to_thread(data.step_with_history, view, number)
         except ViewError as error:
-            return JSONResponse({"error": str(error)}, status_code=400, headers=_HEADERS)
-        return JSONResponse(payload, headers=_HEADERS)
+            return JSONResponse({"error": str(error)}, status_code=400, headers=HEADERS)
+        return JSONResponse(payload, headers=HEADERS)
 
     return Starlette(routes=[
         Route("/", page),
-        Route("/static/{name}", asset),
+        static_route(ASSETS),
         Route("/api/meta", meta),
         Route("/api/step", step),
     ], middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host))])
 
 
-class ViewerServer:
-    """uvicorn serving :func:`make_app` on ``host:port`` (``0``: a free port); the socket is bound at construction,
-    so :attr:`url` is known before serving.
+class AppServer:
+    """uvicorn serving ``app`` on ``host:port`` (``0``: a free port); the socket is bound at construction, so
+    :attr:`url` is known before serving.
 
     Raises:
         OSError: where ``host:port`` cannot be bound (in use, not an address of this machine).
     """
 
-    def __init__(self, data: ReplayData, title: str, host: str = "127.0.0.1", port: int = 0) -> None:
+    name = "server"
+
+    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0) -> None:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM)
         try:
@@ -103,10 +111,10 @@ class ViewerServer:
             self.socket.close()
             raise
         self.host, self.port = host, self.socket.getsockname()[1]
-        config = uvicorn.Config(make_app(data, title, host), log_level="warning", lifespan="off")
+        # A page's open long poll does not hold the shutdown up for more than a second.
+        config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
-
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -119,13 +127,13 @@ class ViewerServer:
         finally:
             self.socket.close()
 
-    def start(self, timeout: float = 30.0) -> ViewerServer:
+    def start(self, timeout: float = 30.0):
         """Serve in a thread of this process; returns once the server answers (for tests and tools).
 
         Raises:
             RuntimeError: where it has not started within ``timeout`` seconds.
         """
-        self._thread = threading.Thread(target=self.serve, name="traitors-view", daemon=True)
+        self._thread = threading.Thread(target=self.serve, name=self.name, daemon=True)
         self._thread.start()
         ready = threading.Event()
         for _ in range(int(timeout * 20)):
@@ -135,7 +143,7 @@ class ViewerServer:
             ready.wait(0.05)
         if not self.server.started:
             self.stop()
-            raise RuntimeError(f"the viewer's server at {self.url} did not start within {timeout:g} s")
+            raise RuntimeError(f"the {self.name} at {self.url} did not start within {timeout:g} s")
         return self
 
     def stop(self, timeout: float = 30.0) -> None:
@@ -145,8 +153,17 @@ class ViewerServer:
             self._thread.join(timeout)
         self.socket.close()
 
-    def __enter__(self) -> ViewerServer:
+    def __enter__(self):
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+class ViewerServer(AppServer):
+    """``traitors-view``'s server: :func:`make_app` for ``data`` on ``host:port`` (see :class:`AppServer`)."""
+
+    name = "viewer's server"
+
+    def __init__(self, data: ReplayData, title: str, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__(make_app(data, title, host), host, port)

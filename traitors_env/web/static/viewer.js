@@ -1,9 +1,9 @@
 // traitors-view: steps through a game record. Served, each step is asked of the server for the chosen viewpoint
 // (/api/step), so the page holds only what that viewpoint may know; exported, every viewpoint's steps are in the
-// page's JSON block. Text from the record is only ever set as text (textContent), never parsed as HTML.
+// page's JSON block. The table and the belief strip are drawn by table.js. Text from the record is only ever set as
+// text (textContent), never parsed as HTML.
 (function () {
   "use strict";
-  const SVG = "http://www.w3.org/2000/svg";
   const block = document.getElementById("viewer-data");
   const DATA = block ? JSON.parse(block.textContent) : null;
   const $ = (id) => document.getElementById(id);
@@ -39,71 +39,24 @@
     return app.cache.get(key);
   }
 
-  function el(name, attrs, text) {
-    const node = document.createElementNS(SVG, name);
-    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-
   function viewLabel(view) {
     if (view === "spectator") return "spectator (public table)";
     if (view === "all") return "everything";
     return "player_" + view.slice(4) + "'s seat";
   }
 
-  // The seats in a circle, player_0 at the top, play passing clockwise; each seat's role as the viewpoint knows it.
   function drawTable(payload) {
-    const n = payload.seats.length, size = 420, centre = size / 2, radius = 150;
-    const svg = el("svg", { viewBox: `0 0 ${size} ${size}`, role: "img" });  // scales to its column (CSS)
-    svg.appendChild(el("title", {}, "The table at " + payload.title));
-    svg.appendChild(el("circle", { cx: centre, cy: centre, r: radius - 72, fill: "#f1ece0", stroke: "#c9bfa5" }));
-    svg.appendChild(el("text", { x: centre, y: centre + 4, "text-anchor": "middle", class: "player" },
-      payload.finished ? "game over" : payload.title));
-    payload.seats.forEach((seat, index) => {
-      const angle = -Math.PI / 2 + (2 * Math.PI * index) / n;
-      const x = centre + radius * Math.cos(angle), y = centre + radius * Math.sin(angle);
-      const classes = ["seat", seat.role !== null ? "known" : "unknown"];
-      if (seat.you) classes.push("you");
-      if (seat.acted) classes.push("acted");
-      const g = el("g", { class: classes.join(" "), "data-seat": index });
-      g.appendChild(el("circle", { cx: x, cy: y, r: 46 }));
-      g.appendChild(el("text", { x: x, y: y - 10, "text-anchor": "middle", class: "name" }, seat.name));
-      g.appendChild(el("text", { x: x, y: y + 6, "text-anchor": "middle", class: "role" },
-        seat.role !== null ? seat.role : "?"));
-      const player = seat.player && seat.player.length > 14 ? seat.player.slice(0, 13) + "…" : seat.player;
-      const note = [seat.you ? "you" : "", player || ""].filter(Boolean).join(" · ");
-      if (note) g.appendChild(el("text", { x: x, y: y + 22, "text-anchor": "middle", class: "player" }, note));
-      svg.appendChild(g);
-    });
-    $("table").replaceChildren(svg);
+    TraitorsTable.drawTable($("table"), payload.seats, payload.finished ? "game over" : payload.title,
+      "The table at " + payload.title);
   }
 
-  // Seats × steps so far, each cell the agent's P(hidden side) from white (0) to red (1); grey: no belief.
   function drawBeliefs(payload) {
     const section = $("beliefs-section");
     if (!payload.belief_history || !app.meta.beliefs) { section.hidden = true; return; }
     section.hidden = false;
     $("beliefs-title").textContent =
       `Beliefs of ${app.meta.beliefs.label}: P(${app.meta.beliefs.hidden}) per seat, steps 0–${payload.step}`;
-    const history = payload.belief_history, n = app.meta.num_players, left = 70, row = 16;
-    const cell = Math.max(1, Math.min(12, 280 / history.length));
-    const width = left + cell * history.length + 40, height = row * n + 4;
-    const svg = el("svg", { width: width, height: height, class: "heat", role: "img" });
-    for (let s = 0; s < n; s++) {
-      svg.appendChild(el("text", { x: 0, y: row * s + 12, class: "label" }, "player_" + s));
-      history.forEach((beliefs, step) => {
-        const p = beliefs ? beliefs[s] : null;
-        const fill = p === null ? "#e5e7eb" : `rgb(255,${Math.round(255 - 200 * p)},${Math.round(255 - 200 * p)})`;
-        const rect = el("rect", { x: left + cell * step, y: row * s, width: cell, height: row - 2, fill: fill });
-        rect.appendChild(el("title", {}, `player_${s}, step ${step}: ` + (p === null ? "–" : Math.round(100 * p) + " %")));
-        svg.appendChild(rect);
-      });
-      const last = history[history.length - 1], p = last ? last[s] : null;
-      svg.appendChild(el("text", { x: left + cell * history.length + 4, y: row * s + 12, class: "label" },
-        p === null ? "" : Math.round(100 * p) + "%"));
-    }
-    $("beliefs").replaceChildren(svg);
+    TraitorsTable.drawBeliefs($("beliefs"), payload.belief_history, app.meta.num_players, "step");
   }
 
   function drawLog(payload) {
@@ -121,7 +74,7 @@
     }
     $("log").replaceChildren(...items);
     const current = $("log").querySelector(".current");
-    if (current) current.scrollIntoView({ block: "nearest" });
+    if (current) current.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
 
   function draw(payload) {

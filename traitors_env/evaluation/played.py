@@ -1,0 +1,155 @@
+"""``traitors-eval --played RECORD_OR_FOLDER …``: win rates per player and side from saved game records.
+
+Games played at the table (``traitors-play``, in the terminal or ``--web``) are saved with who played each seat
+(``seats``: ``human`` or ``human:NAME`` at a person's seat, the bot's spec at the others). This report reads such
+records, replays each one (a record that does not replay is refused, naming it), and gives every label's win rate as
+each side with a 95 % Wilson interval, as DeepRole's table of play against people does (Serrino et al., 2019); every
+person's seats also count together as ``human (all)`` where several names played. A record without labels or
+without a result (an abandoned game) is counted but left out of the rates.
+
+The unit is one player in one game: where a label holds several seats of one side in a game (four heuristic bots),
+those seats share the game's result and count once, so the interval is not narrowed by seats that cannot differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..core.game import Game
+from ..core.records import RecordError, read_record, replay
+from ..core.registry import game_of_record, load_game
+from ..core.stats import wilson_interval
+
+__all__ = ["ALL_HUMANS", "PlayedError", "played_markdown", "played_report", "record_files"]
+
+#: The row that pools every person's seats, where more than one person's label appears.
+ALL_HUMANS = "human (all)"
+#: The most record files one report reads (a folder of a whole league's records is not what this is for).
+MAX_FILES = 100_000
+
+
+class PlayedError(ValueError):
+    """A path or record the report cannot take; the message names it and what was expected."""
+
+
+def is_human(label: str) -> bool:
+    """Whether a seat label names a person (``human`` or ``human:NAME``)."""
+    return label == "human" or label.startswith("human:")
+
+
+def record_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The record files of ``paths``: each a ``.json`` file, or a folder searched for ``*.json`` (sorted, nested
+    folders included).
+
+    Raises:
+        PlayedError: for a path that does not exist, or paths that hold no record file.
+    """
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise PlayedError(f"{str(path)!r} does not exist; expected a game record (.json) or a folder of them")
+        if len(files) > MAX_FILES:
+            raise PlayedError(f"more than {MAX_FILES:,} record files under {str(path)!r}; expected a folder of "
+                              "played games")
+    if not files:
+        raise PlayedError(f"no game record (.json) in {', '.join(map(str, paths))}")
+    return list(dict.fromkeys(files))
+
+
+def played_report(paths: Sequence[str | Path], game: str | Game | None = None) -> dict:
+    """Win rates per seat label and side from the records under ``paths``.
+
+    Args:
+        game: the records' game (default: the game whose record format the first record names); every record must be
+            of it.
+
+    Returns:
+        ``{"game", "sides", "records", "counted", "skipped": {reason: n}, "rows": [{"player", "human", "sides":
+        [{"games", "wins", "rate", "interval"}, …], "all": {…}}]}``, rows sorted people first, then by games.
+
+    Raises:
+        PlayedError: naming the first path or record that cannot be read, replayed or is of another game.
+    """
+    files = record_files(paths)
+    games = None if game is None else load_game(game)
+    tally: dict[str, list[list[int]]] = {}  # label -> per side [games, wins]
+    skipped: dict[str, int] = {}
+    for path in files:
+        try:
+            source = read_record(path)
+            games = games or game_of_record(source)
+            if games.records is None:
+                raise PlayedError(f"{games.type.env_id} has no game records")
+            record = games.records.load_record(source)
+        except (RecordError, ValueError) as error:  # the game's RecordError is a ValueError
+            raise PlayedError(f"{path}: {error}") from None
+        if record.seats is None:
+            skipped["no seat labels"] = skipped.get("no seat labels", 0) + 1
+            continue
+        if not record.finished:
+            skipped["unfinished"] = skipped.get("unfinished", 0) + 1
+            continue
+        try:
+            state = replay(record)
+        except ValueError as error:
+            raise PlayedError(f"{path}: {error}") from None
+        seen: set[tuple[str, int]] = set()
+        human_seen: set[int] = set()
+        for seat, label in enumerate(record.seats):
+            side = int(games.side_of_seat(state, seat))
+            won = bool(games.seat_won(state, seat))
+            keys = [label] + ([ALL_HUMANS] if is_human(label) else [])
+            for key in keys:
+                if (key, side) in seen:
+                    continue
+                seen.add((key, side))
+                if key == ALL_HUMANS:
+                    human_seen.add(side)
+                counts = tally.setdefault(key, [[0, 0], [0, 0]])
+                counts[side][0] += 1
+                counts[side][1] += won
+    names = [k for k in tally if k != ALL_HUMANS]
+    if sum(is_human(k) for k in names) < 2:
+        tally.pop(ALL_HUMANS, None)  # one person's label is already their row
+
+    def cell(games_: int, wins: int) -> dict:
+        if not games_:
+            return {"games": 0, "wins": 0, "rate": None, "interval": None}
+        low, high = wilson_interval(wins, games_)
+        return {"games": games_, "wins": wins, "rate": round(wins / games_, 4),
+                "interval": [round(low, 4), round(high, 4)]}
+
+    rows = [{"player": label, "human": is_human(label) or label == ALL_HUMANS,
+             "sides": [cell(*counts[side]) for side in (0, 1)],
+             "all": cell(counts[0][0] + counts[1][0], counts[0][1] + counts[1][1])}
+            for label, counts in tally.items()]
+    rows.sort(key=lambda r: (not r["human"], r["player"] != ALL_HUMANS, -r["all"]["games"], r["player"]))
+    counted = len(files) - sum(skipped.values())
+    return {"game": games.name, "sides": list(games.type.side_labels), "records": len(files), "counted": counted,
+            "skipped": skipped, "rows": rows}
+
+
+def played_markdown(report: dict) -> str:
+    """The report as a markdown table: per player, the win rate [95 % interval] (games) as each side and overall."""
+
+    def shown(cell: dict) -> str:
+        if not cell["games"]:
+            return "–"
+        low, high = cell["interval"]
+        return f"{100 * cell['rate']:.1f} % [{100 * low:.1f}, {100 * high:.1f}] ({cell['games']})"
+
+    sides = report["sides"]
+    lines = [f"# Played games: {report['game']}", "",
+             f"{report['counted']} of {report['records']} records counted"
+             + ("".join(f"; {n} {why}" for why, n in report["skipped"].items()) if report["skipped"] else "") + ".",
+             "Win rate [95 % Wilson interval] (games), one player per game.", "",
+             f"| player | as {sides[0]} | as {sides[1]} | overall |", "|---|---|---|---|"]
+    for row in report["rows"]:
+        player = row["player"].replace("|", "\\|")
+        lines.append(f"| {player} | {shown(row['sides'][0])} | {shown(row['sides'][1])} | {shown(row['all'])} |")
+    return "\n".join(lines) + "\n"
