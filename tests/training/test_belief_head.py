@@ -263,3 +263,47 @@ def test_traitors_play_shows_a_trained_policys_beliefs_and_refuses_a_checkpoint_
     with pytest.raises(SystemExit) as exit_:
         play.main(["--show-beliefs", str(plain)], console=console, stdin=io.StringIO(""))
     assert exit_.value.code == 2 and "this agent has no role beliefs" in capsys.readouterr().err
+
+
+def test_traitors_view_exports_a_policys_beliefs_as_a_page_that_opens_from_disk(tmp_path):
+    """Issue 53: the static export of a 5-player game with a trained policy's beliefs (a generation folder with belief
+    heads) holds every seat's beliefs at every step, and opens from ``file://`` in Chromium with no server (where
+    Playwright and Chromium are installed)."""
+    import json
+    import re
+
+    from browser_helpers import browser_missing, chromium, new_page
+
+    from traitors_env.agents import make_agent
+    from traitors_env.table.web_view import main as view_main
+
+    folder = tmp_path / "gen_001"
+    _checkpoint(folder / "pirates.msgpack", belief=True, team="pirates")
+    _checkpoint(folder / "mutineers.msgpack", belief=True, seed=1, team="mutineers")
+    env = GAME.raw_env(num_players=5)
+    env.reset(seed=8)
+    bots = [make_agent("heuristic", seed=s) for s in range(5)]
+    for agent in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        seat = int(agent.removeprefix("player_"))
+        env.step(None if termination or truncation
+                 else bots[seat].act(observation["observation"], observation["action_mask"]))
+    record = tmp_path / "game.json"
+    env.record(seats=["heuristic"] * 5).save(record)
+    assert view_main([str(record), "--beliefs", str(folder), "--html", str(tmp_path / "site")]) == 0
+    index = tmp_path / "site" / "index.html"
+    data = json.loads(re.search(r'id="viewer-data">(.*?)</script>', index.read_text(), flags=re.S).group(1))
+    assert data["meta"]["beliefs"]["hidden"] == "Mutineers"
+    steps = data["views"]["seat1"]
+    for step in steps:
+        beliefs = step["beliefs"]
+        assert beliefs[1] is None and all(0 < p < 1 for s, p in enumerate(beliefs) if s != 1)
+    assert len({tuple(s["beliefs"]) for s in steps}) > 1, "the policy's beliefs move over the game"
+    if browser_missing():
+        return
+    with chromium() as browser:
+        page, errors = new_page(browser)
+        page.goto(index.as_uri() + "#step=10&view=seat1")
+        page.wait_for_selector('body[data-step="10"][data-view="seat1"]', state="attached")
+        assert page.locator("#beliefs svg rect").count() == 5 * 11 and page.is_visible("#beliefs-section")
+        assert errors == []
