@@ -128,12 +128,17 @@ def browse(
             console.print(Text(f"{shown!r}: press Enter, b, q or give a step number 0–{last}"))
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="traitors-replay", description="Step through a saved game.")
+def add_record_arguments(parser: argparse.ArgumentParser) -> None:
+    """The record to read and its ``--game`` (``traitors-replay``, ``traitors-view``)."""
     parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
     parser.add_argument("--game", action=GameOption, default=None,
                         help=f"the game the record is of (default: the game whose record format it names, else "
                              f"{DEFAULT_GAME})")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="traitors-replay", description="Step through a saved game.")
+    add_record_arguments(parser)
     view = parser.add_mutually_exclusive_group()
     view.add_argument("--seat", type=int, default=None, help="show what this seat observed")
     view.add_argument("--reveal", action="store_true", help="show everything: hands, roles, chest values")

@@ -17,19 +17,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..cli_args import GameOption, add_serve_arguments, is_loopback
+from ..cli_args import add_serve_arguments, is_loopback
 from ..core.records import RecordError, read_record
-from ..core.registry import DEFAULT_GAME, GameLoadError, game_of_record, load_game
+from ..core.registry import GameLoadError, game_of_record, load_game
+from .replay import add_record_arguments
 
 __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="traitors-view", description="Watch a saved game in the browser.")
-    parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
-    parser.add_argument("--game", action=GameOption, default=None,
-                        help=f"the game the record is of (default: the game whose record format it names, else "
-                             f"{DEFAULT_GAME})")
+    add_record_arguments(parser)
     parser.add_argument("--beliefs", default=None, metavar="SPEC",
                         help="an agent with role beliefs (e.g. heuristic, a checkpoint): its P(hidden side) per seat "
                              "at every step, read from the viewed seat's observation")
