@@ -118,3 +118,29 @@ def test_a_label_with_a_bar_keeps_the_table_whole(tmp_path):
     text = played_markdown(played_report([tmp_path]))
     row = next(line for line in text.splitlines() if line.startswith("| human:a"))
     assert row.startswith("| human:a\\|b |") and row.count(" | ") == 3
+
+
+def test_a_record_reached_twice_counts_once_and_odd_labels_stay_plain_text(tmp_path):
+    folder = tmp_path / "records"
+    save_game(ABOARD, folder, 5, ["human:<img src=x onerror=alert(1)>", "human (all)", "human:", "[x](javascript:1)",
+                                  "human:ada"])
+    (folder / "again.json").symlink_to(folder / "game-5.json")
+    report = played_report([folder, folder / ".." / "records" / "game-5.json"])
+    assert report["records"] == 1 and report["counted"] == 1
+    rows = {(row["player"], row["pooled"]): row for row in report["rows"]}
+    # A seat labelled like the pooled row stays its own row (a bot's), apart from the people's pool.
+    assert not rows[("human (all)", False)]["human"] and rows[("human (all)", True)]["human"]
+    assert not rows[("human:", False)]["human"], "a blank name is no person"
+    pooled = rows[("human (all)", True)]
+    people = [row for (name, is_pooled), row in rows.items() if row["human"] and not is_pooled]
+    assert len(people) == 2 and pooled["all"]["games"] <= 2
+    text = played_markdown(report)
+    assert "<img" not in text and "](" not in text and "&lt;img" in text
+    assert "| *human (all)* |" in text and "| human \\(all\\) |" in text
+
+
+def test_an_output_file_name_taken_by_a_folder_is_refused_before_writing(tmp_path, capsys):
+    save_game(ABOARD, tmp_path / "records", 6, ["human"] + ["heuristic"] * 4)
+    (tmp_path / "out" / "played.md").mkdir(parents=True)
+    assert main(["--played", str(tmp_path / "records"), "--out", str(tmp_path / "out")]) == 2
+    assert "played.md" in capsys.readouterr().err and not (tmp_path / "out" / "played.json").exists()

@@ -191,12 +191,18 @@ def test_a_seat_is_answered_only_with_its_own_token_and_a_bad_answer_is_refused_
         assert status == 400 and "action 10000 is not a legal action" in body["error"]
         status, body = zero.act(decision, True)
         assert status == 400
+        status, body = zero.act(float(decision), legal[0])
+        assert status == 409 and f"decision {float(decision)} is not" in body["error"]
+        status, body = zero.request("api/act", raw=b"[" * 1500 + b"]" * 1500)  # nested past Python's recursion limit
+        assert status == 400 and "expected a JSON object" in body["error"]
         status, body = zero.act(decision + 1, legal[0])
         assert status == 409 and f"(that is {decision})" in body["error"]
         status, body = zero.request("api/act", raw=b"{not json")
         assert status == 400 and "expected a JSON object" in body["error"]
         status, body = zero.request("api/act", raw=b'{"decision": 1}', headers={"Content-Type": "text/plain"})
         assert status == 415
+        status, body = zero.request("api/act", raw=b"{}", headers={"Content-Type": "Application/JSON; charset=utf-8"})
+        assert status == 400  # read as JSON (media types ignore case), then refused for what it holds
         status, body = zero.request("api/act", raw=b"x" * 5000)
         assert status == 413
         # Another site's name for this server (DNS rebinding) is refused.
@@ -232,6 +238,37 @@ def test_a_failing_bot_ends_the_game_keeping_the_record():
     last = play_over_http(table, seed=6, secrecy=False)
     assert table.status == FAILED and "RuntimeError: the bot broke" in last[0]["message"]
     assert table.record is not None and not table.record.finished
+
+
+def test_with_several_people_every_decision_is_asked_forced_ones_too():
+    """A Good Avalon player has one quest card, an Evil one chooses: were the Good person's card played for them, the
+    table would wait only on Evil people, and the others would see it. With one person a forced move is taken for
+    them (nobody else at the table could tell)."""
+    from traitors_env.table.driver import TableGame
+    from traitors_env.table.text_view import view_of
+
+    game = load_game("avalon")
+    asked: dict[int, list[int]] = {}
+    for humans in ([0, 1, 2, 3, 4], [0]):
+        env = game.raw_env(num_players=5)
+        bots = [None if s in humans else make_agent("heuristic", seed=s, game=game) for s in range(5)]
+        rng, key = np.random.default_rng(1), len(humans)
+
+        def decide(seat, observation, legal, events, rng=rng, key=key):
+            asked.setdefault(key, []).append(len(legal))
+            return legal[int(rng.integers(len(legal)))]
+
+        TableGame(env, view_of(game), bots, humans).play(3, decide)
+        assert env.game.is_terminal
+    assert 1 in asked[5], "several people: a decision with one legal action is asked too"
+    assert 1 not in asked[1], "one person: a forced move is taken for them"
+
+
+def test_a_waiting_seat_sees_the_games_table_not_the_raw_observation():
+    for name in ("the_traitors", "avalon", "traitors_aboard"):
+        table = make_table(name, 5, [2], seed=3)
+        text = table.payload(2)["table"]
+        assert "observes:" not in text and "player_2" in text, (name, text)
 
 
 # ------------------------------------------------------------------------------------------------ the command
@@ -284,6 +321,26 @@ def test_the_command_plays_over_http_and_saves_the_record_with_the_peoples_names
     assert saved["result"] is not None and saved["seats"][1] == "human:ada" and saved["seats"][3] == "human"
     assert saved["seats"][0] == "heuristic" and f"Game record saved to {record}" in " ".join(out.split())
     assert "Seed 11." in out and final["saved"] == str(record) and final["seed"] == 11
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_a_stop_signal_mid_game_keeps_the_unfinished_record(tmp_path, how):
+    import signal
+
+    record = tmp_path / "game.json"
+    command = Command(["--players", "5", "--seat", "0", "--seat", "2", "--seed", "5", "--record", str(record)], tmp_path,
+                      seats=2)
+    seat = Seat(command.urls[0], command.urls[0].split("token=")[1])
+    payload = seat.state()
+    while payload["decision"] is None:
+        payload = seat.state(payload["version"])
+    assert seat.act(payload["decision"]["id"], pick(payload, np.random.default_rng(0)))[0] == 200
+    time.sleep(0.3)
+    command.process.send_signal(getattr(signal, how))
+    status, out = command.finish()
+    assert status == 1 and "abandoned" in out, out
+    saved = json.loads(record.read_text())
+    assert saved["result"] is None and len(saved["decisions"]) >= 1 and saved["seats"][0] == "human"
 
 
 @pytest.mark.parametrize(("argv", "words"), [

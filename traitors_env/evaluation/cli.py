@@ -312,7 +312,8 @@ def _played(args: argparse.Namespace, argv: list[str]) -> int:
         return 2
     out = Path(args.out or "reports/played")
     try:
-        problem = output_problem(out)
+        problem = output_problem(out) or next(
+            (p for p in (output_problem(out / name, folder=False) for name in ("played.json", "played.md")) if p), None)
         if problem:
             raise ValueError(f"--out {problem}")
         explicit = any(a == "--game" or a.startswith("--game=") for a in argv)

@@ -13,6 +13,7 @@ those seats share the game's result and count once, so the interval is not narro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from ..core.stats import wilson_interval
 
 __all__ = ["ALL_HUMANS", "PlayedError", "played_markdown", "played_report", "record_files"]
 
-#: The row that pools every person's seats, where more than one person's label appears.
+#: The name of the row that pools every person's seats, where more than one person's label appears (``"pooled":
+#: true``; a seat label of the same text stays a row of its own).
 ALL_HUMANS = "human (all)"
 #: The most record files one report reads (a folder of a whole league's records is not what this is for).
 MAX_FILES = 100_000
@@ -34,8 +36,8 @@ class PlayedError(ValueError):
 
 
 def is_human(label: str) -> bool:
-    """Whether a seat label names a person (``human`` or ``human:NAME``)."""
-    return label == "human" or label.startswith("human:")
+    """Whether a seat label names a person (``human``, or ``human:NAME`` with a name that is not blank)."""
+    return label == "human" or (label.startswith("human:") and bool(label[6:].strip()))
 
 
 def record_files(paths: Sequence[str | Path]) -> list[Path]:
@@ -51,6 +53,9 @@ def record_files(paths: Sequence[str | Path]) -> list[Path]:
             files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
         elif path.is_file():
             files.append(path)
+        elif path.exists():
+            raise PlayedError(f"{str(path)!r} is neither a file nor a folder; expected a game record (.json) or a "
+                              "folder of them")
         else:
             raise PlayedError(f"{str(path)!r} does not exist; expected a game record (.json) or a folder of them")
         if len(files) > MAX_FILES:
@@ -58,7 +63,11 @@ def record_files(paths: Sequence[str | Path]) -> list[Path]:
                               "played games")
     if not files:
         raise PlayedError(f"no game record (.json) in {', '.join(map(str, paths))}")
-    return list(dict.fromkeys(files))
+    # One file once, however it is reached (a link, "dir/../dir/game.json"): a game counted twice narrows the intervals.
+    unique: dict[Path, Path] = {}
+    for file in files:
+        unique.setdefault(file.resolve(), file)
+    return list(unique.values())
 
 
 def played_report(paths: Sequence[str | Path], game: str | Game | None = None) -> dict:
@@ -69,8 +78,9 @@ def played_report(paths: Sequence[str | Path], game: str | Game | None = None) -
             of it.
 
     Returns:
-        ``{"game", "sides", "records", "counted", "skipped": {reason: n}, "rows": [{"player", "human", "sides":
-        [{"games", "wins", "rate", "interval"}, …], "all": {…}}]}``, rows sorted people first, then by games.
+        ``{"game", "sides", "records", "counted", "skipped": {reason: n}, "rows": [{"player", "human", "pooled",
+        "sides": [{"games", "wins", "rate", "interval"}, …], "all": {…}}]}``: the pooled row of every person
+        (:data:`ALL_HUMANS`, where several played) first, then people, then by games.
 
     Raises:
         PlayedError: naming the first path or record that cannot be read, replayed or is of another game.
@@ -78,6 +88,7 @@ def played_report(paths: Sequence[str | Path], game: str | Game | None = None) -
     files = record_files(paths)
     games = None if game is None else load_game(game)
     tally: dict[str, list[list[int]]] = {}  # label -> per side [games, wins]
+    pooled = [[0, 0], [0, 0]]  # every person's seats together
     skipped: dict[str, int] = {}
     for path in files:
         try:
@@ -99,23 +110,20 @@ def played_report(paths: Sequence[str | Path], game: str | Game | None = None) -
         except ValueError as error:
             raise PlayedError(f"{path}: {error}") from None
         seen: set[tuple[str, int]] = set()
-        human_seen: set[int] = set()
+        people: set[int] = set()
         for seat, label in enumerate(record.seats):
             side = int(games.side_of_seat(state, seat))
-            won = bool(games.seat_won(state, seat))
-            keys = [label] + ([ALL_HUMANS] if is_human(label) else [])
-            for key in keys:
-                if (key, side) in seen:
-                    continue
-                seen.add((key, side))
-                if key == ALL_HUMANS:
-                    human_seen.add(side)
-                counts = tally.setdefault(key, [[0, 0], [0, 0]])
+            won = int(bool(games.seat_won(state, seat)))
+            if (label, side) not in seen:  # a label's seats of one side share the game's result: one player
+                seen.add((label, side))
+                counts = tally.setdefault(label, [[0, 0], [0, 0]])
                 counts[side][0] += 1
                 counts[side][1] += won
-    names = [k for k in tally if k != ALL_HUMANS]
-    if sum(is_human(k) for k in names) < 2:
-        tally.pop(ALL_HUMANS, None)  # one person's label is already their row
+            if is_human(label) and side not in people:
+                people.add(side)
+                pooled[side][0] += 1
+                pooled[side][1] += won
+    several = sum(is_human(label) for label in tally) >= 2  # one person's label is already their row
 
     def cell(games_: int, wins: int) -> dict:
         if not games_:
@@ -124,14 +132,27 @@ def played_report(paths: Sequence[str | Path], game: str | Game | None = None) -
         return {"games": games_, "wins": wins, "rate": round(wins / games_, 4),
                 "interval": [round(low, 4), round(high, 4)]}
 
-    rows = [{"player": label, "human": is_human(label) or label == ALL_HUMANS,
-             "sides": [cell(*counts[side]) for side in (0, 1)],
-             "all": cell(counts[0][0] + counts[1][0], counts[0][1] + counts[1][1])}
-            for label, counts in tally.items()]
-    rows.sort(key=lambda r: (not r["human"], r["player"] != ALL_HUMANS, -r["all"]["games"], r["player"]))
+    def row(player: str, counts, human: bool, is_pooled: bool) -> dict:
+        return {"player": player, "human": human, "pooled": is_pooled,
+                "sides": [cell(*counts[side]) for side in (0, 1)],
+                "all": cell(counts[0][0] + counts[1][0], counts[0][1] + counts[1][1])}
+
+    rows = [row(label, counts, is_human(label), False) for label, counts in tally.items()]
+    rows.sort(key=lambda r: (not r["human"], -r["all"]["games"], r["player"]))
+    if several:
+        rows.insert(0, row(ALL_HUMANS, pooled, True, True))
     counted = len(files) - sum(skipped.values())
     return {"game": games.name, "sides": list(games.type.side_labels), "records": len(files), "counted": counted,
             "skipped": skipped, "rows": rows}
+
+
+def _markdown_text(label: str) -> str:
+    """A seat label as plain text in a markdown cell: no markup, HTML or link of its own (a label is anyone's text),
+    a blank one shown as such."""
+    if not label.strip():
+        return f"(blank label {json.dumps(label)})"
+    text = label.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|~" else c for c in text)
 
 
 def played_markdown(report: dict) -> str:
@@ -150,6 +171,6 @@ def played_markdown(report: dict) -> str:
              "Win rate [95 % Wilson interval] (games), one player per game.", "",
              f"| player | as {sides[0]} | as {sides[1]} | overall |", "|---|---|---|---|"]
     for row in report["rows"]:
-        player = row["player"].replace("|", "\\|")
+        player = f"*{row['player']}*" if row["pooled"] else _markdown_text(row["player"])
         lines.append(f"| {player} | {shown(row['sides'][0])} | {shown(row['sides'][1])} | {shown(row['all'])} |")
     return "\n".join(lines) + "\n"

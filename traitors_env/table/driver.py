@@ -4,7 +4,9 @@ browser (``traitors-play --web``, :mod:`traitors_env.web.table`).
 :class:`TableGame` plays one game of an env to its end. A bot's seat is asked ``bot.act(observation, mask)``; a
 human's seat is asked through ``decide`` with the decisions since that seat's last one, as the seat saw them (an
 :data:`Event` per decision, with the view's notes of what it publicly led to). A decision with one legal action is
-taken for the human where the view says so (``auto_forced``). ``notify`` hears a seat's events when its view has a
+taken for the human where the view says so (``auto_forced``), with one person at the table only: where several
+people play, each is asked every decision, forced ones too, so that how long the table waits on a seat does not tell
+the others that seat's side (Avalon's Good players have one quest card; an Evil one chooses). ``notify`` hears a seat's events when its view has a
 message for it (Traitors Aboard: you went overboard), or after every decision with ``stream`` (the browser's live
 log).
 """
@@ -50,6 +52,8 @@ class TableGame:
         if missing:
             raise ValueError(f"no bot for seat(s) {missing}; give one agent per seat that no person plays")
         self.bots = list(bots)
+        #: Whether a person's decision with one legal action is taken for them (see the module doc).
+        self.auto_forced = bool(view.auto_forced) and len(self.humans) == 1
         #: Decisions played so far (the game's, every seat's).
         self.decisions = 0
         #: Per human seat, the decisions since it was last shown them.
@@ -84,7 +88,7 @@ class TableGame:
             mask = observation["action_mask"]
             if acting in self.events:
                 legal = [int(a) for a in np.flatnonzero(mask)]
-                if len(legal) == 1 and view.auto_forced:
+                if len(legal) == 1 and self.auto_forced:
                     action = legal[0]
                 else:
                     events, self.events[acting] = self.events[acting], []

@@ -9,7 +9,9 @@ the game's record is saved as in the terminal (an abandoned game's too, unfinish
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 import traceback
 
@@ -24,6 +26,44 @@ __all__ = ["play_in_browser"]
 
 #: How long the server waits, after the game, for every page to be sent the end (seconds).
 GOODBYE = 10.0
+#: How long an abandoned game waits for a thinking bot before its record is taken as it stands (seconds).
+RECORD_WAIT = 120.0
+
+
+def _stop_signals_interrupt():
+    """Make SIGTERM and SIGHUP (a closed terminal) end the game as Ctrl-C does, record kept; returns the undo."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+
+    def interrupt(number, frame):
+        raise KeyboardInterrupt
+
+    previous = {name: signal.signal(getattr(signal, name), interrupt) for name in names}
+    return lambda: [signal.signal(getattr(signal, name), handler) for name, handler in previous.items()]
+
+
+def _wait_for_the_game(table, console: Console) -> None:
+    """Until the game ends; Ctrl-C (or SIGTERM) abandons it, and the game's thread makes the record as soon as it is
+    back from the bot that is thinking (an interrupt while waiting for that is ignored: the record comes first)."""
+    try:
+        while not table.join(0.2):
+            pass
+        return
+    except KeyboardInterrupt:
+        table.abandon("interrupted at the terminal")
+    console.print(Text("Abandoning the game: saving its record…"))
+    waited = 0.0
+    while True:
+        try:
+            if table.join(0.5):
+                return
+        except KeyboardInterrupt:
+            console.print(Text("Still waiting for the game to stop, to save its record (a bot is thinking)."))
+        waited += 0.5
+        if waited >= RECORD_WAIT:  # a bot that never answers: the record of the game so far, taken as it stands
+            table.record = table.record or table._record()
+            return
 
 
 def play_in_browser(game: Game, args, bots, labels, seed: int, claims: bool, advisors, advisor_label: str,
@@ -54,13 +94,9 @@ def play_in_browser(game: Game, args, bots, labels, seed: int, claims: bool, adv
     for seat in table.humans:
         console.print(Text(f"  player_{seat} ({labels[seat]}): {server.seat_url(seat)}"), soft_wrap=True)
     console.print(Text("Ctrl-C here abandons the game (its record is kept)."))
+    restore = _stop_signals_interrupt()
     try:
-        try:
-            while not table.join(0.2):
-                pass
-        except KeyboardInterrupt:
-            table.abandon("interrupted at the terminal")
-            table.join(30)
+        _wait_for_the_game(table, console)
         saved = None
         if table.record is not None and record_path is not None:
             saved = save_record(table.record, record_path, default_name, console, game)
@@ -68,10 +104,11 @@ def play_in_browser(game: Game, args, bots, labels, seed: int, claims: bool, adv
         deadline = time.monotonic() + GOODBYE
         while not table.all_seen() and time.monotonic() < deadline:
             time.sleep(0.1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # while the pages were being sent the end: the record is saved already
         pass
     finally:
         server.stop()
+        restore()
     if table.status == OVER:
         console.print(table.view.result_view(table.env.game, None))
         console.print(Text(f"Seed {seed}."))

@@ -164,6 +164,10 @@ class _Completed:
         value = getattr(self._own, name, _MISSING)
         return getattr(self._fallback, name) if value is _MISSING else value
 
+    def defines(self, name: str) -> bool:
+        """Whether the game's own view draws ``name`` (not the generic view)."""
+        return hasattr(self._own, name)
+
 
 _MISSING = object()
 

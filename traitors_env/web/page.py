@@ -40,6 +40,7 @@ def _head(title: str, asset_prefix: str) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>{title}</title>
 <link rel="stylesheet" href="{asset_prefix}viewer.css">
 </head>"""

@@ -28,6 +28,23 @@ __all__ = ["PlayServer", "make_play_app"]
 
 #: The longest a state request waits for a change (seconds); the page asks again at once.
 LONG_POLL = 20.0
+#: The largest answer body read (bytes); an answer is a few dozen.
+MAX_BODY = 4096
+
+
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or ``None`` once it passes ``limit`` bytes (read no further: a seat's holder cannot make
+    the server hold a huge body)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -60,15 +77,15 @@ def make_play_app(table: WebTable, title: str, host: str = "127.0.0.1", long_pol
             seat = table.seat_of(request.headers.get("x-seat-token"))
         except PlayError as error:
             return _error(error.status, str(error))
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
             return _error(415, "expected a JSON body (Content-Type: application/json)")
-        body = await request.body()
-        if len(body) > 4096:
-            return _error(413, f"a body of {len(body)} bytes; an answer is {{\"decision\": id, \"action\": a}}")
+        body = await _body(request, MAX_BODY)
+        if body is None:
+            return _error(413, f"a body over {MAX_BODY} bytes; an answer is {{\"decision\": id, \"action\": a}}")
         try:
             answer = json.loads(body)
             decision, action = answer["decision"], answer["action"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: JSON nested too deep
             return _error(400, "expected a JSON object {\"decision\": id, \"action\": a}")
         try:
             table.answer(seat, decision, action)

@@ -94,8 +94,11 @@ def seat_payload(table: WebTable, seat: int, state=None) -> dict:
     if pending is not None:
         drawn = view.table_view(decoded, seat, pending["legal"], state)
         decision = {"id": pending["id"], "choices": decision_data(view, decoded, seat, pending["legal"], state)}
-    else:
-        drawn = [view.observer_view(state, seat, True)]
+    elif getattr(view, "defines", lambda name: False)("observer_view"):
+        drawn = [view.observer_view(state, seat, True)]  # the game's own picture of a seat's view
+        decision = None
+    else:  # the table as at a decision, without one (the generic observer view is the raw observation)
+        drawn = view.table_view(decoded, seat, [], state)
         decision = None
     roles = view.seat_roles(state, seat, False)
     return {
@@ -179,6 +182,8 @@ class WebTable:
         self._payloads: dict[int, dict] = {}
         self._seen: dict[int, int] = {s: -1 for s in self.humans}
         self._thread: threading.Thread | None = None
+        #: Set once the game has ended and :attr:`record` is made (finished, abandoned or failed).
+        self.done = threading.Event()
         self.env.reset(seed=seed)  # the deal, for the pages opened before the game's thread starts (it deals again)
         self._publish()
 
@@ -223,10 +228,10 @@ class WebTable:
             pending = self.pending.get(seat)
             if self.status != PLAYING:
                 raise PlayError(409, f"the game is {self.status}; no answer is taken")
-            if pending is None or isinstance(decision, bool) or decision != pending["id"]:
+            if pending is None or type(decision) is not int or decision != pending["id"]:
                 now = f"that is {pending['id']}" if pending is not None else f"player_{seat} has none now"
                 raise PlayError(409, f"decision {_shown(decision)} is not player_{seat}'s open decision ({now})")
-            if isinstance(action, bool) or not isinstance(action, int) or action not in pending["legal"]:
+            if type(action) is not int or action not in pending["legal"]:
                 raise PlayError(400, f"action {_shown(action)} is not a legal action of this decision; expected "
                                      f"one of {pending['legal']}")
             self._answers[seat] = action
@@ -299,6 +304,7 @@ class WebTable:
         with self._cond:
             self.status = status
         self._publish()
+        self.done.set()
 
     def start(self) -> WebTable:
         self._thread = threading.Thread(target=self.run, name="traitors-play-web", daemon=True)
@@ -306,10 +312,9 @@ class WebTable:
         return self
 
     def join(self, timeout: float | None = None) -> bool:
-        """Wait for the game to end; whether it has."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-        return self.status != PLAYING
+        """Wait for the game to end (its record made); whether it has. (An event, not ``Thread.join``: a join
+        interrupted by Ctrl-C can report a live thread as finished.)"""
+        return self.done.wait(timeout)
 
     def finish(self, saved: str | None) -> None:
         """Tell the pages where the record was saved (``None``: not saved)."""
