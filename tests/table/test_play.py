@@ -649,3 +649,12 @@ def test_a_small_variant_is_played_to_its_end_without_a_record(capsys):
         with pytest.raises(SystemExit):
             play.main(["--game", "traitors_aboard:mini3", *argv], console=console(), stdin=io.StringIO(""))
         assert message in capsys.readouterr().err
+
+
+def test_web_play_without_the_web_extra_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    for name in ("starlette", "uvicorn", "traitors_env.web.play_server", "traitors_env.web.server"):
+        monkeypatch.setitem(sys.modules, name, None)  # as if the web extra were not installed
+    assert play.main(["--web", "--players", "5", "--seat", "1"], console=console()) == 2
+    assert "--web needs the web extra" in capsys.readouterr().err

@@ -477,3 +477,16 @@ def test_two_people_play_one_table_each_in_a_tab_of_their_own_and_the_kit_report
     assert rows["human:ada"]["all"]["games"] == 2 and rows["human:bo"]["all"]["games"] == 2
     for record in outcomes:
         assert record["seats"][0] == "human:ada" and record["seats"][2] == "human:bo"
+
+
+def test_a_port_in_use_is_refused_naming_it(tmp_path, capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = ["--web", "--players", "5", "--port", str(port), "--record", str(tmp_path / "game.json")]
+        assert play_main(argv) == 2
+    assert f"cannot serve on --host 127.0.0.1 --port {port}" in capsys.readouterr().err
+    assert not (tmp_path / "game.json").exists()

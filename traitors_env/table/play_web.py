@@ -74,16 +74,16 @@ def play_in_browser(game: Game, args, bots, labels, seed: int, claims: bool, adv
         from ..web.play_server import PlayServer
         from ..web.table import ABANDONED, OVER, WebTable
     except ImportError as error:
-        console.print(Text(f"traitors-play: --web needs the web extra, Starlette and uvicorn ({error}): "
-                           "pip install 'traitors-aboard-rl[web]'"))
+        print(f"traitors-play: --web needs the web extra, Starlette and uvicorn ({error}): "
+              "pip install 'traitors-aboard-rl[web]'", file=sys.stderr)
         return 2
     table = WebTable(game, args.players, args.seats, bots, seed, claims, labels, advisors, advisor_label)
     title = f"{game.type.long_name}: {args.players} players"  # no seed: it recomputes the deal
     try:
         server = PlayServer(table, title, args.host, args.port)
     except OSError as error:
-        console.print(Text(f"traitors-play: cannot serve on --host {args.host} --port {args.port}: "
-                           f"{error.strerror or error}"))
+        print(f"traitors-play: cannot serve on --host {args.host} --port {args.port}: {error.strerror or error}",
+              file=sys.stderr)
         return 2
     if not is_loopback(args.host):
         console.print(Text(f"Note: serving on {args.host} over plain HTTP: each seat's address is its key; send it "
