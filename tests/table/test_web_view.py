@@ -557,3 +557,85 @@ def test_a_host_that_is_empty_or_has_a_port_is_refused_and_any_loopback_counts_a
         assert f"{host!r} is not an address; expected an address without a port" in capsys.readouterr().err
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "::1", "LocalHost"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.5", "example.org", "::"))
+
+
+# ---------------------------------------------------------------------------------------------------- a folder of records
+def test_a_folder_of_records_of_any_games_is_served_one_record_at_a_time(aboard_record, avalon_record, tmp_path):
+    """``traitors-view FOLDER`` (issue 53: RECORD_OR_FOLDER): every record in it, nested folders too, chosen by
+    ``record=R``; a file that is no record is left out, named; the export holds one record."""
+    from traitors_env.web.payload import RecordShelf
+
+    server_modules()
+    folder = tmp_path / "games"
+    (folder / "avalon").mkdir(parents=True)
+    (folder / "aboard.json").write_text(aboard_record[0].read_text())
+    (folder / "avalon" / "game.json").write_text(avalon_record[0].read_text())
+    (folder / "notes.json").write_text('{"not": "a record"}')
+    shelf = RecordShelf([("aboard.json", aboard_record[1], ABOARD, None),
+                         ("avalon/game.json", avalon_record[1], AVALON, None)])
+    from traitors_env.web.server import ViewerServer
+
+    with ViewerServer(shelf, "2 records", "127.0.0.1", 0) as server:
+        status, listing = get(server.url + "api/records")
+        assert status == 200 and [r["name"] for r in json.loads(listing)] == ["aboard.json", "avalon/game.json"]
+        status, meta = get(server.url + "api/meta?record=1")
+        assert status == 200 and json.loads(meta)["game"] == AVALON.type.env_id
+        status, step = get(server.url + "api/step?record=1&view=seat0&step=3")
+        assert status == 200
+        assert json.loads(step) == json.loads(json.dumps(ReplayData(avalon_record[1], AVALON).step_with_history("seat0", 3)))
+        status, error = get(server.url + "api/step?record=2&view=seat0&step=3")
+        assert status == 400 and "record 2 is not a record of this viewer; expected 0–1" in json.loads(error)["error"]
+    # The command: the non-record is left out, named; --html refuses a folder.
+    assert main([str(folder), "--html", str(tmp_path / "site")]) == 2
+
+
+def test_the_command_names_what_it_leaves_out_of_a_folder(aboard_record, tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "aboard.json").write_text(aboard_record[0].read_text())
+    (folder / "broken.json").write_text("{not json")
+    served = {}
+
+    def fake_serve(data, title, args, what):
+        served.update(data=data, title=title, what=what)
+        return 0
+
+    monkeypatch.setattr("traitors_env.table.web_view._serve", fake_serve)
+    assert main([str(folder)]) == 0
+    assert f"left out {folder / 'broken.json'}" in capsys.readouterr().err
+    assert [e[0] for e in served["data"].entries] == ["aboard.json"] and served["title"] == "1 record in games"
+    (folder / "aboard.json").unlink()
+    assert main([str(folder)]) == 2 and "no record in" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main([str(empty)]) == 2 and "no game record (.json) in" in capsys.readouterr().err
+    assert main([str(folder), "--html", str(tmp_path / "out")]) == 2
+    assert "the static export holds one record" in capsys.readouterr().err
+
+
+def test_a_browser_picks_a_record_of_a_folder_from_the_menu(browser_page, aboard_record, avalon_record):
+    from traitors_env.web.payload import RecordShelf
+    from traitors_env.web.server import ViewerServer
+
+    page, errors = browser_page
+    shelf = RecordShelf([("aboard.json", aboard_record[1], ABOARD, None), ("avalon.json", avalon_record[1], AVALON, None)])
+    with ViewerServer(shelf, "2 records", "127.0.0.1", 0) as server:
+        page.goto(server.url)
+        wait_for(page, 0, "spectator")
+        assert page.is_visible("#record") and page.locator("#record option").count() == 2
+        page.select_option("#record", "1")
+        for _ in range(200):  # (the page's CSP allows no evaluated string, so no wait_for_function)
+            if page.title().startswith("avalon.json"):
+                break
+            page.wait_for_timeout(50)
+        wait_for(page, 0, "spectator")
+        assert page.title().startswith("avalon.json") and "Avalon" in page.inner_text("#content")
+        page.keyboard.press("End")
+        last = ReplayData(avalon_record[1], AVALON).last
+        wait_for(page, last, "spectator")
+        assert "record=1" in page.eval_on_selector("#link", "a => a.getAttribute('href')")
+        page.goto(server.url + "#record=0&step=2&view=seat1")
+        page.reload()
+        wait_for(page, 2, "seat1")
+        assert page.input_value("#record") == "0" and page.locator("#table svg .seat").count() == 5
+    assert errors == []

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -42,8 +42,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from ..files import atomic_write_text
 
-__all__ = ["VERSION", "Decision", "GameRecord", "Label", "RecordError", "RecordOptions", "STRICT", "load_record",
-           "read_record", "record_format", "record_game", "replay", "replay_steps"]
+__all__ = ["MAX_FILES", "VERSION", "Decision", "GameRecord", "Label", "RecordError", "RecordOptions", "STRICT",
+           "load_record", "read_record", "record_files", "record_format", "record_game", "replay", "replay_steps"]
 
 #: The most bytes a record file may hold: far above any game's record, a bound on what a bad path (/dev/zero) reads.
 MAX_RECORD_BYTES = 64 * 2**20
@@ -361,3 +361,37 @@ def replay(record: GameRecord) -> Any:
     """
     *_, (_, final) = replay_steps(record)
     return final
+
+
+#: The most record files one folder gives (``traitors-eval --played``, ``traitors-view FOLDER``).
+MAX_FILES = 100_000
+
+
+def record_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The record files of ``paths``: each a ``.json`` file, or a folder searched for ``*.json`` (sorted, nested
+    folders included).
+
+    Raises:
+        RecordError: for a path that does not exist, or paths that hold no record file.
+    """
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        elif path.exists():
+            raise RecordError(f"{str(path)!r} is neither a file nor a folder; expected a game record (.json) or a "
+                              "folder of them")
+        else:
+            raise RecordError(f"{str(path)!r} does not exist; expected a game record (.json) or a folder of them")
+        if len(files) > MAX_FILES:
+            raise RecordError(f"more than {MAX_FILES:,} record files under {str(path)!r}; expected a folder of "
+                              "played games")
+    if not files:
+        raise RecordError(f"no game record (.json) in {', '.join(map(str, paths))}")
+    # One file once, however it is reached (a link, "dir/../dir/game.json"): a game counted twice narrows the intervals.
+    unique: dict[Path, Path] = {}
+    for file in files:
+        unique.setdefault(file.resolve(), file)
+    return list(unique.values())

@@ -28,7 +28,7 @@ from importlib import metadata
 from .game import Game
 
 __all__ = ["BUILTIN_GAMES", "DEFAULT_GAME", "ENTRY_POINT_GROUP", "OPTIONAL_GAMES", "GameLoadError", "MissingExtraError",
-           "UnknownGameError", "game_of_record", "load_game", "loadable_games", "missing_extra", "on_register", "register_game",
+           "UnknownGameError", "game_of_record", "load_game", "load_game_record", "loadable_games", "missing_extra", "on_register", "register_game",
            "registered_env_ids", "registered_games", "shipped_games", "unregister_game"]
 
 #: The games that ship with the package: name → entry point.
@@ -322,3 +322,19 @@ def game_of_record(source: str | object) -> Game:
         if game.records is not None and game.records.GameRecord.model_fields["format"].default == wanted:
             return game
     return load_game(DEFAULT_GAME)
+
+
+def load_game_record(path, game: Game | None = None):
+    """``(record, game)``: the record in the file ``path``, of ``game`` (default: the game its format names).
+
+    Raises:
+        RecordError: for a file that cannot be read, is not JSON, is of a game without records, or is not a valid
+            record of that game (the game's ``RecordError`` is a ``ValueError``: it is raised as is).
+    """
+    from .records import RecordError, read_record
+
+    source = read_record(path)
+    game = game or game_of_record(source)
+    if game.records is None:
+        raise RecordError(f"{game.type.env_id} has no game records")
+    return game.records.load_record(source), game

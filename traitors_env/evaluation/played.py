@@ -18,17 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.game import Game
-from ..core.records import RecordError, read_record, replay
-from ..core.registry import game_of_record, load_game
+from ..core.records import RecordError, record_files, replay
+from ..core.registry import load_game, load_game_record
 from ..core.stats import wilson_interval
 
-__all__ = ["ALL_HUMANS", "PlayedError", "played_markdown", "played_report", "record_files"]
+__all__ = ["ALL_HUMANS", "PlayedError", "played_markdown", "played_report"]
 
 #: The name of the row that pools every person's seats, where more than one person's label appears (``"pooled":
 #: true``; a seat label of the same text stays a row of its own).
 ALL_HUMANS = "human (all)"
-#: The most record files one report reads (a folder of a whole league's records is not what this is for).
-MAX_FILES = 100_000
 
 
 class PlayedError(ValueError):
@@ -38,36 +36,6 @@ class PlayedError(ValueError):
 def is_human(label: str) -> bool:
     """Whether a seat label names a person (``human``, or ``human:NAME`` with a name that is not blank)."""
     return label == "human" or (label.startswith("human:") and bool(label[6:].strip()))
-
-
-def record_files(paths: Sequence[str | Path]) -> list[Path]:
-    """The record files of ``paths``: each a ``.json`` file, or a folder searched for ``*.json`` (sorted, nested
-    folders included).
-
-    Raises:
-        PlayedError: for a path that does not exist, or paths that hold no record file.
-    """
-    files: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
-        elif path.is_file():
-            files.append(path)
-        elif path.exists():
-            raise PlayedError(f"{str(path)!r} is neither a file nor a folder; expected a game record (.json) or a "
-                              "folder of them")
-        else:
-            raise PlayedError(f"{str(path)!r} does not exist; expected a game record (.json) or a folder of them")
-        if len(files) > MAX_FILES:
-            raise PlayedError(f"more than {MAX_FILES:,} record files under {str(path)!r}; expected a folder of "
-                              "played games")
-    if not files:
-        raise PlayedError(f"no game record (.json) in {', '.join(map(str, paths))}")
-    # One file once, however it is reached (a link, "dir/../dir/game.json"): a game counted twice narrows the intervals.
-    unique: dict[Path, Path] = {}
-    for file in files:
-        unique.setdefault(file.resolve(), file)
-    return list(unique.values())
 
 
 def played_report(paths: Sequence[str | Path], game: str | Game | None = None) -> dict:
@@ -85,19 +53,18 @@ def played_report(paths: Sequence[str | Path], game: str | Game | None = None) -
     Raises:
         PlayedError: naming the first path or record that cannot be read, replayed or is of another game.
     """
-    files = record_files(paths)
+    try:
+        files = record_files(paths)
+    except RecordError as error:
+        raise PlayedError(str(error)) from None
     games = None if game is None else load_game(game)
     tally: dict[str, list[list[int]]] = {}  # label -> per side [games, wins]
     pooled = [[0, 0], [0, 0]]  # every person's seats together
     skipped: dict[str, int] = {}
     for path in files:
         try:
-            source = read_record(path)
-            games = games or game_of_record(source)
-            if games.records is None:
-                raise PlayedError(f"{games.type.env_id} has no game records")
-            record = games.records.load_record(source)
-        except (RecordError, ValueError) as error:  # the game's RecordError is a ValueError
+            record, games = load_game_record(path, games)  # the first record's game, unless given: all of it
+        except ValueError as error:  # RecordError, the game's too
             raise PlayedError(f"{path}: {error}") from None
         if record.seats is None:
             skipped["no seat labels"] = skipped.get("no seat labels", 0) + 1

@@ -128,9 +128,10 @@ def browse(
             console.print(Text(f"{shown!r}: press Enter, b, q or give a step number 0–{last}"))
 
 
-def add_record_arguments(parser: argparse.ArgumentParser) -> None:
+def add_record_arguments(parser: argparse.ArgumentParser, folder: bool = False) -> None:
     """The record to read and its ``--game`` (``traitors-replay``, ``traitors-view``)."""
-    parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()")
+    parser.add_argument("record", help="a game record (JSON) written by traitors-play or raw_env.record()"
+                        + (", or a folder of them" if folder else ""))
     parser.add_argument("--game", action=GameOption, default=None,
                         help=f"the game the record is of (default: the game whose record format it names, else "
                              f"{DEFAULT_GAME})")

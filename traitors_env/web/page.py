@@ -61,6 +61,7 @@ def page_html(title: str, asset_prefix: str, data: dict | None = None) -> str:
 <body>
 <header>
   <h1 id="title">{title}</h1>
+  <label id="record-label" hidden>Record <select id="record"></select></label>
   <label>Viewpoint <select id="view"></select></label>
   <span id="position"></span>
 </header>

@@ -28,7 +28,7 @@ from ..core.game import Game
 from ..table.replay import record_states, seat_labels, step_view
 from ..table.text_view import view_of
 
-__all__ = ["ALL", "SPECTATOR", "ReplayData", "ViewError", "parse_view", "render_text", "view_names"]
+__all__ = ["ALL", "SPECTATOR", "RecordShelf", "ReplayData", "ViewError", "parse_view", "render_text", "view_names"]
 
 SPECTATOR = "spectator"
 ALL = "all"
@@ -201,3 +201,47 @@ class ReplayData:
             p = float(relative[r])
             out[(seat + r) % n] = round(p, 4) if math.isfinite(p) else None
         return out
+
+
+class RecordShelf:
+    """The records ``traitors-view`` serves: one, or a folder's, each replayed when first asked for.
+
+    Args:
+        entries: per record ``(name, record, game, beliefs)``: its name in the list (its path in the folder), the
+            loaded record, its game and the ``(label, make)`` of ``--beliefs`` for that game (or ``None``).
+    """
+
+    def __init__(self, entries) -> None:
+        self.entries = list(entries)
+        self._data: dict[int, ReplayData] = {}
+
+    def listing(self) -> list[dict]:
+        """What the page's record menu shows: name, game, table size, finished; nothing a viewpoint may not know."""
+        return [{"index": i, "name": name, "game": game.type.env_id, "num_players": record.num_players,
+                 "finished": record.finished} for i, (name, record, game, _) in enumerate(self.entries)]
+
+    def check_index(self, index: object) -> int:
+        """``index`` as an int in 0–(records − 1).
+
+        Raises:
+            ViewError: naming ``index`` and the records' indices.
+        """
+        if isinstance(index, str) and index.isascii() and index.isdigit() and len(index) < 10:
+            index = int(index)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self.entries):
+            shown = index if len(str(index)) <= 20 else str(index)[:20] + "…"
+            raise ViewError(f"record {shown!r} is not a record of this viewer; expected 0–{len(self.entries) - 1}")
+        return index
+
+    def data(self, index: object) -> ReplayData:
+        """The replay of record ``index`` (replayed, which checks it, on first use).
+
+        Raises:
+            ViewError: for an index that is no record's.
+            RecordError: (the game's) where the record does not replay.
+        """
+        index = self.check_index(index)
+        if index not in self._data:
+            _, record, game, beliefs = self.entries[index]
+            self._data[index] = ReplayData(record, game, beliefs)
+        return self._data[index]

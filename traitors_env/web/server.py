@@ -1,7 +1,8 @@
 """The viewer's server (Starlette, uvicorn; the ``web`` extra): the page, and each step built for the viewpoint asked.
 
-Routes: ``/`` the page, ``/static/viewer.js`` and ``/static/viewer.css``, ``/api/meta`` (the record as every viewpoint
-may know it) and ``/api/step?view=seat2&step=N`` (:meth:`~traitors_env.web.payload.ReplayData.step_with_history`).
+Routes: ``/`` the page, ``/static/…`` its files, ``/api/records`` (the records served: one, or a folder's),
+``/api/meta?record=R`` (a record as every viewpoint may know it) and ``/api/step?record=R&view=seat2&step=N``
+(:meth:`~traitors_env.web.payload.ReplayData.step_with_history`); ``record`` defaults to 0.
 A bad view or step is answered 400 with the error in words. Nothing else in the package imports this module at
 import time: only ``traitors-view`` does, when it serves.
 """
@@ -22,7 +23,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from .page import ASSETS, asset_text, page_html
-from .payload import ReplayData, ViewError
+from .payload import RecordShelf, ReplayData, ViewError
 
 __all__ = ["HEADERS", "AppServer", "ViewerServer", "allowed_hosts", "make_app", "static_route"]
 
@@ -63,29 +64,51 @@ def static_route(assets: tuple[str, ...]) -> Route:
     return Route("/static/{name}", asset)
 
 
-def make_app(data: ReplayData, title: str, host: str = "127.0.0.1") -> Starlette:
-    """The Starlette app serving ``data``, bound to ``host`` (other ``Host`` headers are answered 400)."""
+def make_app(data: ReplayData | RecordShelf, title: str, host: str = "127.0.0.1") -> Starlette:
+    """The Starlette app serving ``data`` (one record's replay, or a shelf of records), bound to ``host`` (other
+    ``Host`` headers are answered 400)."""
+    shelf = data if isinstance(data, RecordShelf) else None
     index = page_html(title, "/static/")
+
+    def replay_of(request: Request) -> ReplayData:
+        if shelf is None:
+            if request.query_params.get("record", "0") != "0":
+                raise ViewError(f"record {request.query_params['record'][:20]!r} is not a record of this viewer; "
+                                "expected 0")
+            return data
+        return shelf.data(request.query_params.get("record", "0"))
 
     async def page(request: Request) -> Response:
         return HTMLResponse(index, headers=HEADERS)
 
+    async def records(request: Request) -> Response:
+        listing = shelf.listing() if shelf is not None else [
+            {"index": 0, "name": title, "game": data.game.type.env_id, "num_players": data.num_players,
+             "finished": data.record.finished}]
+        return JSONResponse(listing, headers=HEADERS)
+
     async def meta(request: Request) -> Response:
-        return JSONResponse(data.meta(), headers=HEADERS)
+        try:
+            replay = await asyncio.to_thread(replay_of, request)  # a folder's record is replayed when first asked
+        except ValueError as error:  # ViewError, or the game's RecordError: a record that does not replay
+            return JSONResponse({"error": str(error)}, status_code=400, headers=HEADERS)
+        return JSONResponse(replay.meta(), headers=HEADERS)
 
     async def step(request: Request) -> Response:
         view = request.query_params.get("view", "spectator")
         number = request.query_params.get("step", "0")
         try:
+            replay = await asyncio.to_thread(replay_of, request)
             # Rendering a step takes a few milliseconds of CPU; off the event loop so the server stays responsive.
-            payload = await asyncio.to_thread(data.step_with_history, view, number)
-        except ViewError as error:
+            payload = await asyncio.to_thread(replay.step_with_history, view, number)
+        except ValueError as error:
             return JSONResponse({"error": str(error)}, status_code=400, headers=HEADERS)
         return JSONResponse(payload, headers=HEADERS)
 
     return Starlette(routes=[
         Route("/", page),
         static_route(ASSETS),
+        Route("/api/records", records),
         Route("/api/meta", meta),
         Route("/api/step", step),
     ], middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host))])
@@ -165,5 +188,5 @@ class ViewerServer(AppServer):
 
     name = "viewer's server"
 
-    def __init__(self, data: ReplayData, title: str, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, data: ReplayData | RecordShelf, title: str, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(make_app(data, title, host), host, port)

@@ -7,7 +7,7 @@
   const block = document.getElementById("viewer-data");
   const DATA = block ? JSON.parse(block.textContent) : null;
   const $ = (id) => document.getElementById(id);
-  const app = { meta: null, view: "spectator", step: 0, cache: new Map(), shown: 0 };
+  const app = { meta: null, view: "spectator", step: 0, cache: new Map(), shown: 0, record: 0, records: null };
 
   async function fetchJSON(url) {
     const response = await fetch(url, { cache: "no-store" });
@@ -16,8 +16,8 @@
     return body;
   }
 
-  function loadMeta() {
-    return DATA ? Promise.resolve(DATA.meta) : fetchJSON("/api/meta");
+  function loadMeta(record) {
+    return DATA ? Promise.resolve(DATA.meta) : fetchJSON("/api/meta?record=" + record);
   }
 
   // One step with the log and belief history up to it, from the export's steps or from the server.
@@ -29,9 +29,9 @@
       payload.belief_history = payload.beliefs ? steps.slice(0, step + 1).map((s) => s.beliefs) : null;
       return Promise.resolve(payload);
     }
-    const key = view + "/" + step;
+    const key = app.record + "/" + view + "/" + step;
     if (!app.cache.has(key)) {
-      const query = new URLSearchParams({ view: view, step: String(step) });
+      const query = new URLSearchParams({ record: String(app.record), view: view, step: String(step) });
       const request = fetchJSON("/api/step?" + query.toString());
       request.catch(() => app.cache.delete(key));
       app.cache.set(key, request);
@@ -84,7 +84,7 @@
     $("result").hidden = !payload.finished;
     $("result").textContent = payload.finished ? "The game is over: every role is revealed." : "";
     $("slider").value = String(payload.step);
-    $("link").href = `#step=${payload.step}&view=${payload.view}`;
+    $("link").href = "#" + place(payload.step, payload.view);
     drawTable(payload);
     drawLog(payload);
     drawBeliefs(payload);
@@ -97,7 +97,7 @@
     const wanted = ++app.shown;
     app.step = Math.max(0, Math.min(app.meta.steps, step));
     app.view = view;
-    history.replaceState(null, "", `#step=${app.step}&view=${app.view}`);
+    history.replaceState(null, "", "#" + place(app.step, app.view));
     try {
       const payload = await loadStep(app.view, app.step);
       if (wanted === app.shown) { draw(payload); $("error").hidden = true; }
@@ -107,34 +107,70 @@
     }
   }
 
+  // The address of a move: the record (where the viewer serves several), the step and the viewpoint.
+  function place(step, view) {
+    return (app.records && app.records.length > 1 ? `record=${app.record}&` : "") + `step=${step}&view=${view}`;
+  }
+
   function fromHash() {
     const params = new URLSearchParams(location.hash.replace(/^#/, ""));
     const step = Number.parseInt(params.get("step") || "0", 10);
-    const view = params.get("view");
+    const record = Number.parseInt(params.get("record") || "0", 10);
     return {
+      record: app.records && record >= 0 && record < app.records.length ? record : 0,
       step: Number.isFinite(step) ? step : 0,
-      view: app.meta.views.includes(view) ? view : "spectator",
+      view: params.get("view") || "spectator",
     };
   }
 
-  async function start() {
+  // Load a record's meta, set the viewpoint menu and the slider for it, and show a step of it.
+  async function openRecord(record, step, view) {
     try {
-      app.meta = await loadMeta();
+      app.meta = await loadMeta(record);
     } catch (error) {
       $("error").textContent = "Could not load the record: " + error.message;
       $("error").hidden = false;
       return;
     }
+    app.record = record;
     const select = $("view");
-    for (const view of app.meta.views) {
+    select.replaceChildren(...app.meta.views.map((name) => {
       const option = document.createElement("option");
-      option.value = view;
-      option.textContent = viewLabel(view);
-      select.appendChild(option);
-    }
+      option.value = name;
+      option.textContent = viewLabel(name);
+      return option;
+    }));
+    if (!app.meta.views.includes(view)) view = "spectator";
+    select.value = view;
     $("slider").max = String(app.meta.steps);
-    const at = fromHash();
-    select.value = at.view;
+    if (app.records && app.records.length > 1) {
+      $("record").value = String(record);
+      document.title = `${app.records[record].name}: ${app.meta.game}, ${app.meta.num_players} players`;
+    }
+    await show(step, view);
+  }
+
+  async function start() {
+    if (!DATA) {
+      try {
+        app.records = await fetchJSON("/api/records");
+      } catch (error) {
+        $("error").textContent = "Could not load the records: " + error.message;
+        $("error").hidden = false;
+        return;
+      }
+      if (app.records.length > 1) {
+        $("record").replaceChildren(...app.records.map((entry) => {
+          const option = document.createElement("option");
+          option.value = String(entry.index);
+          option.textContent = `${entry.name} (${entry.num_players} players${entry.finished ? "" : ", unfinished"})`;
+          return option;
+        }));
+        $("record-label").hidden = false;
+        $("record").addEventListener("change", () => { openRecord(Number($("record").value), 0, app.view); $("record").blur(); });
+      }
+    }
+    const select = $("view");
     select.addEventListener("change", () => { show(app.step, select.value); select.blur(); });
     $("slider").addEventListener("input", (event) => show(Number(event.target.value), app.view));
     $("first").addEventListener("click", () => show(0, app.view));
@@ -142,7 +178,7 @@
     $("next").addEventListener("click", () => show(app.step + 1, app.view));
     $("last").addEventListener("click", () => show(app.meta.steps, app.view));
     document.addEventListener("keydown", (event) => {
-      if (event.target.tagName === "SELECT" || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.target.tagName === "SELECT" || event.altKey || event.ctrlKey || event.metaKey || !app.meta) return;
       const moves = { ArrowLeft: app.step - 1, ArrowRight: app.step + 1, Home: 0, End: app.meta.steps };
       if (!(event.key in moves)) return;
       event.preventDefault();
@@ -150,9 +186,12 @@
     });
     window.addEventListener("hashchange", () => {
       const target = fromHash();
+      if (target.record !== app.record) { openRecord(target.record, target.step, target.view); return; }
+      if (!app.meta.views.includes(target.view)) target.view = "spectator";
       if (target.step !== app.step || target.view !== app.view) { select.value = target.view; show(target.step, target.view); }
     });
-    await show(at.step, at.view);
+    const at = fromHash();
+    await openRecord(at.record, at.step, at.view);
   }
 
   start();
