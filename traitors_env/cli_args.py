@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import sys
 from pathlib import Path
 
 from .core.game import sizes_text  # the one wording of table sizes, in core (Game.check_players uses it)
 
-__all__ = ["GameChoices", "GameOption", "add_serve_arguments", "folder", "game_name", "host", "is_loopback", "port", "seed",
+__all__ = ["GameChoices", "GameOption", "add_serve_arguments", "folder", "game_name", "host", "is_loopback", "port", "seed", "serve_refused",
            "sizes_text", "variants_text"]
 
 
@@ -157,3 +158,16 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", type=host, default="127.0.0.1",
                         help="the address to serve on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=port, default=0, help="the port (default 0: any free port)")
+
+
+def serve_refused(prog: str, args: argparse.Namespace, error: BaseException, what: str = "serving",
+                  hint: str = "") -> int:
+    """Say on stderr why ``prog`` cannot serve (``error``: the web extra missing, an ``ImportError``, for ``what``,
+    with ``hint``; else the address cannot be bound, an ``OSError``); returns the exit status, 2."""
+    if isinstance(error, ImportError):
+        reason = (f"{what} needs the web extra, Starlette and uvicorn ({error}): pip install "
+                  f"'traitors-aboard-rl[web]'{hint}")
+    else:
+        reason = f"cannot serve on --host {args.host} --port {args.port}: {getattr(error, 'strerror', None) or error}"
+    print(f"{prog}: {reason}", file=sys.stderr)
+    return 2

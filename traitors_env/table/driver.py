@@ -18,10 +18,22 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Event", "GameAbandoned", "TableGame"]
+__all__ = ["Event", "GameAbandoned", "TableGame", "event_texts"]
 
 #: One decision shown to a human: who, which action, and what it publicly led to (the view's notes).
 Event = tuple[int, int, tuple[str, ...]]
+
+
+def event_texts(view, events: Sequence[Event], num_players: int, seat: int) -> list[str]:
+    """``events`` as ``seat`` saw them, one line per listed decision (the view's ``event_text``) and per note under
+    it (indented): what the terminal prints and the browser's log shows."""
+    lines = []
+    for actor, action, notes in events:
+        text = view.event_text(actor, action, num_players, seat)
+        if text is not None:
+            lines.append(text)
+        lines.extend("  " + note for note in notes)
+    return lines
 
 
 class GameAbandoned(Exception):

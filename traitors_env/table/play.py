@@ -54,7 +54,7 @@ from ..cli_args import GameOption, add_serve_arguments
 from ..core.agent import Agent, agent_beliefs
 from ..core.game import Game, add_claims_arguments, claims_from_args, sizes_text
 from ..core.registry import DEFAULT_GAME, load_game
-from .driver import Event, GameAbandoned, TableGame
+from .driver import Event, GameAbandoned, TableGame, event_texts
 from .saving import save_record, unwritable
 from .text_view import view_of
 
@@ -154,13 +154,7 @@ class PlaySession:
         return Group(*parts)
 
     def event_lines(self, events: Sequence[Event]) -> list[Text]:
-        lines = []
-        for actor, action, notes in events:
-            text = self.view.event_text(actor, action, self.n, self.human_seat)
-            if text is not None:
-                lines.append(Text(text))
-            lines.extend(Text("  " + note) for note in notes)
-        return lines
+        return [Text(line) for line in event_texts(self.view, events, self.n, self.human_seat)]
 
     @staticmethod
     def choices(texts: Sequence[str]) -> RenderableType:
@@ -248,7 +242,9 @@ class PlaySession:
             seats.add_row(f"player_{seat}", who)
         return Group(
             Rule(f"{self.game.type.long_name} · {self.n} players"),
-            Text(f"You play player_{self.human_seat}. {self.view.opening_note(self.n, self.human_seat)}"),
+            Text(" ".join(filter(None, (f"You play player_{self.human_seat}.",
+                                        self.view.opening_note(self.n, self.human_seat),
+                                        "Enter ? at any prompt for the rules.")))),
             seats,
         )
 

@@ -18,7 +18,7 @@ import traceback
 from rich.console import Console
 from rich.text import Text
 
-from ..cli_args import is_loopback
+from ..cli_args import is_loopback, serve_refused
 from ..core.game import Game
 from .saving import save_record
 
@@ -62,7 +62,7 @@ def _wait_for_the_game(table, console: Console) -> None:
             console.print(Text("Still waiting for the game to stop, to save its record (a bot is thinking)."))
         waited += 0.5
         if waited >= RECORD_WAIT:  # a bot that never answers: the record of the game so far, taken as it stands
-            table.record = table.record or table._record()
+            table.record = table.record or table.make_record()
             return
 
 
@@ -74,17 +74,13 @@ def play_in_browser(game: Game, args, bots, labels, seed: int, claims: bool, adv
         from ..web.play_server import PlayServer
         from ..web.table import ABANDONED, OVER, WebTable
     except ImportError as error:
-        print(f"traitors-play: --web needs the web extra, Starlette and uvicorn ({error}): "
-              "pip install 'traitors-aboard-rl[web]'", file=sys.stderr)
-        return 2
+        return serve_refused("traitors-play", args, error, what="--web")
     table = WebTable(game, args.players, args.seats, bots, seed, claims, labels, advisors, advisor_label)
     title = f"{game.type.long_name}: {args.players} players"  # no seed: it recomputes the deal
     try:
         server = PlayServer(table, title, args.host, args.port)
     except OSError as error:
-        print(f"traitors-play: cannot serve on --host {args.host} --port {args.port}: {error.strerror or error}",
-              file=sys.stderr)
-        return 2
+        return serve_refused("traitors-play", args, error)
     if not is_loopback(args.host):
         console.print(Text(f"Note: serving on {args.host} over plain HTTP: each seat's address is its key; send it "
                            "only to the person at that seat."))

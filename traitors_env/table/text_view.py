@@ -11,7 +11,8 @@ The protocol (``decoded`` is what ``decode`` returned for the human's observatio
 state, for views that draw from it; ``seat`` the human's seat, ``viewer`` ``None`` for a spectator):
 
 - ``decode(observation) -> decoded``: the observation as the view reads it;
-- ``opening_note(num_players, seat) -> str``: the opening screen's sentence after "You play player_k.";
+- ``opening_note(num_players, seat) -> str``: the opening screen's sentence after "You play player_k." (the game's
+  own; the front end adds how to ask for the rules);
 - ``frame_title(state, seat) -> str``: the title of the rule that opens each decision's screen;
 - ``event_text(actor, action, num_players, viewer) -> str | None``: one decision as ``viewer`` saw it
   (``None``: not listed);
@@ -76,7 +77,11 @@ class GenericView:
         return observation
 
     def opening_note(self, num_players: int, seat: int) -> str:
-        return "Enter ? at any prompt for the rules."
+        return ""
+
+    def defines(self, name: str) -> bool:
+        """Whether the game's own view draws ``name``: never, for the generic view alone."""
+        return False
 
     def frame_title(self, state, seat: int) -> str:
         return ""

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli_args import add_serve_arguments, is_loopback
+from ..cli_args import add_serve_arguments, is_loopback, serve_refused
 from ..core.records import RecordError, read_record, record_files
 from ..core.registry import GameLoadError, game_of_record, load_game, load_game_record
 from .replay import add_record_arguments
@@ -145,15 +145,11 @@ def _serve(data, title: str, args: argparse.Namespace, what: str) -> int:
     try:
         from ..web.server import ViewerServer
     except ImportError as error:
-        print(f"traitors-view: serving needs the web extra, Starlette and uvicorn ({error}): "
-              "pip install 'traitors-aboard-rl[web]'; or write a static page with --html OUTDIR", file=sys.stderr)
-        return 2
+        return serve_refused("traitors-view", args, error, hint="; or write a static page with --html OUTDIR")
     try:
         server = ViewerServer(data, title, args.host, args.port)
     except OSError as error:
-        print(f"traitors-view: cannot serve on --host {args.host} --port {args.port}: {error.strerror or error}",
-              file=sys.stderr)
-        return 2
+        return serve_refused("traitors-view", args, error)
     if not is_loopback(args.host):
         print(f"Note: serving on {args.host}: anyone who can reach it can see every viewpoint, the end included.")
     print(f"Watching {what} at {server.url} (Ctrl-C to stop)", flush=True)

@@ -28,7 +28,7 @@ from ..core.game import Game
 from ..table.replay import record_states, seat_labels, step_view
 from ..table.text_view import view_of
 
-__all__ = ["ALL", "SPECTATOR", "RecordShelf", "ReplayData", "ViewError", "parse_view", "render_text", "view_names"]
+__all__ = ["ALL", "SPECTATOR", "RecordShelf", "absolute_beliefs", "ReplayData", "ViewError", "parse_view", "render_text", "view_names"]
 
 SPECTATOR = "spectator"
 ALL = "all"
@@ -187,20 +187,24 @@ class ReplayData:
         if series is None:
             # One agent per seat, asked at every step in order, as it would be at the table (an agent may remember).
             agent = self._make_agent(seat)
-            series = [self._absolute(agent_beliefs(agent, self.game.encode(state, seat), self.game.belief_size), seat)
+            size = self.game.belief_size
+            series = [absolute_beliefs(agent_beliefs(agent, self.game.encode(state, seat), size), seat, self.num_players)
                       for state in self.states]
             self._belief_series[seat] = series
         return series[step]
 
-    def _absolute(self, relative, seat: int) -> list[float | None]:
-        n = self.num_players
-        out: list[float | None] = [None] * n
-        if relative is None:
-            return out
-        for r in range(1, n):
-            p = float(relative[r])
-            out[(seat + r) % n] = round(p, 4) if math.isfinite(p) else None
+
+
+def absolute_beliefs(relative, seat: int, n: int) -> list[float | None]:
+    """An agent's beliefs relative to ``seat`` (index 1 the next seat, :class:`~traitors_env.core.agent.BeliefAgent`)
+    as a list per absolute seat, rounded; ``None`` at ``seat``, where it has none, and everywhere without beliefs."""
+    out: list[float | None] = [None] * n
+    if relative is None:
         return out
+    for r in range(1, n):
+        p = float(relative[r])
+        out[(seat + r) % n] = round(p, 4) if math.isfinite(p) else None
+    return out
 
 
 class RecordShelf:
@@ -214,6 +218,13 @@ class RecordShelf:
     def __init__(self, entries) -> None:
         self.entries = list(entries)
         self._data: dict[int, ReplayData] = {}
+
+    @classmethod
+    def of(cls, data: ReplayData, name: str) -> RecordShelf:
+        """A shelf of one record, already replayed."""
+        shelf = cls([(name, data.record, data.game, None)])
+        shelf._data[0] = data
+        return shelf
 
     def listing(self) -> list[dict]:
         """What the page's record menu shows: name, game, table size, finished; nothing a viewpoint may not know."""

@@ -58,11 +58,20 @@ def make_play_app(table: WebTable, title: str, host: str = "127.0.0.1", long_pol
     async def page(request: Request) -> Response:
         return HTMLResponse(index, headers=HEADERS)
 
-    async def state(request: Request) -> Response:
-        try:
-            seat = table.seat_of(request.headers.get("x-seat-token"))
-        except PlayError as error:
-            return _error(error.status, str(error))
+    def seated(handler):
+        """``handler(request, seat)`` for the seat whose token the request carries; 403 for any other token, and
+        :class:`PlayError`'s status and words for a refused answer."""
+
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request, table.seat_of(request.headers.get("x-seat-token")))
+            except PlayError as error:
+                return _error(error.status, str(error))
+
+        return endpoint
+
+    @seated
+    async def state(request: Request, seat: int) -> Response:
         since = request.query_params.get("since", "0")
         if not (since.isascii() and since.isdigit() and len(since) < 10):
             return _error(400, f"since {since[:20]!r} is not a version; expected a whole number such as 0")
@@ -72,11 +81,8 @@ def make_play_app(table: WebTable, title: str, host: str = "127.0.0.1", long_pol
             await asyncio.sleep(0.05)
         return JSONResponse(table.payload(seat), headers=HEADERS)
 
-    async def act(request: Request) -> Response:
-        try:
-            seat = table.seat_of(request.headers.get("x-seat-token"))
-        except PlayError as error:
-            return _error(error.status, str(error))
+    @seated
+    async def act(request: Request, seat: int) -> Response:
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
             return _error(415, "expected a JSON body (Content-Type: application/json)")
         body = await _body(request, MAX_BODY)
@@ -87,17 +93,11 @@ def make_play_app(table: WebTable, title: str, host: str = "127.0.0.1", long_pol
             decision, action = answer["decision"], answer["action"]
         except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: JSON nested too deep
             return _error(400, "expected a JSON object {\"decision\": id, \"action\": a}")
-        try:
-            table.answer(seat, decision, action)
-        except PlayError as error:
-            return _error(error.status, str(error))
+        table.answer(seat, decision, action)
         return JSONResponse({"ok": True}, headers=HEADERS)
 
-    async def leave(request: Request) -> Response:
-        try:
-            seat = table.seat_of(request.headers.get("x-seat-token"))
-        except PlayError as error:
-            return _error(error.status, str(error))
+    @seated
+    async def leave(request: Request, seat: int) -> Response:
         table.abandon(f"player_{seat} left the table")
         return JSONResponse({"ok": True}, headers=HEADERS)
 

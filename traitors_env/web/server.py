@@ -23,7 +23,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from .page import ASSETS, asset_text, page_html
-from .payload import RecordShelf, ReplayData, ViewError
+from .payload import RecordShelf, ReplayData
 
 __all__ = ["HEADERS", "AppServer", "ViewerServer", "allowed_hosts", "make_app", "static_route"]
 
@@ -67,25 +67,17 @@ def static_route(assets: tuple[str, ...]) -> Route:
 def make_app(data: ReplayData | RecordShelf, title: str, host: str = "127.0.0.1") -> Starlette:
     """The Starlette app serving ``data`` (one record's replay, or a shelf of records), bound to ``host`` (other
     ``Host`` headers are answered 400)."""
-    shelf = data if isinstance(data, RecordShelf) else None
+    shelf = data if isinstance(data, RecordShelf) else RecordShelf.of(data, title)
     index = page_html(title, "/static/")
 
     def replay_of(request: Request) -> ReplayData:
-        if shelf is None:
-            if request.query_params.get("record", "0") != "0":
-                raise ViewError(f"record {request.query_params['record'][:20]!r} is not a record of this viewer; "
-                                "expected 0")
-            return data
         return shelf.data(request.query_params.get("record", "0"))
 
     async def page(request: Request) -> Response:
         return HTMLResponse(index, headers=HEADERS)
 
     async def records(request: Request) -> Response:
-        listing = shelf.listing() if shelf is not None else [
-            {"index": 0, "name": title, "game": data.game.type.env_id, "num_players": data.num_players,
-             "finished": data.record.finished}]
-        return JSONResponse(listing, headers=HEADERS)
+        return JSONResponse(shelf.listing(), headers=HEADERS)
 
     async def meta(request: Request) -> Response:
         try:

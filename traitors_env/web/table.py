@@ -23,9 +23,9 @@ from rich.console import Group
 
 from ..core.agent import agent_beliefs
 from ..core.game import Game
-from ..table.driver import Event, GameAbandoned, TableGame
+from ..table.driver import Event, GameAbandoned, TableGame, event_texts
 from ..table.text_view import view_of
-from .payload import render_text
+from .payload import absolute_beliefs, render_text
 
 __all__ = ["PlayError", "WebTable", "seat_payload"]
 
@@ -45,17 +45,6 @@ def _shown(value: object) -> str:
     """A value from a request, as an error message names it (short: a request may send anything)."""
     text = json.dumps(value) if isinstance(value, (int, float, str, bool, type(None))) else type(value).__name__
     return text if len(text) <= 24 else text[:24] + "…"
-
-
-def _absolute(relative, seat: int, n: int) -> list[float | None] | None:
-    """Beliefs relative to ``seat`` (index 1 the next seat) as a list per absolute seat, ``None`` at ``seat``."""
-    if relative is None:
-        return None
-    out: list[float | None] = [None] * n
-    for r in range(1, n):
-        p = float(relative[r])
-        out[(seat + r) % n] = round(p, 4) if p == p else None
-    return out
 
 
 def decision_data(view, decoded, seat: int, legal: Sequence[int], state) -> list[dict]:
@@ -94,7 +83,7 @@ def seat_payload(table: WebTable, seat: int, state=None) -> dict:
     if pending is not None:
         drawn = view.table_view(decoded, seat, pending["legal"], state)
         decision = {"id": pending["id"], "choices": decision_data(view, decoded, seat, pending["legal"], state)}
-    elif getattr(view, "defines", lambda name: False)("observer_view"):
+    elif view.defines("observer_view"):
         drawn = [view.observer_view(state, seat, True)]  # the game's own picture of a seat's view
         decision = None
     else:  # the table as at a decision, without one (the generic observer view is the raw observation)
@@ -108,9 +97,7 @@ def seat_payload(table: WebTable, seat: int, state=None) -> dict:
         "version": table.version,
         "status": table.status,
         "message": table.message,
-        # The terminal's "? at any prompt" is the page's Rules button.
-        "opening": f"You play player_{seat}. {view.opening_note(n, seat)}".replace(
-            " Enter ? at any prompt for the rules.", "").replace(" Enter ? at any prompt for the rules", ""),
+        "opening": f"You play player_{seat}. {view.opening_note(n, seat)}".strip(),
         "rules": game.rules_summary(n),
         "title": view.frame_title(state, seat) if not state.is_terminal else "Game over",
         "seats": [{"name": f"player_{s}", "player": "you" if s == seat else table.labels[s], "role": roles[s],
@@ -181,7 +168,7 @@ class WebTable:
         self._cond = threading.Condition()
         self._payloads: dict[int, dict] = {}
         self._seen: dict[int, int] = {s: -1 for s in self.humans}
-        self._thread: threading.Thread | None = None
+        self._abandon: str | None = None  # why the game is abandoned, once it is
         #: Set once the game has ended and :attr:`record` is made (finished, abandoned or failed).
         self.done = threading.Event()
         self.env.reset(seed=seed)  # the deal, for the pages opened before the game's thread starts (it deals again)
@@ -246,8 +233,6 @@ class WebTable:
                 self._abandon = reason
                 self._cond.notify_all()
 
-    _abandon: str | None = None
-
     # ------------------------------------------------------------------ the game's thread
     def _decide(self, seat: int, observation: dict, legal: list[int], events: list[Event]) -> int:
         advisor = self.advisors.get(seat)
@@ -255,7 +240,7 @@ class WebTable:
         with self._cond:  # the log, beliefs and decision change with the pages' data, never between
             self._log(seat, events)
             if advisor is not None:
-                self.belief_history[seat].append(_absolute(beliefs, seat, self.n))
+                self.belief_history[seat].append(absolute_beliefs(beliefs, seat, self.n))
             self._decisions += 1
             self.pending[seat] = {"id": self._decisions, "legal": list(legal)}
             self._publish()
@@ -267,48 +252,38 @@ class WebTable:
             return self._answers.pop(seat)
 
     def _log(self, seat: int, events: Sequence[Event], message: str | None = None) -> None:
-        lines = []
-        for actor, action, notes in events:
-            text = self.view.event_text(actor, action, self.n, seat)
-            if text is not None:
-                lines.append(text)
-            lines.extend("  " + note for note in notes)
+        lines = event_texts(self.view, events, self.n, seat)
         if message is not None:
             lines.append(message)
         with self._cond:
             self.logs[seat].extend(lines)
 
-    def _record(self):
+    def make_record(self):
+        """The game's record as it stands (``None`` for a game without records)."""
         if self.game.records is None:
             return None
         return self.game.records.record_game(self.env.game, self.env.episode_seed, seats=self.labels)
 
     def run(self) -> None:
         """Play the game to its end in this thread (:meth:`start` runs it in a thread of its own)."""
+        status = OVER  # the log is streamed after every decision: no events are left to show at the end
         try:
             self.driver.play(self.seed, self._decide, self._log, stream=True, stepped=self._publish)
         except GameAbandoned:
-            self.record = self._record()
             status = ABANDONED
         except BaseException as error:  # a bot failed: what was played is kept, the pages say so
-            self.record = self._record()
             self.error = error
             self.message = "The game stopped: a bot failed: " + "".join(
                 traceback.format_exception_only(type(error), error)).strip()
             status = FAILED
-        else:
-            self.record = self._record()
-            for seat in self.humans:
-                self._log(seat, self.driver.events[seat])
-            status = OVER
+        self.record = self.make_record()
         with self._cond:
             self.status = status
         self._publish()
         self.done.set()
 
     def start(self) -> WebTable:
-        self._thread = threading.Thread(target=self.run, name="traitors-play-web", daemon=True)
-        self._thread.start()
+        threading.Thread(target=self.run, name="traitors-play-web", daemon=True).start()
         return self
 
     def join(self, timeout: float | None = None) -> bool:

@@ -319,7 +319,7 @@ def decode(observation) -> DecodedObservation:
 
 def opening_note(num_players: int, seat: int) -> str:
     """The opening screen's sentence after "You play player_k."."""
-    return "Play passes to the left: player_k is followed by player_k+1 (R02). Enter ? at any prompt for the rules."
+    return "Play passes to the left: player_k is followed by player_k+1 (R02)."
 
 
 def table_view(view: DecodedObservation, seat: int, legal: Sequence[int], state=None) -> list[RenderableType]:
